@@ -1,0 +1,231 @@
+// Package cmd holds hunk's cobra commands: each parses flags into an options
+// struct, calls one engine, and renders the result for a human or as the JSON
+// tool result. Configuration (viper) lives here and only here.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Version is set at build time (-ldflags "-X github.com/hunk-dev/hunk/cmd.Version=…").
+var Version = "dev"
+
+// prog is the name hunk calls itself in messages.
+const prog = "hunk"
+
+// linkMains are the behaviours the binary takes when invoked through a link of
+// that name (apply_patch, applypatch); registered by the command files.
+var linkMains = map[string]func(app *App, args []string) int{}
+
+// App is what every command gets: the decoded configuration, the standard
+// streams and the workspace, opened on first use.
+type App struct {
+	Cfg    Config
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// ColorOut reports whether stdout gets ANSI colors.
+	ColorOut bool
+
+	ws         *workspace.Workspace
+	configured bool
+}
+
+// Workspace opens the configured root once.
+func (a *App) Workspace() (*workspace.Workspace, error) {
+	if a.ws == nil {
+		ws, err := workspace.Open(a.Cfg.Root, a.Cfg.WorkspaceOnly)
+		if err != nil {
+			return nil, err
+		}
+		a.ws = ws
+	}
+	return a.ws, nil
+}
+
+// Main runs hunk with args (without the program name) and returns the exit code.
+func Main(args []string) int {
+	app := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	if lm, ok := linkMains[filepath.Base(os.Args[0])]; ok {
+		return lm(app, args)
+	}
+	root := newRootCmd(app)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil && !app.configured {
+		// Flag parsing failed before configuration: honour --json anyway, so
+		// a harness always gets its one JSON document.
+		app.Cfg.JSON = wantsJSON(args)
+	}
+	return app.finishErr(err)
+}
+
+// wantsJSON scans raw arguments (up to "--") and the environment for --json.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	v := os.Getenv("HUNK_JSON")
+	return v == "1" || v == "true"
+}
+
+// finishErr reports err (if any) in the configured mode and returns the exit code.
+func (a *App) finishErr(err error) int {
+	if err == nil {
+		return 0
+	}
+	var re *result.Error
+	if !errors.As(err, &re) {
+		// Only cobra's own parsing errors reach here untyped: usage errors.
+		re = result.Usagef("%s", err.Error())
+		if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg") {
+			re.WithHint("see 'hunk --help'")
+		}
+		err = re
+	}
+	if a.Cfg.JSON {
+		_ = result.Failure(err, nil).Encode(a.Stdout)
+	} else if re.Msg != "" {
+		fmt.Fprint(a.Stderr, result.Human(prog, err))
+	}
+	return result.ExitCode(err)
+}
+
+// Emit prints a successful result: the human text (unless -q) or, with
+// --json, the tool result with content text and details. Extra content blocks
+// (images) follow the text in JSON mode.
+func (a *App) Emit(human, modelText string, details any, extra ...result.Content) error {
+	if a.Cfg.JSON {
+		r := result.Success(modelText, details)
+		r.Content = append(r.Content, extra...)
+		return r.Encode(a.Stdout)
+	}
+	if a.Cfg.Quiet || human == "" {
+		return nil
+	}
+	if !strings.HasSuffix(human, "\n") {
+		human += "\n"
+	}
+	_, err := io.WriteString(a.Stdout, human)
+	return err
+}
+
+// Warn prints a warning on stderr (also in JSON mode, where stdout is reserved).
+func (a *App) Warn(format string, args ...any) {
+	fmt.Fprintf(a.Stderr, prog+": warning: "+format+"\n", args...)
+}
+
+func newRootCmd(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hunk",
+		Short: "Apply patches, read, write, edit and run commands safely inside a workspace",
+		Long: `hunk gives coding agents, shell scripts and CI five operations on a workspace:
+apply-patch, read, write, edit and exec. Every command is confined to the
+workspace root (-C), never leaves a file half-written, keeps line endings and
+encodings, and prints either short human output or, with --json, one JSON
+tool result.`,
+		Version:       Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return app.configure(cmd)
+		},
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return result.Usagef("unknown command %q for \"hunk\"", args[0]).WithHint("see 'hunk --help'")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	root.SetVersionTemplate("hunk {{.Version}}\n")
+	root.SetIn(app.Stdin)
+	root.SetOut(app.Stdout)
+	root.SetErr(app.Stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return result.Usagef("%s", err.Error()).WithHint(fmt.Sprintf("see '%s --help'", c.CommandPath()))
+	})
+	pf := root.PersistentFlags()
+	pf.StringP("root", "C", ".", "workspace root directory")
+	pf.Bool("workspace-only", true, "confine every path to the workspace root (false: host mode)")
+	pf.Bool("json", false, "print one JSON tool result on stdout")
+	pf.String("color", "auto", "color diffs: auto, always or never")
+	pf.String("config", "", "config file (default $HUNK_CONFIG or $XDG_CONFIG_HOME/hunk/config.yaml)")
+	pf.BoolP("quiet", "q", false, "print nothing on success")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.MarkPersistentFlagDirname("root")
+	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet"} {
+		configKey(pf, f, f)
+	}
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(app))
+	}
+	return root
+}
+
+// commands holds the constructors of the subcommands, registered by their files.
+var commands []func(*App) *cobra.Command
+
+// configKey marks flag name of fs as the command-line form of config key
+// (e.g. "exec.driver", settable as HUNK_EXEC_DRIVER or in the config file).
+func configKey(fs *pflag.FlagSet, name, key string) {
+	_ = fs.SetAnnotation(name, annConfigKey, []string{key})
+}
+
+const annConfigKey = "hunk_config_key"
+
+// exactArgs is cobra.ExactArgs with a usage error hunk can map to exit 2.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return result.Usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args)).
+				WithHint(fmt.Sprintf("usage: %s", cmd.UseLine()))
+		}
+		return nil
+	}
+}
+
+// maxArgs is cobra.MaximumNArgs with a usage error.
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return result.Usagef("%s takes at most %d argument(s), got %d", cmd.CommandPath(), n, len(args)).
+				WithHint(fmt.Sprintf("usage: %s", cmd.UseLine()))
+		}
+		return nil
+	}
+}
+
+// setColor decides whether stdout is colored: --color, then NO_COLOR, then a TTY.
+func (a *App) setColor() {
+	switch a.Cfg.Color {
+	case "always":
+		a.ColorOut = true
+	case "never":
+		a.ColorOut = false
+	default:
+		_, noColor := os.LookupEnv("NO_COLOR")
+		f, ok := a.Stdout.(*os.File)
+		a.ColorOut = !noColor && ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+	}
+	color.NoColor = !a.ColorOut
+}

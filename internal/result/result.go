@@ -1,0 +1,199 @@
+// Package result owns the one shape every hunk command reports in: the JSON
+// tool result an agent harness feeds back to a model, the error codes of the
+// contract, typed errors that carry their code, place and hints, and the single
+// table that maps an error to a process exit code.
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+// Code is one of the error codes of the contract (SPEC "Tool result").
+type Code string
+
+// The error codes of the contract.
+const (
+	InvalidArgument    Code = "INVALID_ARGUMENT"
+	InvalidPatch       Code = "INVALID_PATCH"
+	NotFound           Code = "NOT_FOUND"
+	NoMatch            Code = "NO_MATCH"
+	Ambiguous          Code = "AMBIGUOUS"
+	AlreadyExists      Code = "ALREADY_EXISTS"
+	Stale              Code = "STALE"
+	OutsideWorkspace   Code = "OUTSIDE_WORKSPACE"
+	BinaryFile         Code = "BINARY_FILE"
+	NotUTF8            Code = "NOT_UTF8"
+	TooLarge           Code = "TOO_LARGE"
+	IsDirectory        Code = "IS_DIRECTORY"
+	Timeout            Code = "TIMEOUT"
+	SandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
+	LimitUnenforceable Code = "LIMIT_UNENFORCEABLE"
+	IOError            Code = "IO_ERROR"
+)
+
+// Error is the typed error every engine returns. Msg is the complete sentence
+// shown after "hunk: error: "; Hints are shown as "hunk: hint: " lines and
+// appended to the model-facing content in JSON mode.
+type Error struct {
+	Code    Code
+	Msg     string
+	Hints   []string
+	Details map[string]any // merged into the JSON result's details
+	Usage   bool           // a command-line usage error: exit 2
+	Exit    int            // a specific exit code (exec: 124, 125, ...); 0 means "from Code"
+	Err     error          // the underlying cause, if any
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Usagef returns a usage error (exit 2, INVALID_ARGUMENT).
+func Usagef(format string, args ...any) *Error {
+	return &Error{Code: InvalidArgument, Msg: fmt.Sprintf(format, args...), Usage: true}
+}
+
+// Wrap returns an *Error with the given code whose message is "msg: cause".
+func Wrap(code Code, err error, msg string) *Error {
+	return &Error{Code: code, Msg: msg + ": " + err.Error(), Err: err}
+}
+
+// WithHint appends hints and returns e, for chaining.
+func (e *Error) WithHint(h ...string) *Error {
+	e.Hints = append(e.Hints, h...)
+	return e
+}
+
+// WithDetail sets one details key and returns e, for chaining.
+func (e *Error) WithDetail(k string, v any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[k] = v
+	return e
+}
+
+// As returns err as an *Error; errors of other types become IO_ERROR (or
+// NOT_FOUND / ALREADY_EXISTS / IS_DIRECTORY when the cause says so).
+func As(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	code := IOError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code = NotFound
+	case errors.Is(err, fs.ErrExist):
+		code = AlreadyExists
+	}
+	return &Error{Code: code, Msg: err.Error(), Err: err}
+}
+
+// ExitCode is the one table from an error to the process exit code (SPEC
+// "Exit codes"): nil is 0, usage errors 2, an explicit Exit wins, the sandbox
+// codes of exec map to 124/125, everything else is 1.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	e := As(err)
+	switch {
+	case e.Exit != 0:
+		return e.Exit
+	case e.Usage:
+		return 2
+	case e.Code == Timeout:
+		return 124
+	case e.Code == SandboxUnavailable, e.Code == LimitUnenforceable:
+		return 125
+	}
+	return 1
+}
+
+// Content is one block of model-facing content.
+type Content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Data     string `json:"data,omitempty"`
+}
+
+// Text returns a text content block.
+func Text(s string) Content { return Content{Type: "text", Text: s} }
+
+// Image returns an image content block holding base64 data.
+func Image(mime, b64 string) Content { return Content{Type: "image", MimeType: mime, Data: b64} }
+
+// ToolResult is the document `--json` prints: exactly one, on success and on failure.
+type ToolResult struct {
+	IsError bool      `json:"isError,omitempty"`
+	Error   string    `json:"error,omitempty"`
+	Code    Code      `json:"code,omitempty"`
+	Content []Content `json:"content"`
+	Details any       `json:"details,omitempty"`
+}
+
+// Success builds a successful result with one text block.
+func Success(text string, details any) ToolResult {
+	return ToolResult{Content: []Content{Text(text)}, Details: details}
+}
+
+// Failure builds a failed result from err. details, when a map, is merged with
+// the error's own Details; otherwise the error's Details are used when present.
+func Failure(err error, details any) ToolResult {
+	e := As(err)
+	text := e.Msg
+	for _, h := range e.Hints {
+		text += "\nhint: " + h
+	}
+	r := ToolResult{IsError: true, Error: e.Msg, Code: e.Code, Content: []Content{Text(text)}, Details: details}
+	if len(e.Details) > 0 {
+		m := map[string]any{}
+		if dm, ok := details.(map[string]any); ok {
+			for k, v := range dm {
+				m[k] = v
+			}
+		}
+		for k, v := range e.Details {
+			m[k] = v
+		}
+		r.Details = m
+	}
+	if r.Details == nil {
+		r.Details = map[string]any{}
+	}
+	return r
+}
+
+// Encode writes r as one JSON document followed by a newline. HTML escaping is
+// off so that code comes back byte for byte readable.
+func (r ToolResult) Encode(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Human renders an error for stderr: "hunk: error: msg" then "hunk: hint: h" lines.
+// Multi-line messages keep their extra lines as they are.
+func Human(prog string, err error) string {
+	e := As(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: error: %s\n", prog, e.Msg)
+	for _, h := range e.Hints {
+		fmt.Fprintf(&b, "%s: hint: %s\n", prog, h)
+	}
+	return b.String()
+}

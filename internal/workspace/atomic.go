@@ -1,0 +1,224 @@
+package workspace
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// WriteOptions tune WriteFile.
+type WriteOptions struct {
+	// Perm is the mode of a file that does not exist yet; 0 means 0666 less
+	// the umask. An existing file always keeps its own mode and owner.
+	Perm fs.FileMode
+	// NoParents refuses to create missing parent directories.
+	NoParents bool
+	// CreateOnly refuses a name that already exists (ALREADY_EXISTS); the
+	// check is atomic (link(2), not check-then-rename).
+	CreateOnly bool
+}
+
+// TempPrefix and TempSuffix frame the names of hunk's temporary files, so that
+// tests and users can see that none was left behind.
+const (
+	TempPrefix = ".hunk-"
+	TempSuffix = ".tmp"
+)
+
+// TempName returns a fresh temporary name in the directory of name.
+func TempName(name string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	dir, base := splitName(name)
+	t := TempPrefix + base + "." + hex.EncodeToString(b[:]) + TempSuffix
+	if len(t) > 200 { // keep within NAME_MAX even for long base names
+		t = TempPrefix + hex.EncodeToString(b[:]) + TempSuffix
+	}
+	return joinName(dir, t)
+}
+
+func splitName(name string) (dir, base string) {
+	if filepath.IsAbs(name) {
+		return filepath.Dir(name), filepath.Base(name)
+	}
+	return path.Dir(name), path.Base(name)
+}
+
+func joinName(dir, base string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Join(dir, base)
+	}
+	return path.Join(dir, base)
+}
+
+// WriteFile replaces name with data atomically: the data goes to a temporary
+// file in the target's directory, which is synced, given the old file's mode
+// (and owner, when we may) and renamed over the target. A symlink inside the
+// root is followed and its target replaced. On any error the temporary file is
+// removed and the target is as it was.
+func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error {
+	target, err := w.FollowLinks(name)
+	if err != nil {
+		return err
+	}
+	perm := opt.Perm
+	if perm == 0 {
+		perm = 0o666
+	}
+	var old fs.FileInfo
+	if fi, err := w.Lstat(target); err == nil {
+		if fi.IsDir() {
+			return result.Errorf(result.IsDirectory, "%s: is a directory", name)
+		}
+		if opt.CreateOnly {
+			return result.Errorf(result.AlreadyExists, "%s: file already exists", name)
+		}
+		old = fi
+	} else if re := result.As(err); re.Code != result.NotFound {
+		return err
+	}
+	dir, _ := splitName(target)
+	if !opt.NoParents && dir != "." {
+		if err := w.MkdirAll(dir); err != nil {
+			return err
+		}
+	}
+	tmp := TempName(target)
+	f, err := w.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return w.Error(name, unwrapPath(err))
+	}
+	fail := func(err error) error {
+		f.Close()
+		_ = w.Remove(tmp)
+		return w.Error(name, unwrapPath(err))
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if old != nil {
+		// Through the descriptor: chmod/chown by name could be raced onto a symlink.
+		if err := f.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+			return fail(err)
+		}
+		if st, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+			_ = f.Chown(int(st.Uid), int(st.Gid))
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = w.Remove(tmp)
+		return w.Error(name, unwrapPath(err))
+	}
+	if opt.CreateOnly {
+		// link(2) fails if target exists: no window in which another writer's
+		// new file could be replaced.
+		err = w.Link(tmp, target)
+		_ = w.Remove(tmp)
+		if err != nil {
+			return w.Error(name, unwrapPath(err))
+		}
+		return nil
+	}
+	if err := w.Rename(tmp, target); err != nil {
+		_ = w.Remove(tmp)
+		return w.Error(name, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath strips a PathError (whose path would be the temporary file's)
+// so that messages name the user's path.
+func unwrapPath(err error) error {
+	var re *result.Error
+	if errors.As(err, &re) && re.Err != nil {
+		err = re.Err
+		if re.Code == result.OutsideWorkspace {
+			return errors.New("path escapes from parent")
+		}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// Lock takes an exclusive lock that serializes hunk's writers of the given
+// names (and their read-modify-write cycles) across processes: flock(2) on
+// each name's nearest existing parent directory, taken in a fixed order so two
+// writers never deadlock. Locks are advisory and released by the returned
+// function (or when the process dies).
+func (w *Workspace) Lock(names ...string) (unlock func(), err error) {
+	dirs := map[string]bool{}
+	for _, n := range names {
+		t, err := w.FollowLinks(n)
+		if err != nil {
+			return nil, err
+		}
+		d, _ := splitName(t)
+		for {
+			fi, err := w.Stat(d)
+			if err == nil && fi.IsDir() {
+				break
+			}
+			if d == "." || d == "/" || d == "" {
+				break
+			}
+			d, _ = splitName(d)
+		}
+		dirs[d] = true
+	}
+	order := make([]string, 0, len(dirs))
+	for d := range dirs {
+		order = append(order, d)
+	}
+	sort.Strings(order)
+	var held []*os.File
+	release := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			_ = syscall.Flock(int(held[i].Fd()), syscall.LOCK_UN)
+			held[i].Close()
+		}
+	}
+	for _, d := range order {
+		f, err := w.Open(d)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		for {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+		if err != nil {
+			f.Close()
+			release()
+			return nil, w.Error(d, err)
+		}
+		held = append(held, f)
+	}
+	return release, nil
+}
+
+// IsTemp reports whether a base name is one of hunk's temporary files.
+func IsTemp(base string) bool {
+	return strings.HasPrefix(base, TempPrefix) && strings.HasSuffix(base, TempSuffix)
+}

@@ -1,0 +1,377 @@
+// Package workspace owns the root directory every hunk command is confined to:
+// turning user paths into paths relative to the root, opening and replacing
+// files through Go's os.Root (so no path, symlink or race can lead outside),
+// atomic replacement, per-directory locking, and the text helpers every
+// editing command shares (line endings, BOM, UTF-8, binary sniffing).
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// Workspace is an open root directory. In confined mode (the default) every
+// access goes through an os.Root; in host mode (--workspace-only=false) paths
+// may name any file and plain os calls are used.
+type Workspace struct {
+	dir      string   // absolute, symlinks resolved
+	given    string   // absolute form of the directory as the user named it
+	root     *os.Root // nil in host mode
+	confined bool
+}
+
+// Open opens dir as a workspace. confined=false is host mode.
+func Open(dir string, confined bool) (*Workspace, error) {
+	if dir == "" {
+		dir = "."
+	}
+	given, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, result.Wrap(result.IOError, err, "workspace root "+dir)
+	}
+	real, err := filepath.EvalSymlinks(given)
+	if err != nil {
+		return nil, rootErr(dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, rootErr(dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, result.Errorf(result.InvalidArgument, "workspace root %s is not a directory", dir).WithHint("pass a directory with -C/--root")
+	}
+	w := &Workspace{dir: real, given: given, confined: confined}
+	if confined {
+		r, err := os.OpenRoot(real)
+		if err != nil {
+			return nil, rootErr(dir, err)
+		}
+		w.root = r
+	}
+	return w, nil
+}
+
+func rootErr(dir string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return result.Errorf(result.NotFound, "workspace root %s does not exist", dir).WithHint("pass an existing directory with -C/--root")
+	}
+	return result.Wrap(result.IOError, err, "workspace root "+dir)
+}
+
+// Dir is the absolute, symlink-free path of the root.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Confined reports whether the workspace confines paths to its root.
+func (w *Workspace) Confined() bool { return w.confined }
+
+// Close releases the root.
+func (w *Workspace) Close() error {
+	if w.root != nil {
+		return w.root.Close()
+	}
+	return nil
+}
+
+// maxPath is the longest path accepted, as Linux's PATH_MAX.
+const maxPath = 4096
+
+// Resolve turns a path as the user wrote it (relative to the root, or
+// absolute) into the workspace's name for it: slash-separated, clean,
+// relative to the root ("." for the root itself). It refuses, without
+// touching anything, a path that leaves the root lexically; symlinks are
+// checked by every access that follows. In host mode a path outside the
+// root is returned absolute.
+func (w *Workspace) Resolve(p string) (string, error) {
+	if p == "" {
+		return "", result.Usagef("empty path").WithHint("name a file inside the workspace")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", result.Errorf(result.InvalidArgument, "%q: path contains a NUL byte", p)
+	}
+	if len(p) > maxPath {
+		return "", result.Errorf(result.InvalidArgument, "%.40s...: path is too long (%d bytes, at most %d)", p, len(p), maxPath)
+	}
+	native := filepath.FromSlash(p)
+	if filepath.IsAbs(native) {
+		clean := filepath.Clean(native)
+		for _, base := range []string{w.dir, w.given} {
+			if rel, ok := within(base, clean); ok {
+				return rel, nil
+			}
+		}
+		if !w.confined {
+			return clean, nil
+		}
+		return "", w.outside(p)
+	}
+	clean := path.Clean(filepath.ToSlash(native))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		if !w.confined {
+			return filepath.Join(w.dir, clean), nil
+		}
+		return "", w.outside(p)
+	}
+	return clean, nil
+}
+
+// within reports whether abs lies in base, and its slash path relative to base.
+func within(base, abs string) (string, bool) {
+	if abs == base {
+		return ".", true
+	}
+	prefix := base
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if strings.HasPrefix(abs, prefix) {
+		return filepath.ToSlash(abs[len(prefix):]), true
+	}
+	return "", false
+}
+
+func (w *Workspace) outside(p string) *result.Error {
+	return result.Errorf(result.OutsideWorkspace, "%s: path is outside the workspace %s", p, w.dir).
+		WithHint("name a path inside the workspace; --workspace-only=false lifts the confinement explicitly")
+}
+
+// Display is how a resolved name is shown to users: relative to the root.
+func (w *Workspace) Display(name string) string { return name }
+
+// Abs is the absolute host path of a resolved name (for messages and for
+// handing to external programs; never open it directly in confined mode).
+func (w *Workspace) Abs(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(w.dir, filepath.FromSlash(name))
+}
+
+// Error converts an error from a filesystem call on name into a typed error
+// that names the path: escapes and symlink loops become OUTSIDE_WORKSPACE,
+// missing files NOT_FOUND, and so on.
+func (w *Workspace) Error(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *result.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	var errno syscall.Errno
+	errors.As(err, &errno)
+	switch {
+	case isEscape(err) || errno == syscall.ELOOP:
+		e := w.outside(name)
+		e.Err = err
+		if errno == syscall.ELOOP {
+			e.Msg = name + ": too many levels of symbolic links (a symlink loop); refused"
+		} else {
+			e.Msg = name + ": path leads outside the workspace (through a symlink); refused"
+		}
+		return e
+	case errors.Is(err, fs.ErrNotExist):
+		return &result.Error{Code: result.NotFound, Msg: name + ": no such file or directory", Err: err}
+	case errno == syscall.ENOTDIR:
+		return &result.Error{Code: result.NotFound, Msg: name + ": a component of the path is not a directory", Err: err}
+	case errno == syscall.EISDIR:
+		return &result.Error{Code: result.IsDirectory, Msg: name + ": is a directory", Err: err}
+	case errno == syscall.ENAMETOOLONG:
+		return &result.Error{Code: result.InvalidArgument, Msg: name + ": file name too long", Err: err}
+	case errors.Is(err, fs.ErrExist):
+		return &result.Error{Code: result.AlreadyExists, Msg: name + ": file already exists", Err: err}
+	case errors.Is(err, fs.ErrPermission):
+		return &result.Error{Code: result.IOError, Msg: name + ": permission denied", Err: err}
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error()
+	}
+	return &result.Error{Code: result.IOError, Msg: name + ": " + msg, Err: err}
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leaves it.
+// os does not export that error; its text is stable and pinned by our tests.
+func isEscape(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+func (w *Workspace) host(name string) string { return w.Abs(name) }
+
+// Open opens name for reading.
+func (w *Workspace) Open(name string) (*os.File, error) {
+	var f *os.File
+	var err error
+	if w.root != nil {
+		f, err = w.root.Open(name)
+	} else {
+		f, err = os.Open(w.host(name))
+	}
+	return f, w.Error(name, err)
+}
+
+// ReadFile reads the whole of name.
+func (w *Workspace) ReadFile(name string) ([]byte, error) {
+	var b []byte
+	var err error
+	if w.root != nil {
+		b, err = w.root.ReadFile(name)
+	} else {
+		b, err = os.ReadFile(w.host(name))
+	}
+	return b, w.Error(name, err)
+}
+
+// Stat follows symlinks (inside the root only).
+func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	var err error
+	if w.root != nil {
+		fi, err = w.root.Stat(name)
+	} else {
+		fi, err = os.Stat(w.host(name))
+	}
+	return fi, w.Error(name, err)
+}
+
+// Lstat does not follow a final symlink.
+func (w *Workspace) Lstat(name string) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	var err error
+	if w.root != nil {
+		fi, err = w.root.Lstat(name)
+	} else {
+		fi, err = os.Lstat(w.host(name))
+	}
+	return fi, w.Error(name, err)
+}
+
+// ReadDir lists a directory, sorted by name.
+func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
+	if w.root != nil {
+		ents, err := fs.ReadDir(w.root.FS(), name)
+		return ents, w.Error(name, err)
+	}
+	ents, err := os.ReadDir(w.host(name))
+	return ents, w.Error(name, err)
+}
+
+// MkdirAll creates name and its parents.
+func (w *Workspace) MkdirAll(name string) error {
+	if w.root != nil {
+		return w.Error(name, w.root.MkdirAll(name, 0o777))
+	}
+	return w.Error(name, os.MkdirAll(w.host(name), 0o777))
+}
+
+// Remove removes a file, an empty directory, or a symlink itself (never its target).
+func (w *Workspace) Remove(name string) error {
+	if w.root != nil {
+		return w.Error(name, w.root.Remove(name))
+	}
+	return w.Error(name, os.Remove(w.host(name)))
+}
+
+// Rename renames oldname to newname, replacing newname atomically.
+func (w *Workspace) Rename(oldname, newname string) error {
+	var err error
+	if w.root != nil {
+		err = w.root.Rename(oldname, newname)
+	} else {
+		err = os.Rename(w.host(oldname), w.host(newname))
+	}
+	return w.Error(newname, err)
+}
+
+// Link creates newname as a hard link to oldname.
+func (w *Workspace) Link(oldname, newname string) error {
+	var err error
+	if w.root != nil {
+		err = w.root.Link(oldname, newname)
+	} else {
+		err = os.Link(w.host(oldname), w.host(newname))
+	}
+	return w.Error(newname, err)
+}
+
+// Readlink returns a symlink's target as stored.
+func (w *Workspace) Readlink(name string) (string, error) {
+	var s string
+	var err error
+	if w.root != nil {
+		s, err = w.root.Readlink(name)
+	} else {
+		s, err = os.Readlink(w.host(name))
+	}
+	return s, w.Error(name, err)
+}
+
+// OpenFile opens name with flags and perm through the root.
+func (w *Workspace) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	var f *os.File
+	var err error
+	if w.root != nil {
+		f, err = w.root.OpenFile(name, flag, perm)
+	} else {
+		f, err = os.OpenFile(w.host(name), flag, perm)
+	}
+	return f, w.Error(name, err)
+}
+
+// maxLinks bounds how many symlinks FollowLinks follows, as Linux's ELOOP limit.
+const maxLinks = 40
+
+// FollowLinks returns the name that a write to name really replaces: while the
+// final component is a symlink, its target (resolved relative to the link's
+// directory; an absolute target must lie inside the root). A dangling symlink
+// resolves to its (missing) target. Anything that leads outside, or a loop, is
+// OUTSIDE_WORKSPACE. A missing name is returned as it is.
+func (w *Workspace) FollowLinks(name string) (string, error) {
+	cur := name
+	for i := 0; i < maxLinks; i++ {
+		fi, err := w.Lstat(cur)
+		if err != nil {
+			var re *result.Error
+			if errors.As(err, &re) && re.Code == result.NotFound {
+				return cur, nil
+			}
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return cur, nil
+		}
+		target, err := w.Readlink(cur)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			next, err := w.Resolve(target)
+			if err != nil {
+				return "", w.Error(name, errors.New("path escapes from parent"))
+			}
+			cur = next
+			continue
+		}
+		var next string
+		if filepath.IsAbs(cur) {
+			next = filepath.Join(filepath.Dir(cur), target)
+		} else {
+			next = path.Join(path.Dir(cur), filepath.ToSlash(target))
+			if next == ".." || strings.HasPrefix(next, "../") {
+				if w.confined {
+					return "", w.Error(name, errors.New("path escapes from parent"))
+				}
+				next = filepath.Join(w.dir, next)
+			}
+		}
+		cur = next
+	}
+	return "", w.Error(name, syscall.ELOOP)
+}
