@@ -1,0 +1,72 @@
+// Package sandbox runs a command over the workspace under one of several
+// isolation drivers (landlock, bwrap, docker, none), enforcing the limits a
+// Spec asks for or refusing to run — never silently dropping one.
+package sandbox
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Spec is one command to run and the isolation and limits it must get.
+type Spec struct {
+	Argv      []string // the command; --sh 'CMD' arrives as ["/bin/sh", "-c", "CMD"]
+	Workspace string   // absolute host path of the workspace root (mounted/allowed read-write)
+	Workdir   string   // absolute host path of the working directory, inside Workspace
+	Env       []string // the complete environment, K=V (already cleared to the allow-list)
+	Network   bool     // allow network access
+	ReadOnly  bool     // the workspace is read-only too
+	Timeout   time.Duration
+	Memory    int64   // bytes; 0 = no limit
+	Pids      int     // max processes; 0 = no limit
+	CPUs      float64 // CPU quota in cores; 0 = no limit
+	MaxOutput int64   // bytes kept of each stream (head and tail); 0 = unlimited
+
+	Stdin  io.Reader // may be nil (empty stdin)
+	Stdout io.Writer // live copy of the command's stdout (human mode); may be nil
+	Stderr io.Writer // live copy of stderr; may be nil
+
+	// Docker only.
+	Image    string
+	Pull     bool
+	KeepWarm bool
+	Idle     time.Duration
+}
+
+// Result is what a run produced.
+type Result struct {
+	Driver    string
+	ExitCode  int
+	TimedOut  bool
+	OOMKilled bool // killed by the memory limit
+	Truncated bool // captured output was cut (head and tail kept)
+	Duration  time.Duration
+	Stdout    []byte // captured, capped
+	Stderr    []byte
+}
+
+// Caps is what a driver can do on this machine.
+type Caps struct {
+	Available bool
+	Reason    string // why not available, or a note
+	// What it enforces.
+	Filesystem bool // writes confined to the workspace (and a private /tmp)
+	Network    bool // network cut off unless asked for
+	Timeout    bool
+	Memory     bool
+	Pids       bool
+	CPUs       bool
+}
+
+// Driver is one isolation mechanism.
+type Driver interface {
+	Name() string
+	// Probe says whether the driver works here and what it enforces. It is
+	// cheap enough to call for every run.
+	Probe(ctx context.Context) Caps
+	// Run runs spec to completion (or timeout) and reports. A limit the
+	// driver cannot enforce here is an error (LIMIT_UNENFORCEABLE), checked
+	// before anything runs.
+	Run(ctx context.Context, spec Spec) (Result, error)
+}
