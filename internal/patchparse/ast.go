@@ -1,0 +1,91 @@
+// Package patchparse turns patch text — OpenAI Codex's "*** Begin Patch"
+// format and its variants, or unified diffs — into one AST, with errors that
+// carry Codex's wording and the patch line number.
+package patchparse
+
+// Format is the syntax a patch was written in.
+type Format string
+
+// The formats hunk reads.
+const (
+	Codex   Format = "codex"
+	Unified Format = "unified"
+)
+
+// Kind is what a FileOp does to its path.
+type Kind string
+
+// The file operations.
+const (
+	Add    Kind = "add"
+	Delete Kind = "delete"
+	Update Kind = "update" // also a pure move (Update with MoveTo and no chunks)
+)
+
+// Patch is a parsed patch: file operations in patch order.
+type Patch struct {
+	Format Format
+	Files  []*FileOp
+}
+
+// FileOp is one file's operation. Paths are as written in the patch (after
+// -p stripping for unified diffs); resolving them is the workspace's job.
+type FileOp struct {
+	Kind   Kind
+	Path   string
+	MoveTo string // Update only: the new path ("" when not moved)
+	// Add only: the new file's lines, without line endings. NoFinalNewline is
+	// set when a unified diff says "\ No newline at end of file" for it.
+	Content        []string
+	NoFinalNewline bool
+	Chunks         []*Chunk // Update only
+	Line           int      // 1-based patch line of the op's header
+}
+
+// Chunk is one hunk of an Update: where it goes and its lines.
+type Chunk struct {
+	// Context is the text after "@@ " in a Codex chunk header ("" for none):
+	// a line to find first; the chunk is searched after it.
+	Context string
+	// Line-number hints from "@@ -a,b +c,d @@" headers (1-based); 0 when the
+	// header carries none. They are hints only: a wrong number must not
+	// prevent a unique match elsewhere.
+	OldStart, OldLines, NewStart, NewLines int
+	Lines     []ChunkLine
+	EndOfFile bool // "*** End of File": the chunk ends at the end of the file
+	// Unified "\ No newline at end of file" after the last old / new line.
+	OldNoNewline, NewNoNewline bool
+	// NoHeader is set for a Codex first chunk written without "@@".
+	NoHeader bool
+	Line     int // 1-based patch line of the chunk header (or first line)
+}
+
+// ChunkLine is one line of a chunk: Op is ' ' (context), '-' (removed) or '+'
+// (added); Text has no marker and no line ending.
+type ChunkLine struct {
+	Op   byte
+	Text string
+	Line int // 1-based patch line
+}
+
+// Old returns the lines the chunk expects in the file (context and removed).
+func (c *Chunk) Old() []string {
+	var out []string
+	for _, l := range c.Lines {
+		if l.Op != '+' {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+// New returns the lines the chunk leaves in the file (context and added).
+func (c *Chunk) New() []string {
+	var out []string
+	for _, l := range c.Lines {
+		if l.Op != '-' {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
