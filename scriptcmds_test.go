@@ -46,6 +46,7 @@ func scriptParams(dir string) testscript.Params {
 			"mkfile":    cmdMkfile,
 			"bytes":     cmdBytes,
 			"putbytes":  cmdPutbytes,
+			"islink":    cmdIslink,
 		},
 	}
 }
@@ -252,6 +253,18 @@ func cmdPutbytes(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := strconv.Unquote(`"` + strings.ReplaceAll(args[1], `"`, `\"`) + `"`)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o666))
+}
+
+// islink PATH [TARGET]: PATH is a symlink (to TARGET, when given).
+func cmdIslink(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: islink PATH [TARGET]")
+	}
+	t, err := os.Readlink(ts.MkAbs(args[0]))
+	ok := err == nil && (len(args) == 1 || t == args[1])
+	if ok == neg {
+		ts.Fatalf("islink %v: link target %q, err %v", args, t, err)
+	}
 }
 
 func parseSize(ts *testscript.TestScript, s string) int64 {

@@ -1,0 +1,136 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/write"
+)
+
+func init() { commands = append(commands, newWriteCmd) }
+
+// WriteOptions are the parsed flags of `hunk write`.
+type WriteOptions struct {
+	Path       string
+	Content    *string // --content (nil when not given)
+	From       string  // --from FILE ("-" for stdin)
+	CreateOnly bool
+	IfMatch    string
+	Diff       bool
+	DryRun     bool
+}
+
+func newWriteCmd(app *App) *cobra.Command {
+	opts := &WriteOptions{}
+	var content string
+	c := &cobra.Command{
+		Use:   "write PATH [--content TEXT | --from FILE]",
+		Short: "Create or replace a file atomically",
+		Long: `Write creates or replaces PATH with the content of --content, --from FILE
+(a file inside the workspace, or - for stdin) or stdin. Parent directories are
+created; the file is replaced atomically and keeps its mode; a symlink inside
+the workspace is followed. Identical content is a no-op.`,
+		Example: `  hunk write src/main.go --content 'package main'
+  printf 'hello\n' | hunk write notes/hello.txt --create-only
+  hunk write src/main.go --if-match "$SHA256" --from /tmp/new-main.go`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			if cmd.Flags().Changed("content") {
+				opts.Content = &content
+			}
+			return writeRun(app, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&content, "content", "", "the new content")
+	f.StringVar(&opts.From, "from", "", "read the content from FILE (inside the workspace; - for stdin)")
+	f.BoolVar(&opts.CreateOnly, "create-only", false, "refuse to replace an existing file (ALREADY_EXISTS)")
+	f.StringVar(&opts.IfMatch, "if-match", "", "refuse unless the file's current sha256 is this (STALE)")
+	f.Int64("max-bytes", 0, "refuse content larger than this many bytes (default 64 MiB)")
+	f.BoolVar(&opts.Diff, "diff", false, "print a unified diff of the change")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "check everything, write nothing")
+	configKey(f, "max-bytes", "write.max-bytes")
+	return c
+}
+
+func writeRun(app *App, opts *WriteOptions) error {
+	if opts.Content != nil && opts.From != "" {
+		return result.Usagef("--content and --from are exclusive; give one")
+	}
+	ws, err := app.Workspace()
+	if err != nil {
+		return err
+	}
+	var data []byte
+	switch {
+	case opts.Content != nil:
+		data = []byte(*opts.Content)
+	case opts.From != "" && opts.From != "-":
+		name, err := ws.Resolve(opts.From)
+		if err != nil {
+			return err
+		}
+		if data, err = ws.ReadFile(name); err != nil {
+			return err
+		}
+	default:
+		if data, err = readLimited(app.Stdin, app.Cfg.Write.MaxBytes); err != nil {
+			return err
+		}
+	}
+	res, err := write.Write(ws, write.Options{
+		Path: opts.Path, Content: data, CreateOnly: opts.CreateOnly, IfMatch: opts.IfMatch,
+		MaxBytes: app.Cfg.Write.MaxBytes, DryRun: opts.DryRun, WantOld: opts.Diff,
+	})
+	if err != nil {
+		return err
+	}
+	var msg string
+	switch {
+	case res.NoOp:
+		msg = fmt.Sprintf("No changes made to %s. The file already has identical content.", res.Path)
+	case opts.DryRun:
+		msg = fmt.Sprintf("Would write %d bytes to %s (dry run).", res.Bytes, res.Path)
+	default:
+		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, res.Path)
+	}
+	details := map[string]any{
+		"path": res.Path, "bytes": res.Bytes, "created": res.Created, "noop": res.NoOp,
+		"sha256": res.SHA256, "dryRun": opts.DryRun,
+	}
+	if res.Previous != "" {
+		details["previousSha256"] = res.Previous
+	}
+	human := msg
+	if opts.Diff && !res.NoOp {
+		d := unifiedDiff(res.Path, res.Old, data, res.Created)
+		details["diff"] = d
+		human = app.colorDiff(d) + msg
+	}
+	return app.Emit(human, msg, details)
+}
+
+// readLimited reads r to the end, refusing more than max bytes (0: no limit)
+// without holding more than max+1 of them.
+func readLimited(r io.Reader, max int64) ([]byte, error) {
+	if max <= 0 {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, result.Wrap(result.IOError, err, "reading stdin")
+		}
+		return b, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, result.Wrap(result.IOError, err, "reading stdin")
+	}
+	if int64(len(b)) > max {
+		return nil, result.Errorf(result.TooLarge, "content on stdin is over the limit of %d bytes", max).
+			WithHint("raise the limit with --max-bytes (or write.max-bytes in the config)")
+	}
+	return b, nil
+}

@@ -1,0 +1,136 @@
+// Package write owns `hunk write`: creating or replacing one file atomically
+// with the create-only and stale-hash guards, and saying when nothing changed.
+package write
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Options is one write.
+type Options struct {
+	Path       string // as the user wrote it
+	Content    []byte
+	CreateOnly bool   // refuse an existing file (ALREADY_EXISTS)
+	IfMatch    string // hex sha256 the current file must have (STALE otherwise)
+	MaxBytes   int64  // refuse larger content (TOO_LARGE); 0 = no limit
+	DryRun     bool   // check everything, write nothing
+	WantOld    bool   // keep the previous content in Result.Old (for --diff)
+}
+
+// Result says what happened.
+type Result struct {
+	Path     string `json:"path"`
+	Bytes    int    `json:"bytes"`
+	Created  bool   `json:"created"`
+	NoOp     bool   `json:"noop"`
+	SHA256   string `json:"sha256"`
+	Previous string `json:"previousSha256,omitempty"`
+	// Old is the previous content (nil when the file was created); for diffs.
+	Old []byte `json:"-"`
+}
+
+// Hash is the hex sha256 hunk uses to name a file's content (read reports it,
+// write and edit check it with --if-match).
+func Hash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// Write performs opt against ws.
+func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
+	name, err := ws.Resolve(opt.Path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasSuffix(opt.Path, "/") || name == "." {
+		return nil, result.Errorf(result.IsDirectory, "%s: names a directory; write needs a file path", opt.Path)
+	}
+	if opt.MaxBytes > 0 && int64(len(opt.Content)) > opt.MaxBytes {
+		return nil, result.Errorf(result.TooLarge, "%s: content is %d bytes, over the limit of %d", name, len(opt.Content), opt.MaxBytes).
+			WithHint("raise the limit with --max-bytes (or write.max-bytes in the config)")
+	}
+	ifMatch := strings.ToLower(strings.TrimSpace(opt.IfMatch))
+	if ifMatch != "" && !isHex256(ifMatch) {
+		return nil, result.Usagef("--if-match wants a sha256 in hex (64 characters), got %q", opt.IfMatch)
+	}
+	unlock, err := ws.Lock(name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	res := &Result{Path: name, Bytes: len(opt.Content), SHA256: Hash(opt.Content)}
+	var old []byte
+	haveOld := false
+	fi, err := ws.Stat(name)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
+	case err == nil:
+		// Read the old content when something needs it (a hash check, a
+		// possible no-op, a diff) or when it is small enough that reporting
+		// its hash costs nothing; a huge file is only stat'ed.
+		if ifMatch != "" || fi.Size() == int64(len(opt.Content)) || opt.WantOld || fi.Size() <= smallFile {
+			if old, err = ws.ReadFile(name); err != nil {
+				return nil, err
+			}
+			res.Old, res.Previous, haveOld = old, Hash(old), true
+		}
+	case result.As(err).Code == result.NotFound && !isDanglingOutside(ws, name):
+		res.Created = true
+	default:
+		return nil, err
+	}
+	if ifMatch != "" && res.Previous != ifMatch {
+		if res.Created {
+			return nil, result.Errorf(result.Stale, "%s: the file no longer exists (--if-match %s…)", name, ifMatch[:12]).
+				WithHint("read the file again, then redo the change")
+		}
+		return nil, result.Errorf(result.Stale, "%s: changed since it was read (its sha256 is now %s…, not %s…)", name, res.Previous[:12], ifMatch[:12]).
+			WithHint("read the file again, then redo the change against what it holds now")
+	}
+	if !res.Created && opt.CreateOnly {
+		return nil, result.Errorf(result.AlreadyExists, "%s: file already exists", name).
+			WithHint("drop --create-only to replace it, or choose another path")
+	}
+	if !res.Created && haveOld && bytes.Equal(old, opt.Content) {
+		res.NoOp = true
+		return res, nil
+	}
+	if opt.DryRun {
+		return res, nil
+	}
+	if err := ws.WriteFile(name, opt.Content, workspace.WriteOptions{CreateOnly: opt.CreateOnly}); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// isDanglingOutside reports whether name is a symlink whose target leads out
+// of the workspace (ReadFile says "not found" for a dangling link; writing
+// through it must be refused, not treated as a create).
+func isDanglingOutside(ws *workspace.Workspace, name string) bool {
+	_, err := ws.FollowLinks(name)
+	return err != nil
+}
+
+// smallFile is the size up to which the previous content is always read.
+const smallFile = 8 << 20
+
+func isHex256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
