@@ -49,6 +49,9 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if strings.HasSuffix(opt.Path, "/") || name == "." {
+		if _, err := ws.Stat(name); err != nil && result.As(err).Code != result.NotFound {
+			return nil, err // e.g. a symlink that leads outside
+		}
 		return nil, result.Errorf(result.IsDirectory, "%s: names a directory; write needs a file path", opt.Path)
 	}
 	if opt.MaxBytes > 0 && int64(len(opt.Content)) > opt.MaxBytes {
