@@ -25,6 +25,10 @@ type Config struct {
 	JSON          bool   `mapstructure:"json"`
 	Color         string `mapstructure:"color"`
 	Quiet         bool   `mapstructure:"quiet"`
+	// Fsync makes every file replacement durable against power loss
+	// (fsync of the file and its directory); off, replacements are still
+	// atomic, and cost no disk flush.
+	Fsync bool `mapstructure:"fsync"`
 	// ConfigFile is the file the configuration was read from ("" for none).
 	ConfigFile string `mapstructure:"-"`
 

@@ -52,6 +52,7 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 		if err != nil {
 			return nil, err
 		}
+		ws.Durable = a.Cfg.Fsync
 		a.ws = ws
 	}
 	return a.ws, nil
@@ -171,9 +172,10 @@ tool result.`,
 	pf.String("color", "auto", "color diffs: auto, always or never")
 	pf.String("config", "", "config file (default $HUNK_CONFIG or $XDG_CONFIG_HOME/hunk/config.yaml)")
 	pf.BoolP("quiet", "q", false, "print nothing on success")
+	pf.Bool("fsync", false, "fsync every replaced file and its directory (durable against power loss)")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("root")
-	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet"} {
+	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet", "fsync"} {
 		configKey(pf, f, f)
 	}
 	for _, newCmd := range commands {

@@ -114,8 +114,10 @@ func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error 
 			_ = f.Chown(int(st.Uid), int(st.Gid))
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if w.Durable {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		_ = w.Remove(tmp)
@@ -129,13 +131,28 @@ func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error 
 		if err != nil {
 			return w.Error(name, unwrapPath(err))
 		}
+		if w.Durable {
+			w.SyncDir(dir)
+		}
 		return nil
 	}
 	if err := w.Rename(tmp, target); err != nil {
 		_ = w.Remove(tmp)
 		return w.Error(name, unwrapPath(err))
 	}
+	if w.Durable {
+		w.SyncDir(dir)
+	}
 	return nil
+}
+
+// SyncDir fsyncs a directory so that a rename in it survives power loss
+// (best effort: errors are ignored, the rename itself has succeeded).
+func (w *Workspace) SyncDir(dir string) {
+	if d, err := w.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // unwrapPath strips a PathError (whose path would be the temporary file's)

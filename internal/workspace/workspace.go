@@ -25,6 +25,11 @@ type Workspace struct {
 	given    string   // absolute form of the directory as the user named it
 	root     *os.Root // nil in host mode
 	confined bool
+	// Durable makes every replacement fsync the new file before renaming it
+	// over the old one (and the directory after), for power-loss durability.
+	// Without it a replacement is still atomic for every process and for a
+	// crash of hunk itself: rename(2) swaps old for new in one step.
+	Durable bool
 }
 
 // Open opens dir as a workspace. confined=false is host mode.
