@@ -35,7 +35,7 @@ created; the file is replaced atomically and keeps its mode; a symlink inside
 the workspace is followed. Identical content is a no-op.`,
 		Example: `  hunk write src/main.go --content 'package main'
   printf 'hello\n' | hunk write notes/hello.txt --create-only
-  hunk write src/main.go --if-match "$SHA256" --from /tmp/new-main.go`,
+  hunk write src/main.go --if-match "$SHA256" < new-main.go`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
