@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -80,7 +81,9 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 			}
 		}
 		d.Entries = append(d.Entries, e)
-		width = max(width, len(displayName(e)))
+		if e.Type != "dir" && e.Type != "symlink" {
+			width = max(width, utf8.RuneCountInString(e.Name)) // fmt pads by runes
+		}
 	}
 	width = min(width, 40)
 	var b strings.Builder

@@ -161,7 +161,7 @@ const sniffLen = 8000
 // binaryErr refuses a file with a NUL byte; where says where it is.
 func binaryErr(ws *workspace.Workspace, name string, where string) *result.Error {
 	return result.Errorf(result.BinaryFile, "%s: binary file (%s); refusing to show it as text", ws.Display(name), where).
-		WithHint("images (PNG, JPEG, GIF, WebP) are shown; for other binary files use a hex dump, e.g. hunk exec -- xxd "+ws.Display(name)+" | head").
+		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd "+ws.Display(name)+" | head)").
 		WithDetail("path", ws.Display(name))
 }
 
