@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -120,21 +122,20 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Stat before opening: opening a FIFO would block.
-	fi, err := ws.Stat(name)
-	if err != nil {
-		return nil, notFound(ws, name, err)
-	}
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return nil, result.Errorf(result.InvalidArgument, "%s: not a regular file or directory (%s)", ws.Display(name), typeName(fi.Mode()))
-	}
-	f, err := ws.Open(name)
+	// O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on
+	// files and directories); its type is refused below.
+	f, err := ws.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, notFound(ws, name, err)
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, ws.Error(name, err)
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, result.Errorf(result.InvalidArgument, "%s: not a regular file or directory (%s)", ws.Display(name), typeName(fi.Mode())).
+			WithDetail("path", ws.Display(name))
 	}
 	if fi.IsDir() {
 		return readDir(ws, name, f, opt)
