@@ -200,7 +200,11 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 		d.NextColumn = p.NextColumn
 	}
 	var b strings.Builder
-	b.Grow(int(p.Size) + len(p.Lines)*8)
+	n := 256
+	for _, l := range p.Lines {
+		n += len(l.Text) + 8
+	}
+	b.Grow(n)
 	for _, l := range p.Lines {
 		if bytes.IndexByte(l.Text, 0) >= 0 {
 			return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte in line %d", l.No)).WithDetail("line", l.No)
