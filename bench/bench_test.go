@@ -35,6 +35,8 @@ func hunkBin(b testing.TB) string {
 		_, file, _, _ := runtime.Caller(0)
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", hunkPath, ".")
 		cmd.Dir = filepath.Dir(filepath.Dir(file))
+		// Static, as released (Makefile): no dynamic loader at start-up.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err

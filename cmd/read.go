@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"encoding/base64"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/read"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+func init() { commands = append(commands, newReadCmd) }
+
+// ReadOptions is what `hunk read` was asked to do.
+type ReadOptions struct {
+	Path string
+	read.Options
+}
+
+func newReadCmd(app *App) *cobra.Command { return newReadCmdWith(app, readRun) }
+
+// newReadCmdWith builds the command with runF as its action, so tests can
+// check the parsed options without reading anything.
+func newReadCmdWith(app *App, runF func(*App, *ReadOptions) error) *cobra.Command {
+	opts := &ReadOptions{}
+	cmd := &cobra.Command{
+		Use:   "read PATH",
+		Short: "Print a page of a text file, list a directory, or show an image",
+		Long: `Print a page of a text file: lines from --offset (1-based), at most --limit
+lines and --max-bytes bytes per page, with a closing notice that says how to
+continue. A line longer than a page is cut; continue inside it with the
+--offset and --column the notice gives (--column counts bytes). Line endings
+(LF, CRLF, CR) are shown as lines and a BOM is not shown.
+
+A directory lists its entries (directories end in "/"), paged by --offset and
+--limit. An image (PNG, JPEG, GIF, WebP) is described; with --json it comes
+back as an image block, scaled to at most 2000 px a side. Other binary files
+are refused. A missing path suggests near names.`,
+		Example: `  hunk read src/main.go
+  hunk read -n --offset 120 --limit 40 src/main.go
+  hunk read --offset 15 --column 51201 data/minified.js
+  hunk --json read screenshot.png`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			for _, name := range []string{"limit", "max-bytes"} {
+				if cmd.Flags().Changed(name) && mustFlag(cmd, name) == "0" {
+					return result.Usagef("--%s must be 1 or more, not 0", name)
+				}
+			}
+			if !cmd.Flags().Changed("limit") {
+				opts.Limit = app.Cfg.Read.Limit
+			}
+			if !cmd.Flags().Changed("max-bytes") {
+				opts.MaxBytes = app.Cfg.Read.MaxBytes
+			}
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			return runF(app, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.Offset, "offset", 1, "first line to show (1-based); for a directory, the first entry")
+	f.IntVar(&opts.Limit, "limit", read.DefaultLimit, "most lines (or entries) per page")
+	f.IntVar(&opts.MaxBytes, "max-bytes", read.DefaultMaxBytes, "most bytes per page; a longer line is cut")
+	f.Int64Var(&opts.Column, "column", 1, "byte position inside the --offset line to start at (continues a cut line)")
+	f.BoolVarP(&opts.LineNumbers, "line-numbers", "n", false, "prefix each line with its number and a tab")
+	configKey(f, "limit", "read.limit")
+	configKey(f, "max-bytes", "read.max-bytes")
+	return cmd
+}
+
+func readRun(app *App, opts *ReadOptions) error {
+	ws, err := app.Workspace()
+	if err != nil {
+		return err
+	}
+	o := opts.Options
+	o.ImageData = app.Cfg.JSON
+	res, err := read.Read(ws, opts.Path, o)
+	if err != nil {
+		return err
+	}
+	var extra []result.Content
+	if res.Image != nil {
+		extra = append(extra, result.Image(res.Image.MimeType, base64.StdEncoding.EncodeToString(res.Image.Data)))
+	}
+	return app.Emit(res.Text, res.Text, res.Details, extra...)
+}

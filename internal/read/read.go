@@ -1,0 +1,296 @@
+// Package read owns `hunk read`: paging through a text file of any size in
+// one streaming pass (line numbers, line endings, a hash of the whole file),
+// cutting and continuing lines longer than a page, listing directories,
+// describing and scaling images, and suggesting near names for a missing
+// path. It returns the page as text for a model plus details for programs;
+// it knows nothing of the terminal.
+package read
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Defaults of the page caps (SPEC "read").
+const (
+	DefaultLimit    = 2000
+	DefaultMaxBytes = 50 * 1024
+	// MaxImageSide is the longest side of an image returned as data; larger
+	// images are scaled down to it.
+	MaxImageSide = 2000
+)
+
+// Options select what Read returns.
+type Options struct {
+	// Offset is the 1-based first line (or directory entry); 0 means 1.
+	Offset int
+	// Column is the 1-based byte position inside line Offset to start at
+	// (continuing a cut line); 0 means 1.
+	Column int64
+	// Limit is the most lines (or entries) per page; 0 means DefaultLimit.
+	Limit int
+	// MaxBytes is the most bytes of text per page; 0 means DefaultMaxBytes.
+	MaxBytes int
+	// LineNumbers prefixes every line with its number and a tab.
+	LineNumbers bool
+	// ImageData asks for an image's bytes (scaled to MaxImageSide), not only
+	// its description.
+	ImageData bool
+}
+
+// Result is what Read found: Text is what a person or a model reads (the
+// page with its notices, a listing, an image description), Details the
+// facts for programs (*TextDetails, *DirDetails or *ImageDetails), Image the
+// image to hand to a model (with Options.ImageData).
+type Result struct {
+	Text    string
+	Details any
+	Image   *Image
+}
+
+// Image is an encoded image ready to be sent as a content block.
+type Image struct {
+	MimeType string
+	Data     []byte
+}
+
+// TextDetails describe one page of a text file.
+type TextDetails struct {
+	Path       string `json:"path"`
+	Type       string `json:"type"` // "text"
+	TotalLines int    `json:"totalLines"`
+	StartLine  int    `json:"startLine"`
+	EndLine    int    `json:"endLine"`
+	// NextOffset is the --offset of the next page, 0 when this page reaches
+	// the end of the file.
+	NextOffset int `json:"nextOffset"`
+	// StartColumn and NextColumn are set when a page starts or ends inside
+	// a line longer than a page (--column).
+	StartColumn int64  `json:"startColumn,omitempty"`
+	NextColumn  int64  `json:"nextColumn,omitempty"`
+	Truncated   bool   `json:"truncated"`
+	Sha256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	EOL         string `json:"eol"`
+	BOM         bool   `json:"bom"`
+	UTF8        bool   `json:"utf8"`
+}
+
+// Validate checks the options a caller can get wrong.
+func (o *Options) Validate() error {
+	switch {
+	case o.Offset < 0:
+		return result.Usagef("--offset must be 1 or more (the first line is 1), not %d", o.Offset)
+	case o.Column < 0:
+		return result.Usagef("--column must be 1 or more, not %d", o.Column)
+	case o.Limit < 0:
+		return result.Usagef("--limit must be 1 or more, not %d", o.Limit)
+	case o.MaxBytes < 0 || (o.MaxBytes > 0 && o.MaxBytes < MinMaxBytes):
+		return result.Usagef("--max-bytes must be at least %d, not %d", MinMaxBytes, o.MaxBytes)
+	}
+	if o.Offset == 0 {
+		o.Offset = 1
+	}
+	if o.Column == 0 {
+		o.Column = 1
+	}
+	if o.Limit == 0 {
+		o.Limit = DefaultLimit
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return nil
+}
+
+// Read reads path (as the user wrote it) inside ws.
+func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	name, err := ws.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on
+	// files and directories); its type is refused below.
+	f, err := ws.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, notFound(ws, name, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, ws.Error(name, err)
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, result.Errorf(result.InvalidArgument, "%s: not a regular file or directory (%s)", ws.Display(name), typeName(fi.Mode())).
+			WithDetail("path", ws.Display(name))
+	}
+	if fi.IsDir() {
+		return readDir(ws, name, f, opt)
+	}
+	head := make([]byte, min(fi.Size()+1, sniffLen))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, ws.Error(name, err)
+	}
+	head = head[:n]
+	if format := sniffImage(head); format != nil {
+		return readImage(ws, name, format, io.MultiReader(bytes.NewReader(head), f), opt)
+	}
+	if workspace.IsBinary(head) {
+		return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte at offset %d", bytes.IndexByte(head, 0)))
+	}
+	return readText(ws, name, io.MultiReader(bytes.NewReader(head), f), fi.Size(), opt)
+}
+
+// sniffLen is how much of a file is read before deciding what it is: git's
+// binary rule looks at the first 8000 bytes.
+const sniffLen = 8000
+
+// binaryErr refuses a file with a NUL byte; where says where it is.
+func binaryErr(ws *workspace.Workspace, name string, where string) *result.Error {
+	return result.Errorf(result.BinaryFile, "%s: binary file (%s); refusing to show it as text", ws.Display(name), where).
+		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd "+ws.Display(name)+" | head)").
+		WithDetail("path", ws.Display(name))
+}
+
+func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt Options) (*Result, error) {
+	disp := ws.Display(name)
+	p, err := ReadPage(r, PageOptions{Offset: opt.Offset, Column: opt.Column, Limit: opt.Limit, MaxBytes: opt.MaxBytes, SizeHint: size})
+	switch {
+	case errors.Is(err, ErrOffsetPastEnd):
+		e := result.Errorf(result.InvalidArgument, "%s: offset %d is past the end of the file (it has %s)", disp, opt.Offset, plural(p.TotalLines, "line", "lines")).
+			WithDetail("totalLines", p.TotalLines).WithDetail("path", disp)
+		if p.TotalLines > 0 {
+			e.WithHint(fmt.Sprintf("use an --offset from 1 to %d", p.TotalLines))
+		}
+		return nil, e
+	case errors.Is(err, ErrColumnPastEnd):
+		return nil, result.Errorf(result.InvalidArgument, "%s: column %d is past the end of line %d (it has %s)", disp, opt.Column, opt.Offset, plural(int(p.LineLen), "byte", "bytes")).
+			WithHint(fmt.Sprintf("use a --column from 1 to %d, or --offset %d alone", max(p.LineLen, 1), opt.Offset)).
+			WithDetail("totalLines", p.TotalLines).WithDetail("path", disp)
+	case err != nil:
+		return nil, ws.Error(name, err)
+	}
+	d := &TextDetails{
+		Path: disp, Type: "text", TotalLines: p.TotalLines, NextOffset: p.NextOffset,
+		Truncated: p.NextOffset != 0, Sha256: p.Sha256, Size: p.Size,
+		EOL: string(eolStyle(p)), BOM: p.BOM, UTF8: p.InvalidUTF8 < 0,
+	}
+	if len(p.Lines) > 0 {
+		d.StartLine = p.Lines[0].No
+		d.EndLine = p.Lines[len(p.Lines)-1].No
+	}
+	if p.StartColumn > 1 {
+		d.StartColumn = p.StartColumn
+	}
+	if p.NextColumn > 0 {
+		d.NextColumn = p.NextColumn
+	}
+	var b strings.Builder
+	n := 256
+	for _, l := range p.Lines {
+		n += len(l.Text) + 8
+	}
+	b.Grow(n)
+	for _, l := range p.Lines {
+		if bytes.IndexByte(l.Text, 0) >= 0 {
+			return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte in line %d", l.No)).WithDetail("line", l.No)
+		}
+		if opt.LineNumbers {
+			fmt.Fprintf(&b, "%d\t", l.No)
+		}
+		if utf8.Valid(l.Text) {
+			b.Write(l.Text)
+		} else {
+			b.Write(bytes.ToValidUTF8(l.Text, []byte("\uFFFD")))
+		}
+		b.WriteByte('\n')
+	}
+	var notes []string
+	switch {
+	case p.TotalLines == 0:
+		notes = append(notes, fmt.Sprintf("[%s is empty.]", disp))
+	case p.NextColumn > 0:
+		more := ""
+		if rest := p.TotalLines - d.EndLine; rest > 0 {
+			more = fmt.Sprintf("; %s after it", plural(rest, "more line", "more lines"))
+		}
+		notes = append(notes, fmt.Sprintf("[Line %d is cut at byte %d of %d%s. Use --offset %d --column %d to continue.]",
+			d.EndLine, p.NextColumn-1, p.CutLineLen, more, p.NextOffset, p.NextColumn))
+	case p.NextOffset > 0:
+		notes = append(notes, fmt.Sprintf("[%s in file. Use --offset %d to continue.]", plural(p.TotalLines-d.EndLine, "more line", "more lines"), p.NextOffset))
+	}
+	if p.InvalidUTF8 >= 0 {
+		notes = append(notes, fmt.Sprintf("[%s is not valid UTF-8 (first bad byte at offset %d): bad bytes are shown as U+FFFD; the editing commands refuse this file.]", disp, p.InvalidUTF8))
+	}
+	if len(notes) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.Join(notes, "\n"))
+		b.WriteByte('\n')
+	}
+	return &Result{Text: b.String(), Details: d}, nil
+}
+
+// plural gives "1 line", "2 lines".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func eolStyle(p *Page) workspace.EOL {
+	kinds := 0
+	for _, n := range []int{p.LF, p.CRLF, p.CR} {
+		if n > 0 {
+			kinds++
+		}
+	}
+	switch {
+	case kinds == 0:
+		return workspace.None
+	case kinds > 1:
+		return workspace.Mixed
+	case p.CRLF > 0:
+		return workspace.CRLF
+	case p.CR > 0:
+		return workspace.CR
+	}
+	return workspace.LF
+}
+
+// typeName names a file mode's type for messages and listings.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "dir"
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "char-device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "other"
+}
