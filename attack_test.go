@@ -139,7 +139,7 @@ func treeHash(t *testing.T, dir string) string {
 // attackCommands are the commands run against each path; PATH is replaced.
 var attackCommands = map[string][]string{
 	"write": {"write", "PATH", "--content", "PWNED"},
-	// "read": {"read", "PATH"}, // enabled with the read command
+	"read":  {"read", "PATH"},
 }
 
 // TestAttackCorpus runs every attack path through the real binary for every
