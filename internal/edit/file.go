@@ -1,0 +1,344 @@
+package edit
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// file is the body of a file being edited (BOM stripped) with what the
+// engine learns about it lazily: a big file on the exact path is only ever
+// searched with bytes.Index and counted with bytes.Count, never split into
+// lines or converted to a string.
+type file struct {
+	body []byte
+
+	eolDone bool
+	hasCR   bool   // the body contains a '\r'
+	eol     string // the dominant line ending; "" when the body has no line break
+
+	lineIdx []lineRef // built on first use (fuzzy matching, hints)
+
+	// lineOf's incremental cache
+	lastOff, lastLine int
+}
+
+// lineRef locates one line of the body: its text is body[start:textEnd],
+// its ending body[textEnd:end].
+type lineRef struct{ start, textEnd, end int }
+
+func newFile(body []byte) *file { return &file{body: body, lastLine: 1} }
+
+// scanEOL finds the dominant line ending with three bytes.Count passes at most.
+func (f *file) scanEOL() {
+	if f.eolDone {
+		return
+	}
+	f.eolDone = true
+	lf := bytes.Count(f.body, []byte{'\n'})
+	cr := bytes.Count(f.body, []byte{'\r'})
+	f.hasCR = cr > 0
+	if cr == 0 {
+		if lf > 0 {
+			f.eol = "\n"
+		}
+		return
+	}
+	crlf := bytes.Count(f.body, []byte("\r\n"))
+	loneLF, loneCR := lf-crlf, cr-crlf
+	switch {
+	case crlf > loneLF && crlf >= loneCR:
+		f.eol = "\r\n"
+	case loneCR > loneLF && loneCR > crlf:
+		f.eol = "\r"
+	default:
+		f.eol = "\n"
+	}
+}
+
+// lines returns the line index of the body.
+func (f *file) lines() []lineRef {
+	if f.lineIdx != nil {
+		return f.lineIdx
+	}
+	b := f.body
+	ls := make([]lineRef, 0, bytes.Count(b, []byte{'\n'})+1)
+	start := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			ls = append(ls, lineRef{start, i, i + 1})
+			start = i + 1
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				ls = append(ls, lineRef{start, i, i + 2})
+				i++
+			} else {
+				ls = append(ls, lineRef{start, i, i + 1})
+			}
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		ls = append(ls, lineRef{start, len(b), len(b)})
+	}
+	f.lineIdx = ls
+	return ls
+}
+
+// breaks counts the line breaks in b ("\n", "\r\n", lone "\r"); next is the
+// byte that follows b (-1 at the end), so that a CRLF split after its '\r'
+// counts once.
+func breaks(b []byte, next int) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if bytes.IndexByte(b, '\r') < 0 {
+		return n
+	}
+	for i, c := range b {
+		if c != '\r' {
+			continue
+		}
+		if i+1 < len(b) {
+			if b[i+1] != '\n' {
+				n++
+			}
+		} else if next != '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// lineOf returns the 1-based line number of byte offset off of the body.
+// Calls with growing offsets cost only the bytes between them.
+func (f *file) lineOf(off int) int {
+	from, line := 0, 1
+	if off >= f.lastOff {
+		from, line = f.lastOff, f.lastLine
+	}
+	next := -1
+	if off < len(f.body) {
+		next = int(f.body[off])
+	}
+	// A CRLF split by off is not counted here (its '\n' is not in the
+	// slice), and is counted once by the next call, which starts at off.
+	line += breaks(f.body[from:off], next)
+	f.lastOff, f.lastLine = off, line
+	return line
+}
+
+// isLineStart reports whether a line starts at offset i.
+func (f *file) isLineStart(i int) bool {
+	if i <= 0 || i >= len(f.body) {
+		return true
+	}
+	c := f.body[i-1]
+	return c == '\n' || (c == '\r' && f.body[i] != '\n')
+}
+
+// lineStart returns the start of the line that contains offset i.
+func (f *file) lineStart(i int) int {
+	for i > 0 && !f.isLineStart(i) {
+		i--
+	}
+	return i
+}
+
+// nextLine returns the start of the line after the one containing offset i
+// (len(body) at the end).
+func (f *file) nextLine(i int) int {
+	b := f.body
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			return i + 1
+		case '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				return i + 2
+			}
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// toEOL rewrites the line breaks of s to the file's dominant ending (no
+// change for a file without line breaks, or a text without them).
+func (f *file) toEOL(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	f.scanEOL()
+	if f.eol == "" {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/16)
+	for _, l := range workspace.SplitLines(s) {
+		b.WriteString(l.Text)
+		if l.EOL != "" {
+			b.WriteString(f.eol)
+		}
+	}
+	return b.String()
+}
+
+// endsWithBreak reports whether b ends with a line break, and its length.
+func endsWithBreak(b []byte) (bool, int) {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return true, 2
+	case bytes.HasSuffix(b, []byte("\n")), bytes.HasSuffix(b, []byte("\r")):
+		return true, 1
+	}
+	return false, 0
+}
+
+// build returns prefix followed by the body with reps (sorted, disjoint)
+// applied, in one allocation. When an edit reached the end of the body, the
+// presence or absence of a final line break is kept as it was.
+func (f *file) build(prefix []byte, reps []replacement) []byte {
+	n := len(prefix) + len(f.body) + 2
+	for _, r := range reps {
+		n += len(r.repl) - (r.end - r.start)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, prefix...)
+	at := 0
+	for _, r := range reps {
+		out = append(out, f.body[at:r.start]...)
+		out = append(out, r.repl...)
+		at = r.end
+	}
+	out = append(out, f.body[at:]...)
+	if len(reps) > 0 && reps[len(reps)-1].end == len(f.body) && len(out) > len(prefix) {
+		had, _ := endsWithBreak(f.body)
+		has, k := endsWithBreak(out[len(prefix):])
+		switch {
+		case had && !has:
+			f.scanEOL()
+			out = append(out, f.eol...)
+		case !had && has:
+			out = out[:len(out)-k]
+		}
+	}
+	return out
+}
+
+// firstChangedLine is the first line of the new body whose text differs.
+func (f *file) firstChangedLine(reps []replacement) int {
+	for _, r := range reps {
+		old := f.body[r.start:r.end]
+		if bytes.Equal(old, r.repl) {
+			continue
+		}
+		cp := 0
+		for cp < len(old) && cp < len(r.repl) && old[cp] == r.repl[cp] {
+			cp++
+		}
+		next := -1
+		if cp < len(r.repl) {
+			next = int(r.repl[cp])
+		}
+		return f.lineOf(r.start) + breaks(r.repl[:cp], next)
+	}
+	// Only the final line break changed.
+	return f.lineOf(len(f.body))
+}
+
+// diffContext is the number of unchanged lines around each change.
+const diffContext = 3
+
+// diff returns a unified diff of the change, computed only over windows
+// around the replaced places (so a big file costs no more than its edits).
+func (f *file) diff(name string, reps []replacement, newBody []byte) string {
+	type window struct {
+		start, end  int // in the old body
+		first, last int // reps[first:last]
+	}
+	var wins []window
+	for i, r := range reps {
+		ws := f.lineStart(r.start)
+		for k := 0; k < diffContext && ws > 0; k++ {
+			ws = f.lineStart(ws - 1)
+		}
+		we := r.end
+		if !(we > r.start && f.isLineStart(we)) {
+			we = f.nextLine(we)
+		}
+		for k := 0; k < diffContext && we < len(f.body); k++ {
+			we = f.nextLine(we)
+		}
+		if n := len(wins); n > 0 && ws <= wins[n-1].end {
+			wins[n-1].end = max(wins[n-1].end, we)
+			wins[n-1].last = i + 1
+			continue
+		}
+		wins = append(wins, window{ws, we, i, i + 1})
+	}
+	var b strings.Builder
+	b.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
+	delta, lineDelta := 0, 0
+	for _, w := range wins {
+		oldLine := f.lineOf(w.start)
+		newLine := oldLine + lineDelta
+		gDelta, gLines := 0, 0
+		for _, r := range reps[w.first:w.last] {
+			gDelta += len(r.repl) - (r.end - r.start)
+			gLines += breaks(r.repl, -1) - breaks(f.body[r.start:r.end], -1)
+		}
+		ns, ne := w.start+delta, w.end+delta+gDelta
+		if w.end == len(f.body) || ne > len(newBody) {
+			ne = len(newBody)
+		}
+		d := diff.Unified("a", "b", f.body[w.start:w.end], newBody[ns:ne])
+		b.WriteString(shiftHunks(d, oldLine-1, newLine-1))
+		delta += gDelta
+		lineDelta += gLines
+	}
+	return b.String()
+}
+
+// shiftHunks drops the file headers of a unified diff and adds the given
+// line offsets to its hunk headers.
+func shiftHunks(d string, oldOff, newOff int) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
+			continue
+		case strings.HasPrefix(l, "@@ -"):
+			b.WriteString(shiftHeader(l, oldOff, newOff))
+		default:
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// shiftHeader rewrites "@@ -a[,b] +c[,d] @@" with a+oldOff and c+newOff.
+func shiftHeader(l string, oldOff, newOff int) string {
+	fields := strings.Fields(l)
+	if len(fields) < 4 {
+		return l
+	}
+	shift := func(f string, sign byte, off int) string {
+		if len(f) < 2 || f[0] != sign {
+			return f
+		}
+		num, rest, _ := strings.Cut(f[1:], ",")
+		n, err := strconv.Atoi(num)
+		if err != nil {
+			return f
+		}
+		s := string(sign) + strconv.Itoa(n+off)
+		if rest != "" {
+			s += "," + rest
+		}
+		return s
+	}
+	return "@@ " + shift(fields[1], '-', oldOff) + " " + shift(fields[2], '+', newOff) + " @@\n"
+}
