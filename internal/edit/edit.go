@@ -51,11 +51,11 @@ func (r Rule) describe() string {
 	case LineEndings:
 		return "after normalizing line endings"
 	case TrailingWhitespace:
-		return "ignoring trailing whitespace"
+		return "after ignoring trailing whitespace"
 	case UnicodePunctuation:
-		return "folding Unicode punctuation (quotes, dashes, spaces)"
+		return "after folding Unicode punctuation (quotes, dashes, spaces)"
 	case Indentation:
-		return "with a uniform indentation shift; the new text was re-indented the same way"
+		return "after a uniform indentation shift"
 	}
 	return string(r)
 }
@@ -261,17 +261,25 @@ func Apply(name string, content []byte, edits []Edit, opt Options) ([]byte, *Res
 		res.Match = append(res.Match, er.Match)
 		res.Replacements += er.Replacements
 		reps = append(reps, rs...)
-		label := "the edit"
+		label := ""
 		if len(edits) > 1 {
-			label = fmt.Sprintf("edit %d", i+1)
+			label = fmt.Sprintf("Edit %d: ", i+1)
 		}
+		var note string
 		switch {
 		case er.Match == Identical:
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: the old and new text are identical; nothing to replace.", capital(label)))
+			note = "the old and new text are identical; nothing to replace."
 		case er.Match == AlreadyApplied:
-			res.Notes = append(res.Notes, fmt.Sprintf("%s is already applied: the old text is absent and the new text is present.", capital(label)))
+			note = "already applied: the old text is absent and the new text is present."
+		case er.Match == Indentation:
+			note = "the old text matched " + er.Match.describe() + "; the new text was re-indented the same way."
 		case er.Match.Fuzzy():
-			res.Notes = append(res.Notes, fmt.Sprintf("%s matched %s.", capital(label), er.Match.describe()))
+			note = "the old text matched " + er.Match.describe() + "."
+		}
+		if note != "" && label == "" {
+			res.Notes = append(res.Notes, capital(note))
+		} else if note != "" {
+			res.Notes = append(res.Notes, label+note)
 		}
 	}
 	sort.SliceStable(reps, func(a, b int) bool { return reps[a].start < reps[b].start })
