@@ -93,7 +93,7 @@ func decodeEdit(m map[string]json.RawMessage) (Edit, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return Edit{}, fmt.Errorf("unknown key %q (expected oldText, newText, replaceAll or their aliases)", unknown[0])
+		return Edit{}, fmt.Errorf("unknown key %s (expected oldText, newText, replaceAll or their aliases)", quoteList(unknown))
 	}
 	var e Edit
 	oldSet, err := field(m, oldKeys, &e.OldText)
@@ -134,4 +134,12 @@ func field[T any](m map[string]json.RawMessage, keys []string, v *T) (bool, erro
 		return true, nil
 	}
 	return true, fmt.Errorf("both %q and %q given; use one", found[0], found[1])
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }
