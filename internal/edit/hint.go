@@ -33,6 +33,7 @@ const (
 	snippetLen     = 24  // characters quoted at a difference
 	levCap         = 300 // characters compared per line for similarity
 	fallbackLines  = 50000
+	maxScored      = 200 // old lines compared per candidate region
 )
 
 // noMatch builds the NO_MATCH error for edit i of n.
@@ -164,6 +165,11 @@ func (f *file) closest(old string) []Candidate {
 			keys[string(k)] = append(keys[string(k)], j)
 		}
 	}
+	for k, js := range keys {
+		if len(js) > 8 {
+			delete(keys, k) // too common in the old text to locate anything
+		}
+	}
 	votes := map[int]int{}
 	for k, lr := range lines {
 		kb := key(f.body[lr.start:lr.textEnd])
@@ -238,6 +244,9 @@ func (f *file) score(s int, ols []workspace.Line) (Candidate, bool) {
 	c := Candidate{Line: s + 1, EndLine: end}
 	found := false
 	for j, ol := range ols {
+		if j == maxScored {
+			break
+		}
 		var ft, feol string
 		if s+j < end {
 			lr := lines[s+j]

@@ -79,7 +79,9 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 	return er, reps, nil
 }
 
-// findAll returns the offsets of the non-overlapping occurrences of old.
+// findAll returns the offsets of every occurrence of old, overlapping ones
+// included: "aa" occurs twice in "aaa", so it does not name one place.
+// (--replace-all then replaces the leftmost non-overlapping ones: disjoint.)
 func (f *file) findAll(old []byte) []int {
 	var pos []int
 	for at := 0; at+len(old) <= len(f.body); {
@@ -88,7 +90,7 @@ func (f *file) findAll(old []byte) []int {
 			break
 		}
 		pos = append(pos, at+k)
-		at += k + len(old)
+		at += k + 1
 	}
 	return pos
 }
@@ -318,7 +320,7 @@ func (f *file) inLine(k int, o oldLine, fl flags) []match {
 				break
 			}
 			add(n.orig(at+j), n.orig(at+j+len(o.sub.s)), false)
-			at += j + len(o.sub.s)
+			at += j + 1
 		}
 	}
 	return ms

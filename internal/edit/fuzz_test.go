@@ -1,0 +1,93 @@
+package edit
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// FuzzEdit takes a random file and a random span of it: the span's exact
+// text, replaced by a random one-line text, either applies — changing that
+// span and nothing else — or is refused as AMBIGUOUS because it occurs more
+// than once. Nothing panics. Binary and non-UTF-8 files are refused.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), uint(2), uint(1), "B")
+	f.Add([]byte("x = 1\r\ny = 2\r\n"), uint(0), uint(6), "z")
+	f.Add([]byte("\ufeffhello “world”\n"), uint(3), uint(4), "$&")
+	f.Add([]byte("no final newline"), uint(3), uint(100), "")
+	f.Add([]byte("dup dup dup\n"), uint(0), uint(2), "x")
+	f.Add([]byte("\tindented\n\t\tmore\n"), uint(1), uint(12), "y")
+	f.Fuzz(func(t *testing.T, content []byte, i, j uint, nw string) {
+		_, _, err := Apply("f", content, []Edit{{OldText: "x", NewText: "y"}}, Options{})
+		if workspace.CheckText("f", content) != nil {
+			if c := result.As(err).Code; c != result.BinaryFile && c != result.NotUTF8 {
+				t.Fatalf("bad text: got %v", err)
+			}
+			return
+		}
+		b := 0
+		if workspace.HasBOM(content) {
+			b = len(workspace.BOM)
+		}
+		if len(content) == b {
+			return
+		}
+		s := b + int(i%uint(len(content)-b))
+		e := s + 1 + int(j%uint(len(content)-s))
+		for s > b && !utf8.RuneStart(content[s]) {
+			s--
+		}
+		for e < len(content) && !utf8.RuneStart(content[e]) {
+			e++
+		}
+		old := string(content[s:e])
+		if strings.HasPrefix(old, workspace.BOM) {
+			return // a leading BOM is stripped from old texts by design
+		}
+		nw = strings.NewReplacer("\r", "", "\n", "", workspace.BOM, "").Replace(strings.ToValidUTF8(nw, ""))
+		out, res, err := Apply("f", content, []Edit{{OldText: old, NewText: nw}}, Options{})
+		body := content[b:]
+		if err != nil {
+			var re *result.Error
+			if !errors.As(err, &re) || re.Code != result.Ambiguous {
+				t.Fatalf("span %d:%d %q: got %v, want success or AMBIGUOUS", s, e, old, err)
+			}
+			if n := len(newFile(body).findAll([]byte(old))); n < 2 {
+				t.Fatalf("AMBIGUOUS for a text that occurs %d time(s)", n)
+			}
+			return
+		}
+		switch res.Match[0] {
+		case Identical:
+			if !bytes.Equal(out, content) {
+				t.Fatalf("identical edit changed the file")
+			}
+			return
+		case Exact:
+		default:
+			t.Fatalf("span's own text matched by %s", res.Match[0])
+		}
+		want := append(append(append([]byte{}, content[:s]...), nw...), content[e:]...)
+		if e == len(content) && len(want) > b {
+			// The final line break is kept as it was.
+			had, _ := endsWithBreak(body)
+			has, k := endsWithBreak(want[b:])
+			switch {
+			case had && !has:
+				f := newFile(body)
+				f.scanEOL()
+				want = append(want, f.eol...)
+			case !had && has:
+				want = want[:len(want)-k]
+			}
+		}
+		if !bytes.Equal(out, want) {
+			t.Fatalf("span %d:%d %q -> %q:\n got %q\nwant %q", s, e, old, nw, out, want)
+		}
+	})
+}
