@@ -91,3 +91,41 @@ func FuzzEdit(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMatch runs any old and new text, fuzzy rules on, against any file:
+// nothing panics, every failure is a typed error with a message, and a
+// success that changes nothing says so.
+func FuzzMatch(f *testing.F) {
+	f.Add([]byte("if x {  \n\ty()\n}\n"), "if x {\n    y()\n}", "z", false)
+	f.Add([]byte("a\r\nb\r\n"), "a\nb\n", "c\n", true)
+	f.Add([]byte("“q” — x\u00a0y\n"), `"q" - x y`, "w", false)
+	f.Add([]byte("x\nx\n"), "x", "y", true)
+	f.Fuzz(func(t *testing.T, content []byte, old, nw string, all bool) {
+		out, res, err := Apply("f", content, []Edit{{OldText: old, NewText: nw, ReplaceAll: all}}, Options{})
+		if err != nil {
+			var re *result.Error
+			if !errors.As(err, &re) || re.Code == "" || re.Msg == "" {
+				t.Fatalf("untyped error %v", err)
+			}
+			return
+		}
+		if res.Changed == bytes.Equal(out, content) {
+			t.Fatalf("Changed=%v but content equal=%v", res.Changed, bytes.Equal(out, content))
+		}
+	})
+}
+
+// FuzzParseEdits feeds any text to ParseEdits: it never panics, and what it
+// accepts is a non-empty list.
+func FuzzParseEdits(f *testing.F) {
+	f.Add(`[{"oldText":"a","newText":"b"}]`)
+	f.Add(`{"edits":[{"old_string":"a","new_string":"b","replace_all":true}]}`)
+	f.Add(`{"old_str":"a","new_str":""}`)
+	f.Add(`[{"oldText":"a","old_text":"b","newText":"c"}]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		edits, err := ParseEdits(strings.NewReader(s))
+		if err == nil && len(edits) == 0 {
+			t.Fatalf("accepted %q with no edits", s)
+		}
+	})
+}
