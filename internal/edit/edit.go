@@ -9,11 +9,13 @@
 package edit
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -120,8 +122,9 @@ const maxListed = 1000
 // DryRun wraps one so that nothing is written.
 type Files interface {
 	Stat(name string) (fs.FileInfo, error)
+	Open(name string) (*os.File, error)
 	ReadFile(name string) ([]byte, error)
-	WriteFile(name string, data []byte, opt workspace.WriteOptions) error
+	WriteFileParts(name string, parts [][]byte, opt workspace.WriteOptions) error
 	Lock(names ...string) (unlock func(), err error)
 }
 
@@ -133,12 +136,12 @@ type DryRun struct {
 	Written map[string][]byte
 }
 
-// WriteFile records data instead of writing it.
-func (d *DryRun) WriteFile(name string, data []byte, _ workspace.WriteOptions) error {
+// WriteFileParts records the content instead of writing it.
+func (d *DryRun) WriteFileParts(name string, parts [][]byte, _ workspace.WriteOptions) error {
 	if d.Written == nil {
 		d.Written = map[string][]byte{}
 	}
-	d.Written[name] = data
+	d.Written[name] = join(parts)
 	return nil
 }
 
@@ -147,10 +150,23 @@ func (d *DryRun) WriteFile(name string, data []byte, _ workspace.WriteOptions) e
 // opt.IfMatch, applies every edit (Apply) and writes the result atomically
 // when it changed. Many processes may run it on one file at once: the lock
 // serializes their read-modify-write cycles, so no edit is lost.
-func Run(files Files, name string, edits []Edit, opt Options) (*Result, error) {
+func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err error) {
 	if err := Validate(edits); err != nil {
 		return nil, err
 	}
+	// A big file is mapped (readContent): if it is truncated under us, the
+	// fault becomes a panic here instead of killing the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			re, ok := r.(runtime.Error)
+			if !ok || !strings.Contains(re.Error(), "fault") {
+				panic(r)
+			}
+			res, err = nil, result.Errorf(result.IOError, "%s: the file changed while it was being edited (it was truncated); nothing was written", name).
+				WithHint("retry the edit")
+		}
+	}()
 	unlock, err := files.Lock(name)
 	if err != nil {
 		return nil, err
@@ -167,10 +183,11 @@ func Run(files Files, name string, edits []Edit, opt Options) (*Result, error) {
 		return nil, result.Errorf(result.TooLarge, "%s: file is too large to edit (%d bytes, at most %d)", name, fi.Size(), opt.MaxBytes).
 			WithHint("raise the limit with --max-bytes (config edit.max-bytes)")
 	}
-	content, err := files.ReadFile(name)
+	content, release, err := readContent(files, name, fi.Size())
 	if err != nil {
 		return nil, notFoundHint(err)
 	}
+	defer release()
 	if opt.IfMatch != "" {
 		sum := sha256.Sum256(content)
 		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, strings.TrimSpace(opt.IfMatch)) {
@@ -179,18 +196,21 @@ func Run(files Files, name string, edits []Edit, opt Options) (*Result, error) {
 				WithDetail("sha256", got)
 		}
 	}
-	out, res, err := Apply(name, content, edits, opt)
+	parts, res, err := apply(name, content, edits, opt)
 	if err != nil {
 		return nil, err
 	}
 	if res.Changed {
-		if err := files.WriteFile(name, out, workspace.WriteOptions{NoParents: true}); err != nil {
+		if err := files.WriteFileParts(name, parts, workspace.WriteOptions{NoParents: true}); err != nil {
 			return nil, err
 		}
 	}
 	if opt.Hash {
-		sum := sha256.Sum256(out)
-		res.SHA256 = hex.EncodeToString(sum[:])
+		h := sha256.New()
+		for _, p := range parts {
+			h.Write(p)
+		}
+		res.SHA256 = hex.EncodeToString(h.Sum(nil))
 	}
 	return res, nil
 }
@@ -238,6 +258,15 @@ type replacement struct {
 // returns the new content. Every old text is matched against the original
 // content; the places must not overlap; all are applied or none.
 func Apply(name string, content []byte, edits []Edit, opt Options) ([]byte, *Result, error) {
+	parts, res, err := apply(name, content, edits, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return join(parts), res, nil
+}
+
+// apply is Apply returning the new content as pieces (see file.assemble).
+func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *Result, error) {
 	if err := Validate(edits); err != nil {
 		return nil, nil, err
 	}
@@ -299,15 +328,18 @@ func Apply(name string, content []byte, edits []Edit, opt Options) ([]byte, *Res
 				WithDetail("edits", []int{a + 1, b + 1}).WithDetail("line", q.line)
 		}
 	}
-	out := f.build(content[:len(content)-len(body)], reps)
-	res.Changed = !bytes.Equal(out, content)
-	if res.Changed {
+	parts, changed := f.assemble(0, len(body), reps)
+	if bom {
+		parts = append([][]byte{content[:len(workspace.BOM)]}, parts...)
+	}
+	res.Changed = changed
+	if changed {
 		res.FirstChangedLine = f.firstChangedLine(reps)
-		res.Diff = f.diff(name, reps, out[len(content)-len(body):])
+		res.Diff = f.diff(name, reps)
 	} else if res.Replacements > 0 {
 		res.Notes = append(res.Notes, "The replacement leaves the file as it was.")
 	}
-	return out, res, nil
+	return parts, res, nil
 }
 
 func capital(s string) string {

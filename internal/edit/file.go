@@ -22,6 +22,8 @@ type file struct {
 
 	lineIdx []lineRef // built on first use (fuzzy matching, hints)
 
+	fix endFix // decided by the first (whole-body) assemble
+
 	// lineOf's incremental cache
 	lastOff, lastLine int
 }
@@ -115,6 +117,16 @@ func breaks(b []byte, next int) int {
 // lineOf returns the 1-based line number of byte offset off of the body.
 // Calls with growing offsets cost only the bytes between them.
 func (f *file) lineOf(off int) int {
+	if off < f.lastOff && off > f.lastOff/2 {
+		// Count back from the cached offset (see below for a split CRLF).
+		next := -1
+		if f.lastOff < len(f.body) {
+			next = int(f.body[f.lastOff])
+		}
+		line := f.lastLine - breaks(f.body[off:f.lastOff], next)
+		f.lastOff, f.lastLine = off, line
+		return line
+	}
 	from, line := 0, 1
 	if off >= f.lastOff {
 		from, line = f.lastOff, f.lastLine
@@ -197,33 +209,89 @@ func endsWithBreak(b []byte) (bool, int) {
 	return false, 0
 }
 
-// build returns prefix followed by the body with reps (sorted, disjoint)
-// applied, in one allocation. When an edit reached the end of the body, the
-// presence or absence of a final line break is kept as it was.
-func (f *file) build(prefix []byte, reps []replacement) []byte {
-	n := len(prefix) + len(f.body) + 2
+// endFix is how the end of the new body differs from a plain splice, so
+// that the presence or absence of a final line break is kept as it was.
+type endFix struct {
+	add  string // a line break to append
+	trim int    // bytes of line break to cut
+}
+
+// assemble returns the new content of body[from:to] with reps (sorted,
+// disjoint, inside the range) applied, as pieces that share memory with the
+// body, and whether it differs from the old. A big file is never copied into
+// one more buffer. The first call must cover the whole body: it decides the
+// end fix that later window calls reuse.
+func (f *file) assemble(from, to int, reps []replacement) (parts [][]byte, changed bool) {
+	parts = make([][]byte, 0, 2*len(reps)+2)
+	at, n := from, 0
 	for _, r := range reps {
-		n += len(r.repl) - (r.end - r.start)
-	}
-	out := make([]byte, 0, n)
-	out = append(out, prefix...)
-	at := 0
-	for _, r := range reps {
-		out = append(out, f.body[at:r.start]...)
-		out = append(out, r.repl...)
+		if r.start > at {
+			parts = append(parts, f.body[at:r.start])
+			n += r.start - at
+		}
+		if len(r.repl) > 0 {
+			parts = append(parts, r.repl)
+			n += len(r.repl)
+		}
+		if !bytes.Equal(f.body[r.start:r.end], r.repl) {
+			changed = true
+		}
 		at = r.end
 	}
-	out = append(out, f.body[at:]...)
-	if len(reps) > 0 && reps[len(reps)-1].end == len(f.body) && len(out) > len(prefix) {
+	if to > at {
+		parts = append(parts, f.body[at:to])
+		n += to - at
+	}
+	if to != len(f.body) {
+		return parts, changed
+	}
+	if from == 0 && len(reps) > 0 && reps[len(reps)-1].end == len(f.body) && n > 0 && changed {
 		had, _ := endsWithBreak(f.body)
-		has, k := endsWithBreak(out[len(prefix):])
+		has, k := endsWithBreak(tail(parts, 2))
 		switch {
 		case had && !has:
 			f.scanEOL()
-			out = append(out, f.eol...)
+			f.fix.add = f.eol
 		case !had && has:
-			out = out[:len(out)-k]
+			f.fix.trim = k
 		}
+	}
+	if f.fix.add != "" {
+		parts = append(parts, []byte(f.fix.add))
+	}
+	for k := f.fix.trim; k > 0 && len(parts) > 0; {
+		last := parts[len(parts)-1]
+		cut := min(k, len(last))
+		parts[len(parts)-1] = last[:len(last)-cut]
+		k -= cut
+		if len(parts[len(parts)-1]) == 0 {
+			parts = parts[:len(parts)-1]
+		}
+	}
+	return parts, changed
+}
+
+// tail returns the last n bytes of the concatenation of parts.
+func tail(parts [][]byte, n int) []byte {
+	var t []byte
+	for i := len(parts) - 1; i >= 0 && len(t) < n; i-- {
+		p := parts[i]
+		if k := n - len(t); len(p) > k {
+			p = p[len(p)-k:]
+		}
+		t = append(append([]byte{}, p...), t...)
+	}
+	return t
+}
+
+func join(parts [][]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range parts {
+		out = append(out, p...)
 	}
 	return out
 }
@@ -254,7 +322,7 @@ const diffContext = 3
 
 // diff returns a unified diff of the change, computed only over windows
 // around the replaced places (so a big file costs no more than its edits).
-func (f *file) diff(name string, reps []replacement, newBody []byte) string {
+func (f *file) diff(name string, reps []replacement) string {
 	type window struct {
 		start, end  int // in the old body
 		first, last int // reps[first:last]
@@ -281,22 +349,16 @@ func (f *file) diff(name string, reps []replacement, newBody []byte) string {
 	}
 	var b strings.Builder
 	b.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
-	delta, lineDelta := 0, 0
+	lineDelta := 0
 	for _, w := range wins {
 		oldLine := f.lineOf(w.start)
-		newLine := oldLine + lineDelta
-		gDelta, gLines := 0, 0
+		gLines := 0
 		for _, r := range reps[w.first:w.last] {
-			gDelta += len(r.repl) - (r.end - r.start)
 			gLines += breaks(r.repl, -1) - breaks(f.body[r.start:r.end], -1)
 		}
-		ns, ne := w.start+delta, w.end+delta+gDelta
-		if w.end == len(f.body) || ne > len(newBody) {
-			ne = len(newBody)
-		}
-		d := diff.Unified("a", "b", f.body[w.start:w.end], newBody[ns:ne])
-		b.WriteString(shiftHunks(d, oldLine-1, newLine-1))
-		delta += gDelta
+		parts, _ := f.assemble(w.start, w.end, reps[w.first:w.last])
+		d := diff.Unified("a", "b", f.body[w.start:w.end], join(parts))
+		b.WriteString(shiftHunks(d, oldLine-1, oldLine+lineDelta-1))
 		lineDelta += gLines
 	}
 	return b.String()

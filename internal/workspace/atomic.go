@@ -66,6 +66,13 @@ func joinName(dir, base string) string {
 // root is followed and its target replaced. On any error the temporary file is
 // removed and the target is as it was.
 func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error {
+	return w.WriteFileParts(name, [][]byte{data}, opt)
+}
+
+// WriteFileParts is WriteFile for content given as pieces written one after
+// the other, so that a caller editing a big file need not join its
+// unchanged parts into one more buffer.
+func (w *Workspace) WriteFileParts(name string, parts [][]byte, opt WriteOptions) error {
 	target, err := w.FollowLinks(name)
 	if err != nil {
 		return err
@@ -102,8 +109,10 @@ func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error 
 		_ = w.Remove(tmp)
 		return w.Error(name, unwrapPath(err))
 	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
+	for _, data := range parts {
+		if _, err := f.Write(data); err != nil {
+			return fail(err)
+		}
 	}
 	if old != nil {
 		// Through the descriptor: chmod/chown by name could be raced onto a symlink.
