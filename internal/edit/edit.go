@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -157,16 +156,7 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 	// A big file is mapped (readContent): if it is truncated under us, the
 	// fault becomes a panic here instead of killing the process.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			re, ok := r.(runtime.Error)
-			if !ok || !strings.Contains(re.Error(), "fault") {
-				panic(r)
-			}
-			res, err = nil, result.Errorf(result.IOError, "%s: the file changed while it was being edited (it was truncated); nothing was written", name).
-				WithHint("retry the edit")
-		}
-	}()
+	defer recoverFault(name, &res, &err)
 	unlock, err := files.Lock(name)
 	if err != nil {
 		return nil, err
@@ -213,6 +203,21 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 		res.SHA256 = hex.EncodeToString(h.Sum(nil))
 	}
 	return res, nil
+}
+
+// recoverFault, deferred with debug.SetPanicOnFault(true), turns a fault on
+// a mapped file into an error.
+func recoverFault(name string, res **Result, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(interface{ Addr() uintptr }); !ok { // only faults carry an address
+		panic(r)
+	}
+	*res = nil
+	*err = result.Errorf(result.IOError, "%s: the file changed while it was being edited (it was truncated); nothing was written", name).
+		WithHint("retry the edit")
 }
 
 func notFoundHint(err error) error {
