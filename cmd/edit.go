@@ -52,6 +52,15 @@ text are identical, succeeds without changing anything.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Path = args[0]
 			fl := cmd.Flags()
+			stdins := 0
+			for _, name := range []string{o.EditsFile, oldFile, newFile} {
+				if name == "-" {
+					stdins++
+				}
+			}
+			if stdins > 1 {
+				return result.Usagef("only one of --edits, --old-file and --new-file can read stdin")
+			}
 			var err error
 			if o.Old, err = textFlag(app, fl.Changed("old"), oldText, "old", fl.Changed("old-file"), oldFile); err != nil {
 				return err
@@ -68,8 +77,6 @@ text are identical, succeeds without changing anything.`,
 				return result.Usagef("missing the old text: give --old TEXT, --old-file FILE or --edits FILE").WithHint("usage: " + cmd.UseLine())
 			case o.EditsFile == "" && o.New == nil:
 				return result.Usagef("missing the new text: give --new TEXT or --new-file FILE (--new '' deletes the old text)").WithHint("usage: " + cmd.UseLine())
-			case o.EditsFile == "-" && (oldFile == "-" || newFile == "-"):
-				return result.Usagef("only one of --edits, --old-file and --new-file can read stdin")
 			}
 			if editRunF != nil {
 				return editRunF(app, o)
