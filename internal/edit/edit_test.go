@@ -44,6 +44,9 @@ func TestApply(t *testing.T) {
 		"already applied": {
 			in: "hello there\n", edits: []Edit{e("hello world", "hello there")}, out: "hello there\n", match: []Rule{AlreadyApplied},
 		},
+		"a new text found in many places is no proof of application": {
+			in: "y = 1\ny = 2\n", edits: []Edit{e("x = 3", "y")}, code: result.NoMatch,
+		},
 		"new text inside old text is not proof of application": {
 			in: "foo\n", edits: []Edit{e("foo(1)", "foo")}, code: result.NoMatch,
 		},

@@ -48,8 +48,7 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 		}
 	}
 	if len(ms) == 0 {
-		conv := f.toEOL(nw)
-		if strings.TrimSpace(nw) != "" && !strings.Contains(old, nw) && bytes.Contains(f.body, []byte(conv)) {
+		if f.applied(old, nw, e.ReplaceAll) {
 			return EditResult{Match: AlreadyApplied}, nil, nil
 		}
 		return EditResult{}, nil, f.noMatch(name, i, n, old, opt)
@@ -77,6 +76,23 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 		}
 	}
 	return er, reps, nil
+}
+
+// applied reports whether an edit whose old text is absent is already
+// applied: its new text (with the file's line endings) is present — exactly
+// once, unless replaceAll, since a text that occurs in many places proves
+// nothing — is not blank, and is not part of the old text (deleting "(1)"
+// from "foo(1)" leaves "foo", which may have been there all along).
+func (f *file) applied(old, nw string, replaceAll bool) bool {
+	if strings.TrimSpace(nw) == "" || strings.Contains(old, nw) {
+		return false
+	}
+	conv := []byte(f.toEOL(nw))
+	k := bytes.Index(f.body, conv)
+	if k < 0 {
+		return false
+	}
+	return replaceAll || bytes.Index(f.body[k+1:], conv) < 0
 }
 
 // findAll returns the offsets of every occurrence of old, overlapping ones
