@@ -1,7 +1,10 @@
 package edit
 
 import (
+	"math/rand/v2"
+
 	"errors"
+	"github.com/hunk-dev/hunk/internal/workspace"
 	"strings"
 	"testing"
 
@@ -165,4 +168,35 @@ func rules(rs []Rule) []string {
 		s[i] = string(r)
 	}
 	return s
+}
+
+// TestLineOf checks the incremental line counter, queried in any order,
+// against a plain count over files with every kind of line ending.
+func TestLineOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "bc", "\n", "\r\n", "\r", "é"}
+	for round := 0; round < 200; round++ {
+		var b strings.Builder
+		for k := rng.IntN(40); k > 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		body := []byte(b.String())
+		f := newFile(body)
+		for q := 0; q < 30; q++ {
+			off := rng.IntN(len(body) + 1)
+			want := 1
+			for _, l := range workspace.SplitLines(string(body[:off])) {
+				if l.EOL != "" {
+					want++
+				}
+			}
+			// A CRLF split by off counts once its '\n' is passed.
+			if off > 0 && off < len(body) && body[off-1] == '\r' && body[off] == '\n' {
+				want--
+			}
+			if got := f.lineOf(off); got != want {
+				t.Fatalf("body %q: lineOf(%d) = %d, want %d", body, off, got, want)
+			}
+		}
+	}
 }
