@@ -1,14 +1,13 @@
 package edit
 
 import (
-	"math/rand/v2"
-
 	"errors"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 func TestApply(t *testing.T) {
