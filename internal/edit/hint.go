@@ -65,7 +65,7 @@ func (f *file) noMatch(name string, i, n int, old string, opt Options) error {
 		}
 		e.WithHint(fmt.Sprintf("also similar: %s (%s similar); %s", lineRange(c), pct(c.Similarity), c.difference()))
 	}
-	if len(f.body) <= smallFileBytes {
+	if len(f.body) <= smallFileBytes && (len(cands) == 0 || cands[0].Line > 1) {
 		last := min(len(f.lines()), 10)
 		e.WithHint("start of the file:" + f.show(1, last))
 	}
