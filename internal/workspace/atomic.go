@@ -34,6 +34,9 @@ const (
 	TempSuffix = ".tmp"
 )
 
+// writebackChunk is the size of the chunks WriteFileParts writes a big file in.
+const writebackChunk = 8 << 20
+
 // TempName returns a fresh temporary name in the directory of name.
 func TempName(name string) string {
 	var b [6]byte
@@ -109,9 +112,20 @@ func (w *Workspace) WriteFileParts(name string, parts [][]byte, opt WriteOptions
 		_ = w.Remove(tmp)
 		return w.Error(name, unwrapPath(err))
 	}
+	// Big content goes out in chunks whose writeback starts at once, so the
+	// disk works while the rest is copied and the fsync below waits less.
+	var off int64
 	for _, data := range parts {
-		if _, err := f.Write(data); err != nil {
-			return fail(err)
+		for len(data) > 0 {
+			n := min(len(data), writebackChunk)
+			if _, err := f.Write(data[:n]); err != nil {
+				return fail(err)
+			}
+			if n == writebackChunk {
+				startWriteback(f, off, int64(n))
+			}
+			off += int64(n)
+			data = data[n:]
 		}
 	}
 	if old != nil {
