@@ -107,6 +107,7 @@ func BenchmarkEditSmall(b *testing.B) {
 		old, nw := "return 150 }", "return -150 }"
 		for k := 0; k < n; k++ {
 			cats = append(cats, runOnce(b, dir, "", "cat", "small.go"))
+			runOnce(b, dir, "", "sync") // the edit's fsync flushes only its own file
 			edits = append(edits, runOnce(b, dir, "", bin, "edit", "small.go", "--old", old, "--new", nw))
 			old, nw = nw, old
 		}
