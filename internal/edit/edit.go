@@ -275,19 +275,27 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 	if err := Validate(edits); err != nil {
 		return nil, nil, err
 	}
-	if err := workspace.CheckText(name, content); err != nil {
-		return nil, nil, err
-	}
 	bom := workspace.HasBOM(content)
 	body := content
 	if bom {
 		body = content[len(workspace.BOM):]
 	}
 	f := newFile(body)
+	if len(content) < concurrentCheck {
+		if err := workspace.CheckText(name, content); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		f.startCheck(name, content)
+		defer f.checked()
+	}
 	res := &Result{Path: name}
 	var reps []replacement
 	for i, e := range edits {
 		er, rs, err := f.plan(name, i, len(edits), e, opt)
+		if cerr := f.checked(); cerr != nil { // not text: that is the error
+			return nil, nil, cerr
+		}
 		if err != nil {
 			return nil, nil, err
 		}

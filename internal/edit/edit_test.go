@@ -199,3 +199,29 @@ func TestLineOf(t *testing.T) {
 		}
 	}
 }
+
+// TestBigNotText: a big file is checked to be text while the exact search
+// runs; the check's verdict wins over every outcome of the search.
+func TestBigNotText(t *testing.T) {
+	big := strings.Repeat("some text line\n", concurrentCheck/15+1)
+	cases := map[string]struct {
+		content string
+		old     string
+		code    result.Code
+	}{
+		"bad utf8 at the end, unique match":      {big + "MARK\n\xff\n", "MARK", result.NotUTF8},
+		"bad utf8 at the end, no match":          {big + "\xff\n", "nothing like it", result.NotUTF8},
+		"bad utf8 at the end, ambiguous":         {big + "\xff\n", "some text", result.NotUTF8},
+		"NUL at the start, unique match":         {"\x00" + big + "MARK\n", "MARK", result.BinaryFile},
+		"valid, unique match":                    {big + "MARK\n", "MARK", ""},
+		"valid, no match gives NO_MATCH as ever": {big, "nothing like it", result.NoMatch},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := Apply("big", []byte(c.content), []Edit{{OldText: c.old, NewText: "x"}}, Options{})
+			if got := result.As(err); (got == nil) != (c.code == "") || (got != nil && got.Code != c.code) {
+				t.Fatalf("got %v, want %s", err, c.code)
+			}
+		})
+	}
+}

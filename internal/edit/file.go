@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,9 @@ type file struct {
 
 	fix endFix // decided by the first (whole-body) assemble
 
+	valid    chan error // the result of a concurrent CheckText (startCheck)
+	validErr error
+
 	// lineOf's incremental cache
 	lastOff, lastLine int
 }
@@ -33,6 +37,34 @@ type file struct {
 type lineRef struct{ start, textEnd, end int }
 
 func newFile(body []byte) *file { return &file{body: body, lastLine: 1} }
+
+// concurrentCheck is the size from which content is checked to be text
+// (workspace.CheckText, a pass over every byte) while the exact search runs.
+const concurrentCheck = 1 << 20
+
+// startCheck checks content (the whole file, BOM included) in a goroutine;
+// checked waits for the result.
+func (f *file) startCheck(name string, content []byte) {
+	ch := make(chan error, 1)
+	f.valid = ch
+	go func() {
+		var err error
+		defer func() { ch <- err }()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		var res *Result
+		defer recoverFault(name, &res, &err)
+		err = workspace.CheckText(name, content)
+	}()
+}
+
+// checked returns the result of the text check, waiting for it if needed.
+func (f *file) checked() error {
+	if f.valid != nil {
+		f.validErr = <-f.valid
+		f.valid = nil
+	}
+	return f.validErr
+}
 
 // scanEOL finds the dominant line ending with three bytes.Count passes at most.
 func (f *file) scanEOL() {

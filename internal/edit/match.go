@@ -37,7 +37,15 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 	}
 	rule := Exact
 	var ms []match
-	if pos := f.findAll([]byte(old)); len(pos) > 0 {
+	pos := f.findAll([]byte(old))
+	if len(pos) == 0 || (len(pos) > 1 && !e.ReplaceAll) {
+		// Not the plain unique case: the file must be known to be text
+		// before fuzzy matching or explaining a failure.
+		if err := f.checked(); err != nil {
+			return EditResult{}, nil, err
+		}
+	}
+	if len(pos) > 0 {
 		ms = f.exactMatches(pos, len(old))
 	} else if !opt.Exact {
 		for _, r := range fuzzyRules {
