@@ -166,6 +166,7 @@ func editRun(app *App, o *EditOptions) error {
 		IfMatch:  o.IfMatch,
 		MaxBytes: app.Cfg.Edit.MaxBytes,
 		Hash:     app.Cfg.JSON,
+		Brief:    !app.Cfg.JSON && !o.Diff,
 	})
 	if err != nil {
 		return err

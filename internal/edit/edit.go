@@ -80,6 +80,10 @@ type Options struct {
 	MaxBytes int64
 	// Hash computes Result.SHA256 of the file as written.
 	Hash bool
+	// Brief leaves out what only a report needs: the line numbers of the
+	// replacements, the first changed line and the diff. Counting lines is
+	// a pass over the file up to the last edit, which a big file feels.
+	Brief bool
 }
 
 // EditResult is what happened to one edit.
@@ -281,6 +285,7 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 		body = content[len(workspace.BOM):]
 	}
 	f := newFile(body)
+	f.brief = opt.Brief
 	if len(content) < concurrentCheck {
 		if err := workspace.CheckText(name, content); err != nil {
 			return nil, nil, err
@@ -336,9 +341,13 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 			if a == b {
 				what = fmt.Sprintf("two places matched by edit %d overlap", a+1)
 			}
-			return nil, nil, result.Errorf(result.InvalidArgument, "%s: %s (at line %d); every edit must change a separate part of the file", name, what, q.line).
+			line := q.line
+			if line == 0 {
+				line = f.lineOf(q.start)
+			}
+			return nil, nil, result.Errorf(result.InvalidArgument, "%s: %s (at line %d); every edit must change a separate part of the file", name, what, line).
 				WithHint("merge the overlapping edits into one, or make their old texts disjoint").
-				WithDetail("edits", []int{a + 1, b + 1}).WithDetail("line", q.line)
+				WithDetail("edits", []int{a + 1, b + 1}).WithDetail("line", line)
 		}
 	}
 	parts, changed := f.assemble(0, len(body), reps)
@@ -346,10 +355,10 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 		parts = append([][]byte{content[:len(workspace.BOM)]}, parts...)
 	}
 	res.Changed = changed
-	if changed {
+	if changed && !opt.Brief {
 		res.FirstChangedLine = f.firstChangedLine(reps)
 		res.Diff = f.diff(name, reps)
-	} else if res.Replacements > 0 {
+	} else if !changed && res.Replacements > 0 {
 		res.Notes = append(res.Notes, "The replacement leaves the file as it was.")
 	}
 	return parts, res, nil

@@ -25,6 +25,8 @@ type file struct {
 
 	fix endFix // decided by the first (whole-body) assemble
 
+	brief bool // no line numbers unless an error needs them (Options.Brief)
+
 	valid    chan error // the result of a concurrent CheckText (startCheck)
 	validErr error
 

@@ -49,6 +49,9 @@ func (f *file) noMatch(name string, i, n int, old string, opt Options) error {
 	if opt.Exact {
 		for _, r := range fuzzyRules {
 			if ms := f.fuzzy(r, old); len(ms) > 0 {
+				if ms[0].line == 0 {
+					ms[0].line = f.lineOf(ms[0].start)
+				}
 				e.WithHint(fmt.Sprintf("it matches at line %d %s; --exact refuses that", ms[0].line, r.describeShort()))
 				break
 			}
@@ -124,6 +127,9 @@ func (f *file) ambiguous(name string, i, n int, r Rule, ms []match) error {
 	var nums []string
 	var lines []int
 	for k, m := range ms {
+		if m.line == 0 {
+			m.line = f.lineOf(m.start)
+		}
 		if k < 100 {
 			nums = append(nums, strconv.Itoa(m.line))
 		}

@@ -79,7 +79,7 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 			repl = exactRepl
 		}
 		reps = append(reps, replacement{start: m.start, end: m.end, repl: repl, edit: i, line: m.line})
-		if len(er.Lines) < maxListed {
+		if len(er.Lines) < maxListed && !f.brief {
 			er.Lines = append(er.Lines, m.line)
 		}
 	}
@@ -122,7 +122,10 @@ func (f *file) findAll(old []byte) []int {
 func (f *file) exactMatches(pos []int, n int) []match {
 	ms := make([]match, len(pos))
 	for k, p := range pos {
-		ms[k] = match{start: p, end: p + n, line: f.lineOf(p)}
+		ms[k] = match{start: p, end: p + n}
+		if !f.brief {
+			ms[k].line = f.lineOf(p)
+		}
 	}
 	return ms
 }
