@@ -34,6 +34,9 @@ const (
 	TempSuffix = ".tmp"
 )
 
+// writebackChunk is the size of the chunks WriteFileParts writes a big file in.
+const writebackChunk = 8 << 20
+
 // TempName returns a fresh temporary name in the directory of name.
 func TempName(name string) string {
 	var b [6]byte
@@ -66,6 +69,13 @@ func joinName(dir, base string) string {
 // root is followed and its target replaced. On any error the temporary file is
 // removed and the target is as it was.
 func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error {
+	return w.WriteFileParts(name, [][]byte{data}, opt)
+}
+
+// WriteFileParts is WriteFile for content given as pieces written one after
+// the other, so that a caller editing a big file need not join its
+// unchanged parts into one more buffer.
+func (w *Workspace) WriteFileParts(name string, parts [][]byte, opt WriteOptions) error {
 	target, err := w.FollowLinks(name)
 	if err != nil {
 		return err
@@ -102,8 +112,21 @@ func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error 
 		_ = w.Remove(tmp)
 		return w.Error(name, unwrapPath(err))
 	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
+	// Big content goes out in chunks whose writeback starts at once, so the
+	// disk works while the rest is copied and the fsync below waits less.
+	var off int64
+	for _, data := range parts {
+		for len(data) > 0 {
+			n := min(len(data), writebackChunk)
+			if _, err := f.Write(data[:n]); err != nil {
+				return fail(err)
+			}
+			if n == writebackChunk {
+				startWriteback(f, off, int64(n))
+			}
+			off += int64(n)
+			data = data[n:]
+		}
 	}
 	if old != nil {
 		// Through the descriptor: chmod/chown by name could be raced onto a symlink.

@@ -1,0 +1,207 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+func init() { commands = append(commands, newEditCmd) }
+
+// EditOptions are the parsed flags of `hunk edit`.
+type EditOptions struct {
+	Path       string
+	Old, New   *string // --old/--new or the contents of --old-file/--new-file
+	EditsFile  string  // --edits FILE|-
+	ReplaceAll bool
+	Exact      bool
+	IfMatch    string
+	Diff       bool
+	DryRun     bool
+}
+
+// editRunF lets tests check the parsed options without running the engine.
+var editRunF func(app *App, o *EditOptions) error
+
+func newEditCmd(app *App) *cobra.Command {
+	o := &EditOptions{}
+	var oldText, newText, oldFile, newFile string
+	cmd := &cobra.Command{
+		Use:   "edit PATH (--old TEXT --new TEXT | --old-file F --new-file F | --edits FILE|-)",
+		Short: "Replace exact text in a file, with careful fuzzy fallbacks and hints",
+		Long: `Replace text in one file. Each old text must occur exactly once (every
+occurrence with --replace-all). With --edits, a JSON list of
+{"oldText","newText","replaceAll"} edits is matched against the original file
+and applied together or not at all.
+
+When the old text is not found exactly, a unique match is accepted after
+normalizing line endings, then trailing whitespace, then Unicode punctuation,
+then a uniform indentation shift (the new text is re-indented the same way);
+--exact turns that off. An edit that is already applied, or whose old and new
+text are identical, succeeds without changing anything.`,
+		Example: `  hunk edit src/main.go --old 'fmt.Println("hi")' --new 'fmt.Println("hello")'
+  hunk edit src/main.go --old-file old.txt --new-file new.txt --diff
+  echo '[{"oldText":"a := 1","newText":"a := 2"}]' | hunk edit src/main.go --edits -`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Path = args[0]
+			fl := cmd.Flags()
+			stdins := 0
+			for _, name := range []string{o.EditsFile, oldFile, newFile} {
+				if name == "-" {
+					stdins++
+				}
+			}
+			if stdins > 1 {
+				return result.Usagef("only one of --edits, --old-file and --new-file can read stdin")
+			}
+			var err error
+			if o.Old, err = textFlag(app, fl.Changed("old"), oldText, "old", fl.Changed("old-file"), oldFile); err != nil {
+				return err
+			}
+			if o.New, err = textFlag(app, fl.Changed("new"), newText, "new", fl.Changed("new-file"), newFile); err != nil {
+				return err
+			}
+			switch {
+			case o.EditsFile != "" && (o.Old != nil || o.New != nil):
+				return result.Usagef("--edits cannot be combined with --old/--new").WithHint("put every edit in the --edits list")
+			case o.EditsFile != "" && o.ReplaceAll:
+				return result.Usagef("--replace-all applies to --old/--new; in --edits set \"replaceAll\": true per edit")
+			case o.EditsFile == "" && o.Old == nil:
+				return result.Usagef("missing the old text: give --old TEXT, --old-file FILE or --edits FILE").WithHint("usage: " + cmd.UseLine())
+			case o.EditsFile == "" && o.New == nil:
+				return result.Usagef("missing the new text: give --new TEXT or --new-file FILE (--new '' deletes the old text)").WithHint("usage: " + cmd.UseLine())
+			}
+			if editRunF != nil {
+				return editRunF(app, o)
+			}
+			return editRun(app, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&oldText, "old", "", "the exact text to replace")
+	f.StringVar(&newText, "new", "", "the text to put in its place")
+	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (- for stdin)")
+	f.StringVar(&newFile, "new-file", "", "read the new text from FILE (- for stdin)")
+	f.StringVar(&o.EditsFile, "edits", "", `read a JSON list of {"oldText","newText","replaceAll"} edits from FILE (- for stdin)`)
+	f.BoolVar(&o.ReplaceAll, "replace-all", false, "replace every occurrence of the old text")
+	f.BoolVar(&o.Exact, "exact", false, "match the old text exactly only (no fuzzy matching)")
+	f.StringVar(&o.IfMatch, "if-match", "", "refuse (STALE) unless the file's SHA-256 is this")
+	f.BoolVar(&o.Diff, "diff", false, "print a unified diff of the change")
+	f.BoolVar(&o.DryRun, "dry-run", false, "do everything but write")
+	f.Int64("max-bytes", 0, "refuse files larger than this (default 1 GiB)")
+	configKey(f, "max-bytes", "edit.max-bytes")
+	_ = cmd.MarkFlagFilename("old-file")
+	_ = cmd.MarkFlagFilename("new-file")
+	_ = cmd.MarkFlagFilename("edits", "json")
+	return cmd
+}
+
+// textFlag returns the text of --NAME or --NAME-file (nil when neither is given).
+func textFlag(app *App, set bool, text, name string, fileSet bool, file string) (*string, error) {
+	switch {
+	case set && fileSet:
+		return nil, result.Usagef("--%s and --%s-file cannot be combined", name, name)
+	case set:
+		return &text, nil
+	case fileSet:
+		b, err := readInput(app, file)
+		if err != nil {
+			return nil, result.Wrap(result.As(err).Code, err, "--"+name+"-file")
+		}
+		s := string(b)
+		return &s, nil
+	}
+	return nil, nil
+}
+
+// readInput reads a named input file (from the current directory, not the
+// workspace: it is an argument, like a patch file) or stdin for "-".
+func readInput(app *App, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(app.Stdin)
+	}
+	return os.ReadFile(name)
+}
+
+func editRun(app *App, o *EditOptions) error {
+	var edits []edit.Edit
+	if o.EditsFile != "" {
+		var r io.Reader = app.Stdin
+		if o.EditsFile != "-" {
+			f, err := os.Open(o.EditsFile)
+			if err != nil {
+				return result.Wrap(result.As(err).Code, err, "--edits")
+			}
+			defer f.Close()
+			r = f
+		}
+		var err error
+		if edits, err = edit.ParseEdits(r); err != nil {
+			return err
+		}
+	} else {
+		edits = []edit.Edit{{OldText: *o.Old, NewText: *o.New, ReplaceAll: o.ReplaceAll}}
+	}
+	ws, err := app.Workspace()
+	if err != nil {
+		return err
+	}
+	name, err := ws.Resolve(o.Path)
+	if err != nil {
+		return err
+	}
+	var files edit.Files = ws
+	if o.DryRun {
+		files = &edit.DryRun{Files: ws}
+	}
+	res, err := edit.Run(files, name, edits, edit.Options{
+		Exact:    o.Exact,
+		IfMatch:  o.IfMatch,
+		MaxBytes: app.Cfg.Edit.MaxBytes,
+		Hash:     app.Cfg.JSON,
+		Brief:    !app.Cfg.JSON && !o.Diff,
+	})
+	if err != nil {
+		return err
+	}
+	msg := editMessage(res, ws.Display(name), o.DryRun)
+	model := msg
+	human := msg
+	if o.Diff && res.Diff != "" {
+		model += "\n\n" + res.Diff
+		d := res.Diff
+		if app.ColorOut {
+			d = colorizeDiff(d)
+		}
+		human += "\n" + d
+	}
+	details := struct {
+		*edit.Result
+		DryRun bool `json:"dryRun,omitempty"`
+	}{res, o.DryRun}
+	return app.Emit(human, model, details)
+}
+
+// editMessage is the one-paragraph summary shared by humans and models.
+func editMessage(res *edit.Result, path string, dryRun bool) string {
+	var b strings.Builder
+	switch {
+	case res.Replacements == 0:
+		fmt.Fprintf(&b, "No changes made to %s.", path)
+	case dryRun:
+		fmt.Fprintf(&b, "Would replace %d block(s) in %s (dry run: nothing was written).", res.Replacements, path)
+	default:
+		fmt.Fprintf(&b, "Successfully replaced %d block(s) in %s.", res.Replacements, path)
+	}
+	for _, n := range res.Notes {
+		b.WriteString("\n" + n)
+	}
+	return b.String()
+}

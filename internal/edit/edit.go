@@ -1,0 +1,372 @@
+// Package edit owns exact text replacement in one file: matching each old
+// text against the file (exactly, then by a few careful fuzzy rules when, and
+// only when, the place is still unique), applying every edit of a call
+// together or none, keeping the file's line endings, BOM and final newline,
+// and explaining failures with the closest candidate regions.
+//
+// The engine works on bytes: Apply is pure (content in, content out); Run
+// adds the file around it (size limit, lock, stale check, atomic write).
+package edit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Edit is one replacement: OldText must occur exactly once in the file
+// (every occurrence is replaced when ReplaceAll is set).
+type Edit struct {
+	OldText    string
+	NewText    string
+	ReplaceAll bool
+}
+
+// Rule names how an edit's old text was found, or why it needed no change.
+type Rule string
+
+// The match rules, in the order they are tried, and the two no-op outcomes.
+const (
+	Exact              Rule = "exact"
+	LineEndings        Rule = "line-endings"
+	TrailingWhitespace Rule = "trailing-whitespace"
+	UnicodePunctuation Rule = "unicode-punctuation"
+	Indentation        Rule = "indentation"
+	// Identical: old and new text are the same; nothing to do.
+	Identical Rule = "identical"
+	// AlreadyApplied: the old text is absent and the new text present.
+	AlreadyApplied Rule = "already-applied"
+)
+
+// describe is how a note names a fuzzy rule.
+func (r Rule) describe() string {
+	switch r {
+	case LineEndings:
+		return "after normalizing line endings"
+	case TrailingWhitespace:
+		return "after ignoring trailing whitespace"
+	case UnicodePunctuation:
+		return "after folding Unicode punctuation (quotes, dashes, spaces)"
+	case Indentation:
+		return "after a uniform indentation shift"
+	}
+	return string(r)
+}
+
+// Fuzzy reports whether r is one of the fuzzy rules.
+func (r Rule) Fuzzy() bool {
+	switch r {
+	case LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation:
+		return true
+	}
+	return false
+}
+
+// Options tune Apply and Run.
+type Options struct {
+	// Exact turns fuzzy matching off.
+	Exact bool
+	// IfMatch, when set, is the SHA-256 (hex) the file must have (STALE otherwise).
+	IfMatch string
+	// MaxBytes refuses larger files (TOO_LARGE); 0 means no limit.
+	MaxBytes int64
+	// Hash computes Result.SHA256 of the file as written.
+	Hash bool
+	// Brief leaves out what only a report needs: the line numbers of the
+	// replacements, the first changed line and the diff. Counting lines is
+	// a pass over the file up to the last edit, which a big file feels.
+	Brief bool
+}
+
+// EditResult is what happened to one edit.
+type EditResult struct {
+	// Match is the rule that found the old text, or Identical / AlreadyApplied.
+	Match Rule `json:"match"`
+	// Replacements is how many places were replaced (0 for the no-ops).
+	Replacements int `json:"replacements"`
+	// Lines are the (1-based) lines of the original file where the
+	// replaced places start (at most maxListed of them).
+	Lines []int `json:"lines,omitempty"`
+}
+
+// Result is the outcome of a successful call.
+type Result struct {
+	Path string `json:"path"`
+	// Replacements counts the replaced places over all edits.
+	Replacements int          `json:"replacements"`
+	Edits        []EditResult `json:"edits"`
+	// Match lists Edits[i].Match, for programs that want only that.
+	Match []Rule `json:"match"`
+	// Changed reports whether the content differs from the original.
+	Changed bool `json:"changed"`
+	// FirstChangedLine is the first line (1-based, in the new file) whose
+	// text differs; 0 when nothing changed.
+	FirstChangedLine int `json:"firstChangedLine,omitempty"`
+	// Diff is a unified diff of the change ("" when nothing changed).
+	Diff string `json:"diff,omitempty"`
+	// SHA256 is the hash of the file as written (Options.Hash).
+	SHA256 string `json:"sha256,omitempty"`
+	// Notes are sentences for the reader: fuzzy rules used, no-ops.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// maxListed bounds the line numbers listed in results and messages.
+const maxListed = 1000
+
+// Files is what Run needs of a workspace; *workspace.Workspace has it, and
+// DryRun wraps one so that nothing is written.
+type Files interface {
+	Stat(name string) (fs.FileInfo, error)
+	Open(name string) (*os.File, error)
+	ReadFile(name string) ([]byte, error)
+	WriteFileParts(name string, parts [][]byte, opt workspace.WriteOptions) error
+	Lock(names ...string) (unlock func(), err error)
+}
+
+// DryRun wraps Files so that writes are recorded, not made: `--dry-run` is
+// the same engine over this wrapper.
+type DryRun struct {
+	Files
+	// Written holds what would have been written, by name.
+	Written map[string][]byte
+}
+
+// WriteFileParts records the content instead of writing it.
+func (d *DryRun) WriteFileParts(name string, parts [][]byte, _ workspace.WriteOptions) error {
+	if d.Written == nil {
+		d.Written = map[string][]byte{}
+	}
+	d.Written[name] = join(parts)
+	return nil
+}
+
+// Run applies edits to the file name (a resolved workspace name) of files:
+// under the workspace lock for name it reads the file, checks it against
+// opt.IfMatch, applies every edit (Apply) and writes the result atomically
+// when it changed. Many processes may run it on one file at once: the lock
+// serializes their read-modify-write cycles, so no edit is lost.
+func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err error) {
+	if err := Validate(edits); err != nil {
+		return nil, err
+	}
+	// A big file is mapped (readContent): if it is truncated under us, the
+	// fault becomes a panic here instead of killing the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverFault(name, &res, &err)
+	unlock, err := files.Lock(name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	fi, err := files.Stat(name)
+	if err != nil {
+		return nil, notFoundHint(err)
+	}
+	if fi.IsDir() {
+		return nil, result.Errorf(result.IsDirectory, "%s: is a directory; edit changes text in a file", name)
+	}
+	if opt.MaxBytes > 0 && fi.Size() > opt.MaxBytes {
+		return nil, result.Errorf(result.TooLarge, "%s: file is too large to edit (%d bytes, at most %d)", name, fi.Size(), opt.MaxBytes).
+			WithHint("raise the limit with --max-bytes (config edit.max-bytes)")
+	}
+	content, release, err := readContent(files, name, fi.Size())
+	if err != nil {
+		return nil, notFoundHint(err)
+	}
+	defer release()
+	if opt.IfMatch != "" {
+		sum := sha256.Sum256(content)
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, strings.TrimSpace(opt.IfMatch)) {
+			return nil, result.Errorf(result.Stale, "%s: file changed since it was read (its SHA-256 is %s, not %s); nothing was edited", name, got, opt.IfMatch).
+				WithHint("read the file again and redo the edit against its current content").
+				WithDetail("sha256", got)
+		}
+	}
+	parts, res, err := apply(name, content, edits, opt)
+	if err != nil {
+		return nil, err
+	}
+	if res.Changed {
+		if err := files.WriteFileParts(name, parts, workspace.WriteOptions{NoParents: true}); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Hash {
+		h := sha256.New()
+		for _, p := range parts {
+			h.Write(p)
+		}
+		res.SHA256 = hex.EncodeToString(h.Sum(nil))
+	}
+	return res, nil
+}
+
+// recoverFault, deferred with debug.SetPanicOnFault(true), turns a fault on
+// a mapped file into an error.
+func recoverFault(name string, res **Result, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(interface{ Addr() uintptr }); !ok { // only faults carry an address
+		panic(r)
+	}
+	*res = nil
+	*err = result.Errorf(result.IOError, "%s: the file changed while it was being edited (it was truncated); nothing was written", name).
+		WithHint("retry the edit")
+}
+
+func notFoundHint(err error) error {
+	if re := result.As(err); re.Code == result.NotFound && len(re.Hints) == 0 {
+		return re.WithHint("edit changes an existing file; create one with 'hunk write'")
+	}
+	return err
+}
+
+// Validate checks edits without a file: at least one, and no empty old text.
+func Validate(edits []Edit) error {
+	if len(edits) == 0 {
+		return result.Errorf(result.InvalidArgument, "no edits given").
+			WithHint("pass --old and --new, or --edits FILE with a JSON list of {\"oldText\",\"newText\"}")
+	}
+	for i, e := range edits {
+		if strings.TrimPrefix(e.OldText, workspace.BOM) == "" {
+			return result.Errorf(result.InvalidArgument, "%sold text is empty; it must name the text to replace", editLabel(i, len(edits))).
+				WithHint("to create or overwrite a whole file use 'hunk write'").
+				WithDetail("edit", i+1)
+		}
+	}
+	return nil
+}
+
+// editLabel prefixes messages about edit i of n ("" when there is only one).
+func editLabel(i, n int) string {
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf("edit %d of %d: ", i+1, n)
+}
+
+// replacement is one place to change: body[start:end] becomes repl.
+type replacement struct {
+	start, end int
+	repl       []byte
+	edit       int
+	line       int // 1-based line of start in the original
+}
+
+// Apply applies edits to content (a file named name, for messages) and
+// returns the new content. Every old text is matched against the original
+// content; the places must not overlap; all are applied or none.
+func Apply(name string, content []byte, edits []Edit, opt Options) ([]byte, *Result, error) {
+	parts, res, err := apply(name, content, edits, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return join(parts), res, nil
+}
+
+// apply is Apply returning the new content as pieces (see file.assemble).
+func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *Result, error) {
+	if err := Validate(edits); err != nil {
+		return nil, nil, err
+	}
+	bom := workspace.HasBOM(content)
+	body := content
+	if bom {
+		body = content[len(workspace.BOM):]
+	}
+	f := newFile(body)
+	f.brief = opt.Brief
+	if len(content) < concurrentCheck {
+		if err := workspace.CheckText(name, content); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		f.startCheck(name, content)
+		defer f.checked()
+	}
+	res := &Result{Path: name}
+	var reps []replacement
+	for i, e := range edits {
+		er, rs, err := f.plan(name, i, len(edits), e, opt)
+		if cerr := f.checked(); cerr != nil { // not text: that is the error
+			return nil, nil, cerr
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Edits = append(res.Edits, er)
+		res.Match = append(res.Match, er.Match)
+		res.Replacements += er.Replacements
+		reps = append(reps, rs...)
+		label := ""
+		if len(edits) > 1 {
+			label = fmt.Sprintf("Edit %d: ", i+1)
+		}
+		var note string
+		switch {
+		case er.Match == Identical:
+			note = "the old and new text are identical; nothing to replace."
+		case er.Match == AlreadyApplied:
+			note = "already applied: the old text is absent and the new text is present."
+		case er.Match == Indentation:
+			note = "the old text matched " + er.Match.describe() + "; the new text was re-indented the same way."
+		case er.Match.Fuzzy():
+			note = "the old text matched " + er.Match.describe() + "."
+		}
+		if note != "" && label == "" {
+			res.Notes = append(res.Notes, capital(note))
+		} else if note != "" {
+			res.Notes = append(res.Notes, label+note)
+		}
+	}
+	sort.SliceStable(reps, func(a, b int) bool { return reps[a].start < reps[b].start })
+	for k := 1; k < len(reps); k++ {
+		p, q := reps[k-1], reps[k]
+		if q.start < p.end {
+			a, b := p.edit, q.edit
+			if a > b {
+				a, b = b, a
+			}
+			what := fmt.Sprintf("edits %d and %d overlap", a+1, b+1)
+			if a == b {
+				what = fmt.Sprintf("two places matched by edit %d overlap", a+1)
+			}
+			line := q.line
+			if line == 0 {
+				line = f.lineOf(q.start)
+			}
+			return nil, nil, result.Errorf(result.InvalidArgument, "%s: %s (at line %d); every edit must change a separate part of the file", name, what, line).
+				WithHint("merge the overlapping edits into one, or make their old texts disjoint").
+				WithDetail("edits", []int{a + 1, b + 1}).WithDetail("line", line)
+		}
+	}
+	parts, changed := f.assemble(0, len(body), reps)
+	if bom {
+		parts = append([][]byte{content[:len(workspace.BOM)]}, parts...)
+	}
+	res.Changed = changed
+	if changed && !opt.Brief {
+		res.FirstChangedLine = f.firstChangedLine(reps)
+		res.Diff = f.diff(name, reps)
+	} else if !changed && res.Replacements > 0 {
+		res.Notes = append(res.Notes, "The replacement leaves the file as it was.")
+	}
+	return parts, res, nil
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

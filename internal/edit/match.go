@@ -1,0 +1,504 @@
+package edit
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// fuzzyRules are tried in this order, each only when every earlier rule
+// (exact included) found nothing. Each rule also applies the normalizations
+// of the rules before it.
+var fuzzyRules = [...]Rule{LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation}
+
+// match is one place an old text was found: body[start:end].
+type match struct {
+	start, end int
+	line       int // 1-based line of start
+	// Indentation rule only: whether the match starts at the start of its
+	// line (so the new text's first line is re-indented too), the width to
+	// add to every new line's indentation, the tab width that made the
+	// shift uniform, and whether the file indents with tabs.
+	fullStart bool
+	delta     int
+	tab       int
+	tabs      int // 1: tabs, 0: spaces, -1: keep the new text's own
+}
+
+// plan finds edit e (number i of n) in the file and returns its outcome and
+// the replacements it makes.
+func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []replacement, error) {
+	old := strings.TrimPrefix(e.OldText, workspace.BOM)
+	nw := strings.TrimPrefix(e.NewText, workspace.BOM)
+	if old == nw {
+		return EditResult{Match: Identical}, nil, nil
+	}
+	rule := Exact
+	var ms []match
+	pos := f.findAll([]byte(old))
+	if len(pos) == 0 || (len(pos) > 1 && !e.ReplaceAll) {
+		// Not the plain unique case: the file must be known to be text
+		// before fuzzy matching or explaining a failure.
+		if err := f.checked(); err != nil {
+			return EditResult{}, nil, err
+		}
+	}
+	if len(pos) > 0 {
+		ms = f.exactMatches(pos, len(old))
+	} else if !opt.Exact {
+		for _, r := range fuzzyRules {
+			if ms = f.fuzzy(r, old); len(ms) > 0 {
+				rule = r
+				break
+			}
+		}
+	}
+	if len(ms) == 0 {
+		if f.applied(old, nw, e.ReplaceAll) {
+			return EditResult{Match: AlreadyApplied}, nil, nil
+		}
+		return EditResult{}, nil, f.noMatch(name, i, n, old, opt)
+	}
+	if len(ms) > 1 && !e.ReplaceAll {
+		return EditResult{}, nil, f.ambiguous(name, i, n, rule, ms)
+	}
+	ms = disjoint(ms)
+	er := EditResult{Match: rule, Replacements: len(ms)}
+	reps := make([]replacement, 0, len(ms))
+	var exactRepl []byte
+	for _, m := range ms {
+		var repl []byte
+		if rule == Indentation {
+			repl = []byte(f.toEOL(reindent(nw, m)))
+		} else {
+			if exactRepl == nil {
+				exactRepl = []byte(f.toEOL(nw))
+			}
+			repl = exactRepl
+		}
+		reps = append(reps, replacement{start: m.start, end: m.end, repl: repl, edit: i, line: m.line})
+		if len(er.Lines) < maxListed && !f.brief {
+			er.Lines = append(er.Lines, m.line)
+		}
+	}
+	return er, reps, nil
+}
+
+// applied reports whether an edit whose old text is absent is already
+// applied: its new text (with the file's line endings) is present — exactly
+// once, unless replaceAll, since a text that occurs in many places proves
+// nothing — is not blank, and is not part of the old text (deleting "(1)"
+// from "foo(1)" leaves "foo", which may have been there all along).
+func (f *file) applied(old, nw string, replaceAll bool) bool {
+	if strings.TrimSpace(nw) == "" || strings.Contains(old, nw) {
+		return false
+	}
+	conv := []byte(f.toEOL(nw))
+	k := bytes.Index(f.body, conv)
+	if k < 0 {
+		return false
+	}
+	return replaceAll || bytes.Index(f.body[k+1:], conv) < 0
+}
+
+// findAll returns the offsets of every occurrence of old, overlapping ones
+// included: "aa" occurs twice in "aaa", so it does not name one place.
+// (--replace-all then replaces the leftmost non-overlapping ones: disjoint.)
+func (f *file) findAll(old []byte) []int {
+	var pos []int
+	for at := 0; at+len(old) <= len(f.body); {
+		k := bytes.Index(f.body[at:], old)
+		if k < 0 {
+			break
+		}
+		pos = append(pos, at+k)
+		at += k + 1
+	}
+	return pos
+}
+
+func (f *file) exactMatches(pos []int, n int) []match {
+	ms := make([]match, len(pos))
+	for k, p := range pos {
+		ms[k] = match{start: p, end: p + n}
+		if !f.brief {
+			ms[k].line = f.lineOf(p)
+		}
+	}
+	return ms
+}
+
+// disjoint keeps, in order, the matches that do not overlap an earlier kept one.
+func disjoint(ms []match) []match {
+	out := ms[:0:0]
+	end := -1
+	for _, m := range ms {
+		if m.start >= end {
+			out = append(out, m)
+			end = m.end
+		}
+	}
+	return out
+}
+
+// flags are the normalizations a comparison applies to a line's text.
+type flags struct{ trim, fold, strip bool }
+
+func ruleFlags(r Rule) flags {
+	switch r {
+	case TrailingWhitespace:
+		return flags{trim: true}
+	case UnicodePunctuation:
+		return flags{trim: true, fold: true}
+	case Indentation:
+		return flags{trim: true, fold: true, strip: true}
+	}
+	return flags{}
+}
+
+// norm is a normalized line with the way back to the original bytes.
+type norm struct {
+	s    []byte
+	lead int   // bytes of indentation stripped
+	off  []int // off[i] is the original index (after lead) of s[i]; nil: identity
+}
+
+// orig maps an index of n.s (0..len(n.s)) to an index of the original line.
+func (n norm) orig(i int) int {
+	if n.off == nil {
+		return n.lead + i
+	}
+	return n.lead + n.off[i]
+}
+
+func normalize(s []byte, fl flags) norm {
+	var n norm
+	if fl.strip {
+		for n.lead < len(s) && (s[n.lead] == ' ' || s[n.lead] == '\t') {
+			n.lead++
+		}
+		s = s[n.lead:]
+	}
+	if fl.fold {
+		s, n.off = fold(s)
+	}
+	if fl.trim {
+		e := len(s)
+		for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
+			e--
+		}
+		s = s[:e]
+	}
+	n.s = s
+	return n
+}
+
+// foldRune maps Unicode punctuation that models and editors swap for ASCII
+// (curly quotes, dashes, non-breaking and other spaces) to the ASCII byte;
+// 0 for any other rune.
+func foldRune(r rune) byte {
+	switch r {
+	case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\u2035':
+		return '\''
+	case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033', '\u2036':
+		return '"'
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D':
+		return '-'
+	case '\u00A0', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006',
+		'\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
+		return ' '
+	}
+	return 0
+}
+
+// fold applies foldRune; it returns s itself and nil when nothing changes.
+func fold(s []byte) ([]byte, []int) {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return s, nil
+	}
+	out := make([]byte, 0, len(s))
+	off := make([]int, 0, len(s)+1)
+	for p := 0; p < len(s); {
+		r, sz := utf8.DecodeRune(s[p:])
+		if c := foldRune(r); c != 0 {
+			out = append(out, c)
+			off = append(off, p)
+		} else {
+			out = append(out, s[p:p+sz]...)
+			for k := 0; k < sz; k++ {
+				off = append(off, p+k)
+			}
+		}
+		p += sz
+	}
+	off = append(off, len(s))
+	return out, off
+}
+
+// oldLine is one line of an old text under the four comparison modes: the
+// whole line, a line the match may start inside (suffix), a line the match
+// may end inside (prefix), and a text the match lies inside (sub).
+type oldLine struct {
+	raw                       []byte
+	full, suffix, prefix, sub norm
+}
+
+func prepare(text []byte, fl flags) oldLine {
+	return oldLine{
+		raw:    text,
+		full:   normalize(text, fl),
+		suffix: normalize(text, flags{trim: fl.trim, fold: fl.fold}),
+		prefix: normalize(text, flags{fold: fl.fold, strip: fl.strip}),
+		sub:    normalize(text, flags{fold: fl.fold}),
+	}
+}
+
+// fuzzy finds old in the file under rule r.
+func (f *file) fuzzy(r Rule, old string) []match {
+	if strings.TrimSpace(old) == "" {
+		return nil // whitespace is all there is to compare
+	}
+	fl := ruleFlags(r)
+	ols := workspace.SplitLines(old)
+	if r == LineEndings {
+		if len(ols) < 2 && ols[0].EOL == "" {
+			return nil // no line ending to differ in
+		}
+		// The common case, a CRLF file and LF old text: one bytes.Index pass.
+		if conv := f.toEOL(old); conv != old {
+			if pos := f.findAll([]byte(conv)); len(pos) > 0 {
+				return f.exactMatches(pos, len(conv))
+			}
+		}
+	}
+	olds := make([]oldLine, len(ols))
+	for k, l := range ols {
+		olds[k] = prepare([]byte(l.Text), fl)
+	}
+	lastFull := ols[len(ols)-1].EOL != ""
+	lines := f.lines()
+	var ms []match
+	if len(olds) == 1 && !lastFull {
+		if r == LineEndings {
+			return nil
+		}
+		for k := range lines {
+			ms = append(ms, f.inLine(k, olds[0], fl)...)
+		}
+		return ms
+	}
+	for k := 0; k+len(olds) <= len(lines); k++ {
+		if m, ok := f.linesAt(k, olds, lastFull, fl); ok {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// inLine finds a one-line old text (no line ending) inside line k.
+func (f *file) inLine(k int, o oldLine, fl flags) []match {
+	lr := f.lines()[k]
+	text := f.body[lr.start:lr.textEnd]
+	var ms []match
+	add := func(s, e int, full bool) {
+		for _, m := range ms {
+			if m.start == lr.start+s {
+				return
+			}
+		}
+		m := match{start: lr.start + s, end: lr.start + e, line: k + 1}
+		if fl.strip {
+			if !full {
+				return
+			}
+			t, delta, ok := uniform([]indentPair{{indent(text), indent(o.raw)}})
+			if !ok {
+				return
+			}
+			m.fullStart, m.delta, m.tab, m.tabs = true, delta, t, tabStyle(indent(text))
+		}
+		ms = append(ms, m)
+	}
+	if n := normalize(text, fl); len(o.full.s) > 0 && bytes.Equal(n.s, o.full.s) {
+		add(0, len(text), true)
+	}
+	if fl.strip {
+		if n := normalize(text, flags{fold: fl.fold, strip: true}); len(o.prefix.s) > 0 && bytes.HasPrefix(n.s, o.prefix.s) {
+			add(0, n.orig(len(o.prefix.s)), true)
+		}
+		return ms
+	}
+	if fl.trim {
+		if n := normalize(text, flags{trim: true, fold: fl.fold}); len(o.suffix.s) > 0 && bytes.HasSuffix(n.s, o.suffix.s) {
+			add(n.orig(len(n.s)-len(o.suffix.s)), len(text), false)
+		}
+	}
+	if fl.fold && len(o.sub.s) > 0 {
+		n := normalize(text, flags{fold: true})
+		for at := 0; at+len(o.sub.s) <= len(n.s); {
+			j := bytes.Index(n.s[at:], o.sub.s)
+			if j < 0 {
+				break
+			}
+			add(n.orig(at+j), n.orig(at+j+len(o.sub.s)), false)
+			at += j + 1
+		}
+	}
+	return ms
+}
+
+// linesAt tries a multi-line old text (or one ending with a line break) at
+// line k: the first line may match a suffix of its line, the middle lines
+// must match whole, the last line (when the old text does not end with a
+// line break) may match a prefix.
+func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, bool) {
+	lines := f.lines()
+	text := func(j int) []byte { lr := lines[k+j]; return f.body[lr.start:lr.textEnd] }
+	var m match
+	var pairs []indentPair
+	last := len(olds) - 1
+	for j, o := range olds {
+		t := text(j)
+		lr := lines[k+j]
+		full := bytes.Equal(normalize(t, fl).s, o.full.s)
+		switch {
+		case j == 0:
+			if full {
+				m.start, m.fullStart = lr.start, true
+			} else if n := normalize(t, flags{trim: fl.trim, fold: fl.fold}); (j < last || lastFull) && bytes.HasSuffix(n.s, o.suffix.s) {
+				m.start = lr.start + n.orig(len(n.s)-len(o.suffix.s))
+			} else {
+				return match{}, false
+			}
+		case j < last || lastFull:
+			if !full {
+				return match{}, false
+			}
+		default: // the last line, without its line break
+			if !full {
+				n := normalize(t, flags{fold: fl.fold, strip: fl.strip})
+				if len(o.prefix.s) == 0 || !bytes.HasPrefix(n.s, o.prefix.s) {
+					return match{}, false
+				}
+			}
+		}
+		if j == last {
+			switch {
+			case lastFull:
+				m.end = lr.end
+			case full:
+				m.end = lr.textEnd
+			default:
+				n := normalize(t, flags{fold: fl.fold, strip: fl.strip})
+				m.end = lr.start + n.orig(len(o.prefix.s))
+			}
+		}
+		if fl.strip && (j > 0 || m.fullStart) && len(o.full.s) > 0 {
+			pairs = append(pairs, indentPair{indent(t), indent(o.raw)})
+		}
+	}
+	if m.end < m.start {
+		return match{}, false
+	}
+	m.line = k + 1
+	if fl.strip {
+		t, delta, ok := uniform(pairs)
+		if !ok {
+			return match{}, false
+		}
+		m.delta, m.tab, m.tabs = delta, t, -1
+		for _, p := range pairs {
+			if p.file != "" {
+				m.tabs = tabStyle(p.file)
+				break
+			}
+		}
+	}
+	return m, true
+}
+
+// indentPair is the indentation of a file line and of the old line matched to it.
+type indentPair struct{ file, old string }
+
+func indent(b []byte) string {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return string(b[:i])
+}
+
+func tabStyle(ind string) int {
+	if strings.HasPrefix(ind, "\t") {
+		return 1
+	}
+	return 0
+}
+
+// width is the display width of an indentation with tab stops every tab columns.
+func width(ind string, tab int) int {
+	w := 0
+	for _, c := range ind {
+		if c == '\t' {
+			w += tab - w%tab
+		} else {
+			w++
+		}
+	}
+	return w
+}
+
+// uniform finds a tab width under which every file indentation is the old
+// one shifted by the same amount, and returns that amount.
+func uniform(pairs []indentPair) (tab, delta int, ok bool) {
+	for _, t := range []int{4, 8, 2} {
+		d, set, good := 0, false, true
+		for _, p := range pairs {
+			x := width(p.file, t) - width(p.old, t)
+			if !set {
+				d, set = x, true
+			} else if x != d {
+				good = false
+				break
+			}
+		}
+		if good {
+			return t, d, true
+		}
+	}
+	return 0, 0, false
+}
+
+// reindent shifts every line of nw that starts a line in the file by m.delta
+// columns, written in the file's indentation style.
+func reindent(nw string, m match) string {
+	ls := workspace.SplitLines(nw)
+	var b strings.Builder
+	for i, l := range ls {
+		t := l.Text
+		if i > 0 || m.fullStart {
+			ind := indent([]byte(t))
+			if rest := t[len(ind):]; rest != "" {
+				w := max(width(ind, m.tab)+m.delta, 0)
+				tabs := m.tabs == 1 || (m.tabs == -1 && strings.Contains(ind, "\t"))
+				t = render(w, m.tab, tabs) + rest
+			}
+		}
+		b.WriteString(t)
+		b.WriteString(l.EOL)
+	}
+	return b.String()
+}
+
+func render(w, tab int, tabs bool) string {
+	if !tabs {
+		return strings.Repeat(" ", w)
+	}
+	return strings.Repeat("\t", w/tab) + strings.Repeat(" ", w%tab)
+}
