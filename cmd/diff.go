@@ -1,39 +1,21 @@
 package cmd
 
-import (
-	"strings"
+import "github.com/hunk-dev/hunk/internal/diff"
 
-	"github.com/fatih/color"
-)
-
-// unifiedDiff renders old -> new for name. (Replaced by internal/diff once merged.)
-func unifiedDiff(name string, old, new []byte, created bool) string {
-	return ""
+// fileDiff renders the change of one file git-style: "--- a/PATH" and
+// "+++ b/PATH", or "--- /dev/null" for a file the change creates.
+func fileDiff(name string, old, new []byte, created bool) string {
+	oldName := "a/" + name
+	if created {
+		oldName = "/dev/null"
+	}
+	return diff.Unified(oldName, "b/"+name, old, new)
 }
 
-// colorDiff colors a unified diff for a terminal when stdout is colored:
-// headers bold, hunks cyan, removals red, additions green.
+// colorDiff colors d when stdout is a colored terminal.
 func (a *App) colorDiff(d string) string {
 	if d == "" || !a.ColorOut {
 		return d
 	}
-	var b strings.Builder
-	for _, full := range strings.SplitAfter(d, "\n") {
-		line := strings.TrimSuffix(full, "\n")
-		nl := full[len(line):]
-		switch {
-		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-			b.WriteString(color.New(color.Bold).Sprint(line))
-		case strings.HasPrefix(line, "@@"):
-			b.WriteString(color.CyanString("%s", line))
-		case strings.HasPrefix(line, "+"):
-			b.WriteString(color.GreenString("%s", line))
-		case strings.HasPrefix(line, "-"):
-			b.WriteString(color.RedString("%s", line))
-		default:
-			b.WriteString(line)
-		}
-		b.WriteString(nl)
-	}
-	return b.String()
+	return colorizeDiff(d)
 }

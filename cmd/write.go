@@ -107,7 +107,7 @@ func writeRun(app *App, opts *WriteOptions) error {
 	}
 	human := msg
 	if opts.Diff && !res.NoOp {
-		d := unifiedDiff(res.Path, res.Old, data, res.Created)
+		d := fileDiff(res.Path, res.Old, data, res.Created)
 		details["diff"] = d
 		human = app.colorDiff(d) + msg
 	}
