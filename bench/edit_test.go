@@ -107,13 +107,13 @@ func BenchmarkEditSmall(b *testing.B) {
 	}
 	const n = 51
 	for i := 0; i < b.N; i++ {
-		runOnce(b, dir, "", "cat", "small.go")
+		wallOnce(b, dir, "", "cat", "small.go")
 		var cats, edits []Run
 		old, nw := "return 150 }", "return -150 }"
 		for k := 0; k < n; k++ {
-			cats = append(cats, runOnce(b, dir, "", "cat", "small.go"))
-			runOnce(b, dir, "", "sync") // the edit's fsync flushes only its own file
-			edits = append(edits, runOnce(b, dir, "", bin, "edit", "small.go", "--old", old, "--new", nw))
+			cats = append(cats, wallOnce(b, dir, "", "cat", "small.go"))
+			wallOnce(b, dir, "", "sync") // the edit's fsync flushes only its own file
+			edits = append(edits, wallOnce(b, dir, "", bin, "edit", "small.go", "--old", old, "--new", nw))
 			old, nw = nw, old
 		}
 		cat, ed := medianOf(cats), medianOf(edits)

@@ -37,15 +37,12 @@ func BenchmarkReadSmall(b *testing.B) {
 // the same machine load (on a shared machine, running all of one and then
 // all of the other skews their ratio).
 func medianPair(b *testing.B, n int, dir string, x, y []string) (Run, Run) {
-	runOnce(b, dir, "", x...)
-	runOnce(b, dir, "", y...)
+	rx := runOnce(b, dir, "", x...).MaxRSS
+	ry := runOnce(b, dir, "", y...).MaxRSS
 	xs, ys := make([]time.Duration, n), make([]time.Duration, n)
-	var rx, ry int64
 	for i := 0; i < n; i++ {
-		r := runOnce(b, dir, "", x...)
-		xs[i], rx = r.Wall, max(rx, r.MaxRSS)
-		r = runOnce(b, dir, "", y...)
-		ys[i], ry = r.Wall, max(ry, r.MaxRSS)
+		xs[i] = wallOnce(b, dir, "", x...).Wall
+		ys[i] = wallOnce(b, dir, "", y...).Wall
 	}
 	slices.Sort(xs)
 	slices.Sort(ys)
