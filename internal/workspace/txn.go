@@ -187,6 +187,14 @@ func (t *Txn) Commit() error {
 	if len(t.ops) == 0 {
 		return nil
 	}
+	seen := make(map[string]string, len(t.ops))
+	for _, op := range t.ops {
+		if other, ok := seen[op.target]; ok {
+			t.cleanup()
+			return result.Errorf(result.InvalidArgument, "%s and %s are the same file (through a symlink); refusing to change it twice", other, op.name)
+		}
+		seen[op.target] = op.name
+	}
 	if err := t.sync(); err != nil {
 		t.rollback(0)
 		return err
