@@ -64,6 +64,9 @@ type FS interface {
 	ReadFile(name string) ([]byte, error)
 	Lock(names ...string) (func(), error)
 	Begin() Txn
+	// Done releases what the FS holds for one Apply (open directories); it
+	// may be used again afterwards.
+	Done()
 }
 
 // Txn is a multi-file transaction (see workspace.Txn).
@@ -74,12 +77,22 @@ type Txn interface {
 	Abort()
 }
 
-// Disk is the FS of a real workspace.
-func Disk(w *workspace.Workspace) FS { return disk{w} }
+// Disk is the FS of a real workspace. Its accesses go through a
+// workspace.Batch: one system call per access, not one per path component.
+func Disk(w *workspace.Workspace) FS { return &disk{w: w, b: w.Batch()} }
 
-type disk struct{ *workspace.Workspace }
+type disk struct {
+	w *workspace.Workspace
+	b *workspace.Batch
+}
 
-func (d disk) Begin() Txn { return d.Workspace.Begin() }
+func (d *disk) Resolve(p string) (string, error)        { return d.w.Resolve(p) }
+func (d *disk) Lstat(name string) (fs.FileInfo, error)  { return d.b.Lstat(name) }
+func (d *disk) FollowLinks(name string) (string, error) { return d.b.FollowLinks(name) }
+func (d *disk) ReadFile(name string) ([]byte, error)    { return d.b.ReadFile(name) }
+func (d *disk) Lock(names ...string) (func(), error)    { return d.b.Lock(names...) }
+func (d *disk) Begin() Txn                              { return d.w.Begin(d.b) }
+func (d *disk) Done()                                   { d.b.Close() }
 
 // DryRun wraps an FS so that nothing is written: the patch is planned and
 // checked in full, and the commit is recorded instead of done.
@@ -165,6 +178,7 @@ func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
 		}
 		ops[i] = o
 	}
+	defer fsys.Done()
 	unlock, err := fsys.Lock(names...)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -123,25 +124,111 @@ func (m *placed) matchLen() int {
 	return n
 }
 
+// text is a file split into lines without copying: line i is
+// body[start[i]:start[i]+len(line[i])], followed by its ending eol[i].
+type text struct {
+	body  string // the content without BOM
+	bom   bool
+	lines []string
+	eols  []string
+	start []int
+}
+
+// split decodes content (refusing binary and non-UTF-8 data) into lines
+// that are substrings of it: one allocation per slice, none per line.
+func split(name string, content []byte) (*text, error) {
+	if err := workspace.CheckText(name, content); err != nil {
+		return nil, err
+	}
+	t := &text{}
+	if workspace.HasBOM(content) {
+		t.bom = true
+		content = content[len(workspace.BOM):]
+	}
+	// The content is not modified while the lines are in use (the result
+	// is built in a new buffer), so it can be viewed as a string in place.
+	s := unsafe.String(unsafe.SliceData(content), len(content))
+	t.body = s
+	n := strings.Count(s, "\n") + 1
+	t.lines = make([]string, 0, n)
+	t.eols = make([]string, 0, n)
+	t.start = make([]int, 0, n)
+	if strings.IndexByte(s, '\r') < 0 {
+		// LF only (the usual case): let IndexByte find the line ends.
+		for begin := 0; begin < len(s); {
+			i := strings.IndexByte(s[begin:], '\n')
+			if i < 0 {
+				t.lines = append(t.lines, s[begin:])
+				t.eols = append(t.eols, "")
+				t.start = append(t.start, begin)
+				break
+			}
+			t.lines = append(t.lines, s[begin:begin+i])
+			t.eols = append(t.eols, "\n")
+			t.start = append(t.start, begin)
+			begin += i + 1
+		}
+		return t, nil
+	}
+	begin := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		eol := s[i : i+1]
+		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			eol = s[i : i+2]
+		}
+		t.lines = append(t.lines, s[begin:i])
+		t.eols = append(t.eols, eol)
+		t.start = append(t.start, begin)
+		i += len(eol) - 1
+		begin = i + 1
+	}
+	if begin < len(s) {
+		t.lines = append(t.lines, s[begin:])
+		t.eols = append(t.eols, "")
+		t.start = append(t.start, begin)
+	}
+	return t, nil
+}
+
+// dominant is the ending new lines get: the most common one (LF when none;
+// ties go to LF, then CRLF), as workspace.Doc.Dominant.
+func (t *text) dominant() string {
+	var lf, crlf, cr int
+	for _, e := range t.eols {
+		switch e {
+		case "\n":
+			lf++
+		case "\r\n":
+			crlf++
+		case "\r":
+			cr++
+		}
+	}
+	switch {
+	case crlf > lf && crlf >= cr:
+		return "\r\n"
+	case cr > lf && cr > crlf:
+		return "\r"
+	}
+	return "\n"
+}
+
 // applyChunks is ApplyChunks, also returning how each chunk was located.
 func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
-	doc, err := workspace.Decode(opt.display(name), content)
+	t, err := split(opt.display(name), content)
 	if err != nil {
 		return nil, nil, err
 	}
-	file := make([]string, len(doc.Lines))
-	for i, l := range doc.Lines {
-		file[i] = l.Text
-	}
-	eols := make([]string, len(doc.Lines))
-	for i, l := range doc.Lines {
-		eols[i] = l.EOL
-	}
-	lc := &locator{name: name, opt: opt, file: file, eols: eols}
+	file := t.lines
+	lc := &locator{name: name, opt: opt, file: file, eols: t.eols}
 	reps := make([]replacement, 0, len(chunks))
 	rules := make([]string, 0, len(chunks))
-	finalNL := doc.FinalNewline()
-	dominant := doc.Dominant()
+	finalNL := len(file) == 0 || t.eols[len(file)-1] != ""
+	dominant := t.dominant()
 	cursor := 0
 	var taken []span // file ranges already replaced, for overlap checks
 	for i, c := range chunks {
@@ -190,46 +277,73 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		}
 		return reps[a].order < reps[b].order
 	})
-	// Assemble: untouched lines keep their endings, replacements fill in.
-	out := make([]outLine, 0, len(file)+16)
+	// Assemble: untouched runs of lines are copied as they are, with their
+	// endings; replacement lines get their own ending or the dominant one.
+	size := len(t.body) + 8
+	if t.bom {
+		size += len(workspace.BOM)
+	}
+	for _, r := range reps {
+		for _, l := range r.lines {
+			size += len(l.text) + 2
+		}
+	}
+	b := make([]byte, 0, size)
+	if t.bom {
+		b = append(b, workspace.BOM...)
+	}
+	open := false // the output ends in a line without an ending
+	copyLines := func(from, to int) {
+		if from >= to {
+			return
+		}
+		if open {
+			b = append(b, dominant...)
+		}
+		end := t.start[to-1] + len(file[to-1]) + len(t.eols[to-1])
+		b = append(b, t.body[t.start[from]:end]...)
+		open = t.eols[to-1] == ""
+	}
 	at := 0
 	for _, r := range reps {
-		for ; at < r.start; at++ {
-			out = append(out, outLine{doc.Lines[at].Text, doc.Lines[at].EOL})
+		copyLines(at, r.start)
+		for _, l := range r.lines {
+			if open {
+				b = append(b, dominant...)
+			}
+			b = append(b, l.text...)
+			eol := l.eol
+			if eol == "" {
+				eol = dominant
+			}
+			b = append(b, eol...)
+			open = false
 		}
-		out = append(out, r.lines...)
 		if r.end > at {
 			at = r.end
 		}
-	}
-	for ; at < len(file); at++ {
-		out = append(out, outLine{doc.Lines[at].Text, doc.Lines[at].EOL})
-	}
-	// Every line but the last ends with its own ending or the dominant one;
-	// the last follows the final-newline rule.
-	n := 0
-	if doc.BOM {
-		n += len(workspace.BOM)
-	}
-	for i := range out {
-		if i == len(out)-1 {
-			if !finalNL {
-				out[i].eol = ""
-			} else if out[i].eol == "" {
-				out[i].eol = dominant
-			}
-		} else if out[i].eol == "" {
-			out[i].eol = dominant
+		if r.start > at {
+			at = r.start
 		}
-		n += len(out[i].text) + len(out[i].eol)
 	}
-	b := make([]byte, 0, n)
-	if doc.BOM {
-		b = append(b, workspace.BOM...)
+	copyLines(at, len(file))
+	// The final newline: kept as the file had it, unless decided above.
+	body := b
+	if t.bom {
+		body = b[len(workspace.BOM):]
 	}
-	for _, l := range out {
-		b = append(b, l.text...)
-		b = append(b, l.eol...)
+	if len(body) > 0 {
+		switch {
+		case finalNL && open:
+			b = append(b, dominant...)
+		case !finalNL && !open:
+			switch {
+			case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
+				b = b[:len(b)-2]
+			default:
+				b = b[:len(b)-1]
+			}
+		}
 	}
 	return b, rules, nil
 }

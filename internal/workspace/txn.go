@@ -4,8 +4,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -34,11 +37,13 @@ import (
 // Stage and Remove may be called from several goroutines; Commit and Abort
 // from one.
 type Txn struct {
-	w    *Workspace
-	mu   sync.Mutex
-	ops  []*txnOp
-	dirs []string // directories created for staged files, in creation order
-	done bool
+	w        *Workspace
+	b        *Batch
+	ownBatch bool // b is closed when the transaction ends
+	mu       sync.Mutex
+	ops      []*txnOp
+	dirs     []string // directories created for staged files, in creation order
+	done     bool
 
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
 	failAt int
@@ -50,12 +55,20 @@ type txnOp struct {
 	tmp        string // staged content ("" for a removal)
 	remove     bool
 	createOnly bool
+	existed    bool   // the target existed when staged
 	backup     string // old content, once the step is done
 	applied    bool
 }
 
-// Begin starts a transaction on the workspace.
-func (w *Workspace) Begin() *Txn { return &Txn{w: w} }
+// Begin starts a transaction on the workspace. Its file operations go
+// through b (nil: a Batch of its own), which the caller keeps open until
+// the transaction is finished.
+func (w *Workspace) Begin(b *Batch) *Txn {
+	if b == nil {
+		return &Txn{w: w, b: w.Batch(), ownBatch: true}
+	}
+	return &Txn{w: w, b: b}
+}
 
 // Stage writes data to a temporary file beside name's target (a symlink
 // inside the root is followed, as WriteFile does), creating missing parent
@@ -63,17 +76,21 @@ func (w *Workspace) Begin() *Txn { return &Txn{w: w} }
 // existing file's mode (and owner, when we may) is given to the new content;
 // opt.CreateOnly makes Commit refuse a target that exists by then.
 func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
-	w := t.w
-	target, err := w.FollowLinks(name)
-	if err != nil {
-		return err
+	w, b := t.w, t.b
+	target := name
+	fi, err := b.Lstat(name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = w.FollowLinks(name); err != nil {
+			return err
+		}
+		fi, err = b.Lstat(target)
 	}
 	perm := opt.Perm
 	if perm == 0 {
 		perm = 0o666
 	}
 	var old fs.FileInfo
-	if fi, err := w.Lstat(target); err == nil {
+	if err == nil {
 		if fi.IsDir() {
 			return result.Errorf(result.IsDirectory, "%s: is a directory", name)
 		}
@@ -91,41 +108,44 @@ func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
 		}
 	}
 	tmp := TempName(target)
-	f, err := w.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return w.Error(name, unwrapPath(err))
-	}
-	fail := func(err error) error {
-		f.Close()
-		_ = w.Remove(tmp)
-		return w.Error(name, unwrapPath(err))
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
+	chown, uid, gid := false, 0, 0
 	if old != nil {
-		if err := f.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-			return fail(err)
-		}
-		if st, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			_ = f.Chown(int(st.Uid), int(st.Gid))
+		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if st, ok := old.Sys().(*syscall.Stat_t); ok && euid == 0 && (int(st.Uid) != euid || int(st.Gid) != egid) {
+			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
 	}
-	if err := f.Close(); err != nil {
-		_ = w.Remove(tmp)
+	if err := b.createExcl(tmp, data, perm, old != nil, chown, uid, gid); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly})
+	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil})
 	t.mu.Unlock()
 	return nil
+}
+
+var (
+	umaskOnce sync.Once
+	umaskVal  uint32
+	// The process's effective ids, to decide whether a new file needs the
+	// old one's owner.
+	euid, egid = os.Geteuid(), os.Getegid()
+)
+
+// umask reads the process umask once (setting it is the only way to read it).
+func umask() uint32 {
+	umaskOnce.Do(func() {
+		umaskVal = uint32(syscall.Umask(0o022))
+		syscall.Umask(int(umaskVal))
+	})
+	return umaskVal
 }
 
 // Remove records that name is to be removed at Commit. name itself is
 // removed: a symlink is removed, never its target. It must exist and not be
 // a directory.
 func (t *Txn) Remove(name string) error {
-	fi, err := t.w.Lstat(name)
+	fi, err := t.b.Lstat(name)
 	if err != nil {
 		return err
 	}
@@ -184,6 +204,9 @@ func (t *Txn) Commit() error {
 		return errors.New("workspace: transaction already finished")
 	}
 	t.done = true
+	if t.ownBatch {
+		defer t.b.Close()
+	}
 	if len(t.ops) == 0 {
 		return nil
 	}
@@ -199,32 +222,67 @@ func (t *Txn) Commit() error {
 		t.rollback(0)
 		return err
 	}
-	for i, op := range t.ops {
-		if err := t.step(i, op); err != nil {
-			t.rollback(i)
-			return err
+	// The steps are independent (one target each), so two workers share
+	// them; on a failure the others stop and every step done is undone.
+	var failed atomic.Bool
+	var firstErr error
+	var errOnce sync.Once
+	t.parallel(func(i int) {
+		if failed.Load() {
+			return
 		}
-	}
-	for _, op := range t.ops {
-		if op.backup != "" {
-			_ = t.w.Remove(op.backup)
+		if err := t.step(i, t.ops[i]); err != nil {
+			failed.Store(true)
+			errOnce.Do(func() { firstErr = err })
 		}
+	})
+	if failed.Load() {
+		t.rollback(len(t.ops))
+		return firstErr
 	}
+	t.parallel(func(i int) {
+		if op := t.ops[i]; op.backup != "" {
+			_ = t.b.Remove(op.backup)
+		}
+	})
 	// The renames themselves are durable once their directories are synced;
 	// one more syncfs covers them all.
 	return t.sync()
 }
 
+// commitWorkers is how many goroutines run the steps of a commit.
+const commitWorkers = 2
+
+// parallel runs f(i) for every op index on commitWorkers goroutines.
+func (t *Txn) parallel(f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < commitWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(t.ops) {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // step applies one staged change, first keeping the old content under a
 // backup name.
 func (t *Txn) step(i int, op *txnOp) error {
-	w := t.w
+	w, b := t.w, t.b
 	if t.failAt > 0 && i+1 == t.failAt {
 		return result.Errorf(result.IOError, "%s: injected failure", op.name)
 	}
 	if op.remove {
 		op.backup = TempName(op.target)
-		if err := w.Rename(op.target, op.backup); err != nil {
+		if err := b.Rename(op.target, op.backup); err != nil {
 			op.backup = ""
 			return w.Error(op.name, unwrapPath(err))
 		}
@@ -233,20 +291,31 @@ func (t *Txn) step(i int, op *txnOp) error {
 	}
 	if op.createOnly {
 		// link(2) refuses an existing target: no window for a clobber.
-		if err := w.Link(op.tmp, op.target); err != nil {
+		if err := b.Link(op.tmp, op.target); err != nil {
 			return w.Error(op.name, unwrapPath(err))
 		}
-		_ = w.Remove(op.tmp)
+		_ = b.Remove(op.tmp)
 		op.tmp = ""
 		op.applied = true
 		return nil
 	}
-	if fi, err := w.Lstat(op.target); err == nil && fi.Mode().IsRegular() {
-		if err := t.keepOld(op); err != nil {
-			return err
+	if op.existed {
+		// Swap the new content in: the temporary name then holds the old
+		// content, which is the backup (one atomic renameat2).
+		switch err := b.Exchange(op.tmp, op.target); {
+		case err == nil:
+			op.backup, op.tmp = op.tmp, ""
+			op.applied = true
+			return nil
+		case errors.Is(err, errNoExchange):
+			if err := t.keepOld(op); err != nil {
+				return err
+			}
+		default:
+			return w.Error(op.name, unwrapPath(err))
 		}
 	}
-	if err := w.Rename(op.tmp, op.target); err != nil {
+	if err := b.Rename(op.tmp, op.target); err != nil {
 		return w.Error(op.name, unwrapPath(err))
 	}
 	op.tmp = ""
@@ -257,29 +326,17 @@ func (t *Txn) step(i int, op *txnOp) error {
 // keepOld saves the target's current content under a backup name: a hard
 // link where the filesystem allows it, a copy otherwise.
 func (t *Txn) keepOld(op *txnOp) error {
-	w := t.w
+	w, bt := t.w, t.b
 	b := TempName(op.target)
-	if err := w.Link(op.target, b); err == nil {
+	if err := bt.Link(op.target, b); err == nil {
 		op.backup = b
 		return nil
 	}
-	data, err := w.ReadFile(op.target)
+	data, err := bt.ReadFile(op.target)
 	if err != nil {
 		return err
 	}
-	f, err := w.OpenFile(b, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return w.Error(op.name, unwrapPath(err))
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = w.Remove(b)
+	if err := bt.createExcl(b, data, 0o600, false, false, 0, 0); err != nil {
 		return w.Error(op.name, unwrapPath(err))
 	}
 	op.backup = b
@@ -289,7 +346,7 @@ func (t *Txn) keepOld(op *txnOp) error {
 // rollback undoes steps [0, n) in reverse order and removes every temporary
 // file and created directory.
 func (t *Txn) rollback(n int) {
-	w := t.w
+	w := t.b
 	for i := n - 1; i >= 0; i-- {
 		op := t.ops[i]
 		if !op.applied {
@@ -314,15 +371,18 @@ func (t *Txn) Abort() {
 	}
 	t.done = true
 	t.cleanup()
+	if t.ownBatch {
+		t.b.Close()
+	}
 }
 
 func (t *Txn) cleanup() {
 	for _, op := range t.ops {
 		if op.tmp != "" {
-			_ = t.w.Remove(op.tmp)
+			_ = t.b.Remove(op.tmp)
 		}
 		if op.backup != "" {
-			_ = t.w.Remove(op.backup)
+			_ = t.b.Remove(op.backup)
 		}
 	}
 	for i := len(t.dirs) - 1; i >= 0; i-- {
@@ -354,4 +414,353 @@ func (t *Txn) sync() error {
 		return result.Wrap(result.IOError, err, "syncing the workspace")
 	}
 	return nil
+}
+
+// Batch is a view of the workspace for work on many files: it opens each
+// directory once, through the workspace's root (so it lies inside), and
+// works relative to that descriptor with *at(2) system calls on a single
+// name component that is never followed if it is a symlink (O_NOFOLLOW,
+// AT_SYMLINK_NOFOLLOW) — one system call per access, rather than one per
+// path component and the bookkeeping of an os.File. Anything else (a
+// symlink to follow, an absolute path, host mode) goes through the
+// workspace. Safe for concurrent use; Close releases the directories.
+type Batch struct {
+	w    *Workspace
+	mu   sync.Mutex
+	dirs map[string]*os.File
+}
+
+// Batch opens a batch view of the workspace.
+func (w *Workspace) Batch() *Batch { return &Batch{w: w, dirs: map[string]*os.File{}} }
+
+// Close releases the directories the batch opened.
+func (b *Batch) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.dirs {
+		f.Close()
+	}
+	b.dirs = map[string]*os.File{}
+}
+
+// at returns a descriptor of the directory holding name and name's last
+// component; ok is false when the batch cannot serve name directly.
+func (b *Batch) at(name string) (fd int, base string, ok bool) {
+	if b.w.root == nil || filepath.IsAbs(name) {
+		return 0, "", false
+	}
+	dir, base := splitName(name)
+	if base == "." || base == ".." || base == "/" || base == "" {
+		return 0, "", false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f, ok := b.dirs[dir]
+	if !ok {
+		var err error
+		if f, err = b.w.root.Open(dir); err != nil {
+			return 0, "", false // let the workspace report it
+		}
+		b.dirs[dir] = f
+	}
+	return int(f.Fd()), base, true
+}
+
+func pathErr(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+// Lstat is Workspace.Lstat.
+func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.Lstat(name)
+	}
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return nil, b.w.Error(name, pathErr("lstat", name, err))
+	}
+	return statInfo(base, &st), nil
+}
+
+// ReadFile is Workspace.ReadFile. A final symlink is followed through the
+// workspace (inside the root only).
+func (b *Batch) ReadFile(name string) ([]byte, error) {
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.ReadFile(name)
+	}
+	var f int
+	err := ignoringEINTR(func() (err error) {
+		f, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err == unix.ELOOP {
+		return b.w.ReadFile(name)
+	}
+	if err != nil {
+		return nil, b.w.Error(name, pathErr("open", name, err))
+	}
+	defer unix.Close(f)
+	var st unix.Stat_t
+	if err := unix.Fstat(f, &st); err != nil {
+		return nil, b.w.Error(name, pathErr("stat", name, err))
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nil, b.w.Error(name, pathErr("read", name, syscall.EISDIR))
+	}
+	data := make([]byte, 0, st.Size+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := unix.Read(f, data[len(data):cap(data)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, b.w.Error(name, pathErr("read", name, err))
+		}
+		if n == 0 {
+			return data, nil
+		}
+		data = data[:len(data)+n]
+		if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(len(data)) == st.Size {
+			return data, nil // all of it, as it was when opened
+		}
+	}
+}
+
+// FollowLinks is Workspace.FollowLinks, with one Lstat for a name that is
+// not a symlink.
+func (b *Batch) FollowLinks(name string) (string, error) {
+	fi, err := b.Lstat(name)
+	if err != nil {
+		if re := result.As(err); re.Code == result.NotFound {
+			return name, nil
+		}
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return name, nil
+	}
+	return b.w.FollowLinks(name)
+}
+
+// createExcl creates name (which must not exist) with mode perm less the
+// umask — or, when exact, perm exactly — writes data and, when chown, gives
+// it the owner uid:gid; it returns an error naming name.
+func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int) error {
+	fd, base, ok := b.at(name)
+	if !ok {
+		f, err := b.w.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if err == nil && exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
+			err = f.Chmod(perm)
+		}
+		if err == nil && chown {
+			_ = f.Chown(uid, gid)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = b.w.Remove(name)
+			return b.w.Error(name, err)
+		}
+		return nil
+	}
+	var f int
+	err := ignoringEINTR(func() (err error) {
+		f, err = unix.Openat(fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm&fs.ModePerm))
+		return err
+	})
+	if err != nil {
+		return b.w.Error(name, pathErr("open", name, err))
+	}
+	fail := func(err error) error {
+		unix.Close(f)
+		_ = unix.Unlinkat(fd, base, 0)
+		return b.w.Error(name, pathErr("write", name, err))
+	}
+	for off := 0; off < len(data); {
+		n, err := unix.Write(f, data[off:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		off += n
+	}
+	if exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
+		mode := uint32(perm & fs.ModePerm)
+		if perm&fs.ModeSetuid != 0 {
+			mode |= unix.S_ISUID
+		}
+		if perm&fs.ModeSetgid != 0 {
+			mode |= unix.S_ISGID
+		}
+		if perm&fs.ModeSticky != 0 {
+			mode |= unix.S_ISVTX
+		}
+		if err := unix.Fchmod(f, mode); err != nil {
+			return fail(err)
+		}
+	}
+	if chown {
+		_ = unix.Fchown(f, uid, gid)
+	}
+	if err := unix.Close(f); err != nil {
+		_ = unix.Unlinkat(fd, base, 0)
+		return b.w.Error(name, pathErr("close", name, err))
+	}
+	return nil
+}
+
+// Remove is Workspace.Remove for a file or symlink (never followed).
+func (b *Batch) Remove(name string) error {
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.Remove(name)
+	}
+	err := unix.Unlinkat(fd, base, 0)
+	if err == unix.EISDIR || err == unix.EPERM {
+		err = unix.Unlinkat(fd, base, unix.AT_REMOVEDIR)
+	}
+	return b.w.Error(name, pathErr("remove", name, err))
+}
+
+// Rename is Workspace.Rename (names in one directory are served directly).
+func (b *Batch) Rename(oldname, newname string) error {
+	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
+		return b.w.Error(newname, pathErr("rename", newname, unix.Renameat(fd, obase, fd, nbase)))
+	}
+	return b.w.Rename(oldname, newname)
+}
+
+// errNoExchange reports that the filesystem cannot exchange two names.
+var errNoExchange = errors.New("renameat2 RENAME_EXCHANGE not supported")
+
+// Exchange swaps two names in one directory atomically (renameat2 with
+// RENAME_EXCHANGE); errNoExchange where that is not available.
+func (b *Batch) Exchange(a, c string) error {
+	fd, abase, cbase, ok := b.pair(a, c)
+	if !ok {
+		return errNoExchange
+	}
+	err := unix.Renameat2(fd, abase, fd, cbase, unix.RENAME_EXCHANGE)
+	switch err {
+	case nil:
+		return nil
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+		return errNoExchange
+	}
+	return b.w.Error(c, pathErr("rename", c, err))
+}
+
+// Link is Workspace.Link (names in one directory are served directly).
+func (b *Batch) Link(oldname, newname string) error {
+	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
+		return b.w.Error(newname, pathErr("link", newname, unix.Linkat(fd, obase, fd, nbase, 0)))
+	}
+	return b.w.Link(oldname, newname)
+}
+
+func (b *Batch) pair(oldname, newname string) (int, string, string, bool) {
+	od, _ := splitName(oldname)
+	nd, _ := splitName(newname)
+	if od != nd {
+		return 0, "", "", false
+	}
+	fd, obase, ok := b.at(oldname)
+	if !ok {
+		return 0, "", "", false
+	}
+	_, nbase := splitName(newname)
+	if nbase == "." || nbase == ".." || nbase == "" {
+		return 0, "", "", false
+	}
+	return fd, obase, nbase, true
+}
+
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// statInfo is an fs.FileInfo from a stat(2) result.
+func statInfo(name string, st *unix.Stat_t) fs.FileInfo {
+	return &fileStat{name: name, st: *st}
+}
+
+type fileStat struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (f *fileStat) Name() string { return f.name }
+func (f *fileStat) Size() int64  { return f.st.Size }
+func (f *fileStat) Mode() fs.FileMode {
+	m := fs.FileMode(f.st.Mode & 0o777)
+	switch f.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	}
+	if f.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+func (f *fileStat) ModTime() time.Time {
+	return time.Unix(f.st.Mtim.Sec, f.st.Mtim.Nsec)
+}
+func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
+func (f *fileStat) Sys() any {
+	// The same type os.Lstat gives, for callers that read owners.
+	return &syscall.Stat_t{Uid: f.st.Uid, Gid: f.st.Gid, Mode: f.st.Mode, Size: f.st.Size, Nlink: f.st.Nlink, Ino: f.st.Ino, Dev: f.st.Dev}
+}
+
+// Lock is Workspace.Lock for many names: the names are reduced to one per
+// directory first.
+func (b *Batch) Lock(names ...string) (func(), error) {
+	seen := map[string]bool{}
+	var reps []string
+	for _, n := range names {
+		t, err := b.FollowLinks(n)
+		if err != nil {
+			return nil, err
+		}
+		d, _ := splitName(t)
+		if !seen[d] {
+			seen[d] = true
+			reps = append(reps, t)
+		}
+	}
+	return b.w.Lock(reps...)
 }
