@@ -86,16 +86,28 @@ func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
 			cur.oldName = headerName(l[4:])
 			cur.newName = headerName(L[i+1][4:])
 			i += 2
+			if i < hi && L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi) {
+				// The first hunk without its "@@" line.
+				c, next := readHunk(L, i, hi, true)
+				cur.chunks = append(cur.chunks, c)
+				if err := checkHunkEnd(L, next, hi); err != nil {
+					return nil, err
+				}
+				i = next
+			}
 		case strings.HasPrefix(l, "@@"):
 			if cur == nil {
 				return nil, hunkError(i, "start each file of a unified diff with '--- a/PATH' and '+++ b/PATH' lines",
 					"unified diff hunk '%s' has no file header", l)
 			}
-			c, next := readHunk(L, i, hi)
+			c, next := readHunk(L, i, hi, false)
 			if len(c.Lines) == 0 {
 				return nil, hunkError(i, "put the hunk's ' ', '-' and '+' lines after its '@@' line", "Update hunk does not contain any lines")
 			}
 			cur.chunks = append(cur.chunks, c)
+			if err := checkHunkEnd(L, next, hi); err != nil {
+				return nil, err
+			}
 			i = next
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
 			if cur == nil {
@@ -376,18 +388,34 @@ func unquote(s string) string {
 	return s
 }
 
-// readHunk reads the hunk whose "@@" header is line i and returns it and the
-// index of the line after it.
-func readHunk(L []string, i, hi int) (*Chunk, int) {
-	c := &Chunk{Line: i + 1}
+// checkHunkEnd refuses a hunk cut in two by a line that is no hunk line (a
+// context line that lost its leading space, say): reading on would apply
+// half of it. j is the line after the hunk.
+func checkHunkEnd(L []string, j, hi int) error {
+	if j+1 >= hi || L[j] == "" || isDiffMarker(L[j]) || strings.HasPrefix(L[j], "@@") || strings.HasPrefix(L[j], "diff ") {
+		return nil
+	}
+	if n := L[j+1]; n != "" && strings.IndexByte(" +-", n[0]) >= 0 && isHunkLine(L, j+1, hi) {
+		return hunkError(j, "prefix context lines with a space, removed lines with '-' and added lines with '+'",
+			"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[j])
+	}
+	return nil
+}
+
+// readHunk reads the hunk whose "@@" header is line i (headerless: whose
+// first line is line i) and returns it and the index of the line after it.
+func readHunk(L []string, i, hi int, headerless bool) (*Chunk, int) {
+	c := &Chunk{Line: i + 1, NoHeader: headerless}
 	hasCounts := false
-	if h := L[i]; strings.HasPrefix(h, "@@ ") {
+	start := i + 1
+	if headerless {
+		start = i
+	} else if h := L[i]; strings.HasPrefix(h, "@@ ") {
 		if os, ol, ns, nl, _, ok := parseRange(h[3:]); ok {
 			c.OldStart, c.OldLines, c.NewStart, c.NewLines = os, ol, ns, nl
 			hasCounts = true
 		}
 	}
-	start := i + 1
 	j := start
 	if hasCounts {
 		// Read by the counts while the lines agree with them.
