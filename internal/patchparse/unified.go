@@ -37,6 +37,7 @@ type uFile struct {
 	oldName string // names from ---/+++ (unstripped; "" for /dev/null)
 	newName string
 	hasOld  bool // a "---" line was read
+	closed  bool // a mail signature or header followed the hunks
 	renFrom string
 	renTo   string
 	isNew   bool
@@ -86,7 +87,7 @@ func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
 			cur.oldName = headerName(l[4:])
 			cur.newName = headerName(L[i+1][4:])
 			i += 2
-			if i < hi && L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi) {
+			if i < hi && (L[i] == "" && moreHunkLines(L, i, hi) || L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi)) {
 				// The first hunk without its "@@" line.
 				c, next := readHunk(L, i, hi, true)
 				cur.chunks = append(cur.chunks, c)
@@ -116,6 +117,17 @@ func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
 			cur.binary = i
 			i++
 		default:
+			// Other lines are skipped, but hunk lines cannot be: skipping
+			// them would apply part of the change. A git format-patch
+			// signature ("-- ") or the next mail ("From ") ends the file.
+			if cur != nil && cur.hasOld && !cur.closed {
+				if l == "-- " || strings.HasPrefix(l, "From ") {
+					cur.closed = true
+				} else if l != "" && strings.IndexByte(" +-", l[0]) >= 0 && isHunkLine(L, i, hi) {
+					return nil, hunkError(i, "start every hunk with an '@@ -a,b +c,d @@' line, and prefix its context lines with a space",
+						"line '%s' is not inside a hunk", l)
+				}
+			}
 			i++
 		}
 	}
