@@ -51,8 +51,8 @@ type Chunk struct {
 	// header carries none. They are hints only: a wrong number must not
 	// prevent a unique match elsewhere.
 	OldStart, OldLines, NewStart, NewLines int
-	Lines     []ChunkLine
-	EndOfFile bool // "*** End of File": the chunk ends at the end of the file
+	Lines                                  []ChunkLine
+	EndOfFile                              bool // "*** End of File": the chunk ends at the end of the file
 	// Unified "\ No newline at end of file" after the last old / new line.
 	OldNoNewline, NewNoNewline bool
 	// NoHeader is set for a Codex first chunk written without "@@".
