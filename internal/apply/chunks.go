@@ -600,7 +600,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 		if j == m.skipPat {
 			continue
 		}
-		if fi == m.skipFile {
+		if fi == m.skipFile && l.op != '+' {
 			r.lines = append(r.lines, outLine{lc.file[fi], lc.eols[fi]})
 			fi++
 		}

@@ -10,123 +10,174 @@ import (
 // recover tries, after Codex's passes found nothing, the mistakes models
 // make that leave the place and the result still uniquely determined: one
 // context line dropped from the patch, or one context line written twice.
-// Lines are compared under the most lenient pass (whitespace and Unicode
-// punctuation), so these combine with indentation drift. A recovery must fit
-// exactly one place (after the cursor, or else anywhere); several are
+// Lines are compared pass by pass as Codex does (exact, then trailing
+// whitespace, then surrounding whitespace, then Unicode punctuation), so
+// these combine with whitespace drift; the first pass that allows any
+// recovery decides, and within it the recovery must be unique — one place
+// (after the cursor, or else anywhere) and one way of aligning the lines
+// (several that give the same result count as one). Otherwise the chunk is
 // AMBIGUOUS. It returns nil, nil when no recovery fits.
 func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, error) {
-	for round, from := range []int{cursor, 0} {
-		to := len(lc.file)
-		if round == 1 {
-			if cursor == 0 {
-				break
+	for pass := Exact; pass < numPasses; pass++ {
+		for round, from := range []int{cursor, 0} {
+			to := len(lc.file)
+			if round == 1 {
+				if cursor == 0 {
+					break
+				}
+				to = cursor
 			}
-			to = cursor
-		}
-		var found []*placed
-		for s := from; s < to && len(found) < maxCandidates; s++ {
-			if p.src.EndOfFile && s+len(p.old) > len(lc.file)+1 {
-				break
-			}
-			if m := lc.alignDropped(p, s); m != nil && !overlaps(taken, span{s, s + m.matchLen()}) {
-				found = append(found, m)
-			}
-			for _, m := range lc.alignDuplicated(p, s) {
-				if !overlaps(taken, span{s, s + m.matchLen()}) {
+			var found []*placed
+			for s := from; s < to && len(found) < maxCandidates; s++ {
+				for _, m := range lc.alignDropped(p, s, pass) {
+					found = append(found, m)
+				}
+				for _, m := range lc.alignDuplicated(p, s, pass) {
 					found = append(found, m)
 				}
 			}
-		}
-		if p.src.EndOfFile {
 			kept := found[:0]
 			for _, m := range found {
-				if m.pos+m.matchLen() == len(lc.file) {
-					kept = append(kept, m)
+				if overlaps(taken, span{m.pos, m.pos + m.matchLen()}) {
+					continue
 				}
+				if p.src.EndOfFile && m.pos+m.matchLen() != len(lc.file) {
+					continue
+				}
+				kept = append(kept, m)
 			}
-			found = kept
-		}
-		switch {
-		case len(found) == 1:
-			if round == 1 {
-				found[0].rule += ",out-of-order"
+			found = lc.distinct(kept)
+			switch {
+			case len(found) == 1:
+				if round == 1 {
+					found[0].rule += ",out-of-order"
+				}
+				return found[0], nil
+			case len(found) > 1:
+				cands := make([]int, 0, len(found))
+				for _, m := range found {
+					if len(cands) == 0 || cands[len(cands)-1] != m.pos {
+						cands = append(cands, m.pos)
+					}
+				}
+				return nil, lc.ambiguous(p, cands)
 			}
-			return found[0], nil
-		case len(found) > 1:
-			cands := make([]int, len(found))
-			for i, m := range found {
-				cands[i] = m.pos
-			}
-			return nil, lc.ambiguous(p, cands)
 		}
 	}
 	return nil, nil
 }
 
-// alignDropped matches the chunk at s with exactly one file line, between
-// two of the patch's old lines, that the patch left out. The left-out line
-// must border a context line and no added line may sit at the gap (so the
-// kept line's place is certain).
-func (lc *locator) alignDropped(p *prepared, s int) *placed {
+// distinct drops recoveries whose result (the lines replaced and the lines
+// put in their place) equals an earlier one's.
+func (lc *locator) distinct(ms []*placed) []*placed {
+	if len(ms) < 2 {
+		return ms
+	}
+	var out []*placed
+	var keys []string
+	for _, m := range ms {
+		r, err := lc.build(m)
+		if err != nil {
+			out = append(out, m)
+			keys = append(keys, "")
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d-%d:", r.start, r.end)
+		for _, l := range r.lines {
+			b.WriteString(l.text)
+			b.WriteByte(0)
+		}
+		k := b.String()
+		dup := false
+		for _, o := range keys {
+			if o == k {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, m)
+			keys = append(keys, k)
+		}
+	}
+	return out
+}
+
+// alignDropped returns every way the chunk matches at s under pass with
+// exactly one file line, strictly inside the match, that the patch left
+// out. The left-out line must border a context line of the patch and no
+// added line may sit at the gap (so the kept line's place is certain).
+func (lc *locator) alignDropped(p *prepared, s int, pass Pass) []*placed {
 	file, old := lc.file, p.old
-	i, skip, skipJ := s, -1, -1
-	for j := 0; j < len(old); j++ {
-		if i >= len(file) {
-			return nil
-		}
-		if eq(Unicode, file[i], old[j]) {
-			i++
-			continue
-		}
-		if skip < 0 && j > 0 && i+1 < len(file) && eq(Unicode, file[i+1], old[j]) {
-			skip, skipJ = i, j
-			i += 2
-			continue
-		}
+	m := len(old)
+	if m < 2 || s+m+1 > len(file) {
 		return nil
 	}
-	if skip < 0 {
-		return nil
+	pre := 0
+	for pre < m && eq(pass, file[s+pre], old[pre]) {
+		pre++
 	}
-	// Find the chunk lines around the gap: old line skipJ-1 and skipJ.
-	k, before, after := 0, -1, -1
+	if pre == m || pre == 0 {
+		return nil // a plain match (found before) or none
+	}
+	var out []*placed
+	for k := 1; k <= pre; k++ {
+		// file line s+k is the one left out; old[k:] follows it.
+		ok := true
+		for j := k; j < m; j++ {
+			if !eq(pass, file[s+j+1], old[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok && gapAllowed(p, k) {
+			out = append(out, &placed{pos: s, pass: pass, skipFile: s + k, skipPat: -1, rule: "dropped-context", chunk: p})
+		}
+	}
+	return out
+}
+
+// gapAllowed reports whether a file line may be kept between old lines k-1
+// and k of the chunk: a context line must be beside it, and added lines at
+// the gap are allowed only right after a removed line (they replace it; the
+// kept line follows them) — after a context line they could go on either
+// side of the kept line.
+func gapAllowed(p *prepared, k int) bool {
+	n, before, after := 0, -1, -1
 	for li, l := range p.lines {
 		if l.op == '+' {
 			continue
 		}
-		if k == skipJ-1 {
+		if n == k-1 {
 			before = li
 		}
-		if k == skipJ {
+		if n == k {
 			after = li
 		}
-		k++
+		n++
 	}
-	for li := before + 1; li < after; li++ {
-		if p.lines[li].op == '+' {
-			return nil
-		}
+	if before < 0 || after < 0 {
+		return false
 	}
-	if p.lines[before].op != ' ' && p.lines[after].op != ' ' {
-		return nil
+	if after > before+1 && p.lines[before].op != '-' {
+		return false
 	}
-	return &placed{pos: s, pass: Unicode, skipFile: skip, skipPat: -1, rule: "dropped-context", chunk: p}
+	return p.lines[before].op == ' ' || p.lines[after].op == ' '
 }
 
-// alignDuplicated matches the chunk at s with one of its context lines, one
-// that repeats the line before it, left out (it is not in the file).
-func (lc *locator) alignDuplicated(p *prepared, s int) []*placed {
+// alignDuplicated matches the chunk at s under pass with one of its context
+// lines, one that repeats the line before it, left out (it is not in the
+// file).
+func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 	var out []*placed
 	for li := 1; li < len(p.lines); li++ {
 		l := p.lines[li]
 		if l.op != ' ' {
 			continue
 		}
-		prev := li - 1
-		for prev >= 0 && p.lines[prev].op == '+' {
-			prev--
-		}
-		if prev < 0 || prev != li-1 || strings.TrimSpace(p.lines[prev].text) != strings.TrimSpace(l.text) {
+		prev := p.lines[li-1]
+		if prev.op == '+' || strings.TrimSpace(prev.text) != strings.TrimSpace(l.text) {
 			continue
 		}
 		fi := s
@@ -135,14 +186,14 @@ func (lc *locator) alignDuplicated(p *prepared, s int) []*placed {
 			if lj == li || m.op == '+' {
 				continue
 			}
-			if fi >= len(lc.file) || !eq(Unicode, lc.file[fi], m.text) {
+			if fi >= len(lc.file) || !eq(pass, lc.file[fi], m.text) {
 				ok = false
 				break
 			}
 			fi++
 		}
 		if ok {
-			out = append(out, &placed{pos: s, pass: Unicode, skipFile: -1, skipPat: li, rule: "duplicated-context", chunk: p})
+			out = append(out, &placed{pos: s, pass: pass, skipFile: -1, skipPat: li, rule: "duplicated-context", chunk: p})
 		}
 	}
 	return out
