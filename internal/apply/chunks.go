@@ -581,7 +581,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	p := m.chunk
 	reindent := func(s string) (string, bool) { return s, true }
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
-		f, ok := lc.indentShift(m)
+		f, ok, identity := lc.indentShift(m)
 		if !ok {
 			return replacement{}, result.Errorf(result.NoMatch,
 				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way; refusing to guess how to indent the added lines",
@@ -590,7 +590,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 				WithDetail("path", lc.name).WithDetail("chunk", p.n)
 		}
 		reindent = f
-		if m.rule != "" && !strings.Contains(m.rule, "reindent") {
+		if !identity && !strings.Contains(m.rule, "reindent") {
 			m.rule += ",reindent"
 		}
 	}

@@ -60,6 +60,13 @@ func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, erro
 						cands = append(cands, m.pos)
 					}
 				}
+				if len(cands) == 1 {
+					return nil, result.Errorf(result.Ambiguous,
+						"%s: chunk %d (patch line %d) fits line %d only if a line of the file the patch leaves out is kept, and that fits more than one way; refusing to guess",
+						lc.opt.display(lc.name), p.n, p.src.Line, cands[0]+1).
+						WithHint("copy the context lines exactly as the file has them, without leaving any out").
+						WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line).WithDetail("candidates", []int{cands[0] + 1})
+				}
 				return nil, lc.ambiguous(p, cands)
 			}
 		}
@@ -205,7 +212,7 @@ func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 // with a fixed prefix added or removed, after (optionally) turning each tab
 // into w spaces or each w spaces into a tab (w = 8, 4 or 2). ok is false when
 // no single shift explains every matched line.
-func (lc *locator) indentShift(m *placed) (func(string) (string, bool), bool) {
+func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), ok, identity bool) {
 	type pair struct{ pat, file string }
 	var pairs []pair
 	fi := m.pos
@@ -231,7 +238,7 @@ func (lc *locator) indentShift(m *placed) (func(string) (string, bool), bool) {
 		}
 	}
 	if same {
-		return func(s string) (string, bool) { return s, true }, true
+		return func(s string) (string, bool) { return s, true }, true, true
 	}
 	convs := []func(string) string{func(s string) string { return s }}
 	for _, w := range []int{8, 4, 2} {
@@ -269,9 +276,9 @@ func (lc *locator) indentShift(m *placed) (func(string) (string, bool), bool) {
 				return "", false
 			}
 			return shift(q, add, del) + s[len(ind):], true
-		}, true
+		}, true, false
 	}
-	return nil, false
+	return nil, false, false
 }
 
 func shift(ind, add, del string) string {
