@@ -754,12 +754,16 @@ func (b *Batch) Lock(names ...string) (func(), error) {
 	for _, n := range names {
 		t, err := b.FollowLinks(n)
 		if err != nil {
-			return nil, err
+			// A link that leads out is refused by whatever would follow
+			// it; removing the link itself only needs its own directory.
+			t = n
 		}
 		d, _ := splitName(t)
 		if !seen[d] {
 			seen[d] = true
-			reps = append(reps, t)
+			// Workspace.Lock locks the directory of each name it is
+			// given: name a (never existing) child of d.
+			reps = append(reps, joinName(d, TempPrefix+"lock"+TempSuffix))
 		}
 	}
 	return b.w.Lock(reps...)
