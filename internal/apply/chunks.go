@@ -292,7 +292,8 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	if t.bom {
 		b = append(b, workspace.BOM...)
 	}
-	open := false // the output ends in a line without an ending
+	open := false      // the output ends in a line without an ending
+	lastEmpty := false // the output's last line has no text
 	copyLines := func(from, to int) {
 		if from >= to {
 			return
@@ -303,6 +304,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		end := t.start[to-1] + len(file[to-1]) + len(t.eols[to-1])
 		b = append(b, t.body[t.start[from]:end]...)
 		open = t.eols[to-1] == ""
+		lastEmpty = file[to-1] == ""
 	}
 	at := 0
 	for _, r := range reps {
@@ -318,6 +320,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 			}
 			b = append(b, eol...)
 			open = false
+			lastEmpty = l.text == ""
 		}
 		if r.end > at {
 			at = r.end
@@ -336,7 +339,9 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		switch {
 		case finalNL && open:
 			b = append(b, dominant...)
-		case !finalNL && !open:
+		case !finalNL && !open && !lastEmpty:
+			// (An empty last line keeps its ending: without it, it would
+			// not be a line at all.)
 			switch {
 			case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
 				b = b[:len(b)-2]
