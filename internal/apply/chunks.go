@@ -470,19 +470,25 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 	eof := p.src.EndOfFile
 	if p.src.Context != "" {
 		// Each occurrence of the context line in turn (Codex takes the
-		// first; a later one is tried when the chunk is not after it).
-		ctx := strings.TrimSuffix(p.src.Context, "\r")
-		for _, from := range []int{cursor, 0} {
-			hits, _ := seekAll(lc.file, []string{ctx}, from, len(lc.file), false)
-			for _, h := range hits {
-				cands, pass := seekAll(lc.file, p.old, h+1, len(lc.file), eof)
-				cands = free(cands, len(p.old), taken)
-				if len(cands) > 0 {
+		// first; a later one is tried when the chunk is not after it). The
+		// context decides: the first place after it is taken.
+		ctx := []string{strings.TrimSuffix(p.src.Context, "\r")}
+		for round, from := range []int{cursor, 0} {
+			if round == 1 && cursor == 0 {
+				break
+			}
+			for tries := 0; tries < maxCandidates; tries++ {
+				h, _ := seekFirst(lc.file, ctx, from, false)
+				if h < 0 || (round == 1 && h >= cursor) {
+					break
+				}
+				from = h + 1
+				if i, pass := seekFirst(lc.file, p.old, h+1, eof); i >= 0 && !overlaps(taken, span{i, i + len(p.old)}) {
 					rule := pass.String()
-					if from == 0 && h < cursor {
+					if round == 1 {
 						rule += ",out-of-order"
 					}
-					return &placed{pos: cands[0], pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+					return &placed{pos: i, pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
 				}
 			}
 		}
@@ -496,6 +502,14 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 				break
 			}
 			to = cursor // only what the first search did not see
+		}
+		if p.hint >= from && p.hint < to && !eof && matchAt(Exact, lc.file, p.old, p.hint) && !overlaps(taken, span{p.hint, p.hint + len(p.old)}) {
+			// An exact match where the line number says: nothing is nearer.
+			rule := Exact.String()
+			if round == 1 {
+				rule += ",out-of-order"
+			}
+			return &placed{pos: p.hint, pass: Exact, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
 		}
 		cands, pass := seekAll(lc.file, p.old, from, to, eof)
 		cands = free(cands, len(p.old), taken)
