@@ -424,14 +424,35 @@ func (t *Txn) sync() error {
 // path component and the bookkeeping of an os.File. Anything else (a
 // symlink to follow, an absolute path, host mode) goes through the
 // workspace. Safe for concurrent use; Close releases the directories.
+//
+// A batch remembers what Lstat found for each name (a patch asks about the
+// same name when locking, planning and staging) until the batch itself
+// changes that name; it is meant for one operation, not to watch a tree.
 type Batch struct {
-	w    *Workspace
-	mu   sync.Mutex
-	dirs map[string]*os.File
+	w     *Workspace
+	mu    sync.Mutex
+	dirs  map[string]*os.File
+	stats map[string]lstatResult
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
 }
 
 // Batch opens a batch view of the workspace.
-func (w *Workspace) Batch() *Batch { return &Batch{w: w, dirs: map[string]*os.File{}} }
+func (w *Workspace) Batch() *Batch {
+	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}}
+}
+
+// forget drops what the batch remembers of names it is about to change.
+func (b *Batch) forget(names ...string) {
+	b.mu.Lock()
+	for _, n := range names {
+		delete(b.stats, n)
+	}
+	b.mu.Unlock()
+}
 
 // Close releases the directories the batch opened.
 func (b *Batch) Close() {
@@ -441,6 +462,7 @@ func (b *Batch) Close() {
 		f.Close()
 	}
 	b.dirs = map[string]*os.File{}
+	b.stats = map[string]lstatResult{}
 }
 
 // at returns a descriptor of the directory holding name and name's last
@@ -473,8 +495,24 @@ func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-// Lstat is Workspace.Lstat.
+// Lstat is Workspace.Lstat (remembered: see Batch).
 func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
+	b.mu.Lock()
+	r, ok := b.stats[name]
+	b.mu.Unlock()
+	if ok {
+		return r.fi, r.err
+	}
+	r.fi, r.err = b.lstat(name)
+	if r.err == nil || result.As(r.err).Code == result.NotFound {
+		b.mu.Lock()
+		b.stats[name] = r
+		b.mu.Unlock()
+	}
+	return r.fi, r.err
+}
+
+func (b *Batch) lstat(name string) (fs.FileInfo, error) {
 	fd, base, ok := b.at(name)
 	if !ok {
 		return b.w.Lstat(name)
@@ -554,6 +592,7 @@ func (b *Batch) FollowLinks(name string) (string, error) {
 // umask — or, when exact, perm exactly — writes data and, when chown, gives
 // it the owner uid:gid; it returns an error naming name.
 func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int) error {
+	b.forget(name)
 	fd, base, ok := b.at(name)
 	if !ok {
 		f, err := b.w.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
@@ -626,6 +665,7 @@ func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, ch
 
 // Remove is Workspace.Remove for a file or symlink (never followed).
 func (b *Batch) Remove(name string) error {
+	b.forget(name)
 	fd, base, ok := b.at(name)
 	if !ok {
 		return b.w.Remove(name)
@@ -639,6 +679,7 @@ func (b *Batch) Remove(name string) error {
 
 // Rename is Workspace.Rename (names in one directory are served directly).
 func (b *Batch) Rename(oldname, newname string) error {
+	b.forget(oldname, newname)
 	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
 		return b.w.Error(newname, pathErr("rename", newname, unix.Renameat(fd, obase, fd, nbase)))
 	}
@@ -651,6 +692,7 @@ var errNoExchange = errors.New("renameat2 RENAME_EXCHANGE not supported")
 // Exchange swaps two names in one directory atomically (renameat2 with
 // RENAME_EXCHANGE); errNoExchange where that is not available.
 func (b *Batch) Exchange(a, c string) error {
+	b.forget(a, c)
 	fd, abase, cbase, ok := b.pair(a, c)
 	if !ok {
 		return errNoExchange
@@ -667,6 +709,7 @@ func (b *Batch) Exchange(a, c string) error {
 
 // Link is Workspace.Link (names in one directory are served directly).
 func (b *Batch) Link(oldname, newname string) error {
+	b.forget(oldname, newname)
 	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
 		return b.w.Error(newname, pathErr("link", newname, unix.Linkat(fd, obase, fd, nbase, 0)))
 	}
