@@ -434,7 +434,13 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
 		return m, err
 	}
-	return nil, lc.noMatch(p)
+	e := lc.noMatch(p)
+	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
+		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
+			e.WithHint(fmt.Sprintf("the @@ context line %q is not in the file either", ctx))
+		}
+	}
+	return nil, e
 }
 
 // locateCodex is Codex's rule: after the context line, the first position

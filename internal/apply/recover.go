@@ -307,7 +307,7 @@ func spacesToTabs(w int) func(string) string {
 
 // noMatch is Codex's "Failed to find expected lines" with a hint naming the
 // region of the file that comes closest.
-func (lc *locator) noMatch(p *prepared) error {
+func (lc *locator) noMatch(p *prepared) *result.Error {
 	e := result.Errorf(result.NoMatch, "Failed to find expected lines in %s:\n%s", lc.opt.display(lc.name), strings.Join(p.old, "\n")).
 		WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line)
 	if c, ok := closest(lc.file, p.old); ok {
