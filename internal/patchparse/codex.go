@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -38,12 +39,20 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 		if lo < hi {
 			line = lo + 1
 		}
-		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'",
-			"a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines")
+		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
+		if k := findMarker(L, lo, hi, beginPatch); k > lo {
+			hint = fmt.Sprintf("remove the %d line(s) before '*** Begin Patch' (line %d)", k-lo, k+1)
+		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
+			hint = "add a line '*** Begin Patch' before the first file operation"
+		}
+		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
 	}
 	if hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch {
-		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'",
-			"end the patch with a line '*** End Patch'")
+		hint := "end the patch with a line '*** End Patch'"
+		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
+			hint = fmt.Sprintf("remove the %d line(s) after '*** End Patch' (line %d)", hi-1-k, k+1)
+		}
+		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
 	}
 	p := &Patch{Format: Codex}
 	i, end := lo+1, hi-1
@@ -92,6 +101,26 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 		return nil, noFiles("the patch has no '*** Add File:', '*** Delete File:' or '*** Update File:' section")
 	}
 	return p, nil
+}
+
+// findMarker returns the index of the last line in [lo,hi) that is marker
+// (padding allowed), or -1.
+func findMarker(L []string, lo, hi int, marker string) int {
+	for k := hi - 1; k >= lo; k-- {
+		if strings.TrimSpace(L[k]) == marker {
+			return k
+		}
+	}
+	return -1
+}
+
+func isFileHeader(t string) bool {
+	for _, m := range []string{addFile, deleteFile, updateFile, modifyFile, moveFile} {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerHint says what to do about a line that is not a file operation.
