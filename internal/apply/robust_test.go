@@ -619,6 +619,9 @@ func TestRobustness(t *testing.T) {
 		got, err := outcome(c, f, text)
 		if err == errMoved && !clean {
 			tl.moved++
+			if os.Getenv("HUNK_ROBUST_DEBUG") != "" {
+				t.Logf("%s: moved:\n%s", key, text)
+			}
 			return
 		}
 		tl.n++

@@ -186,10 +186,16 @@ func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp,
 	for j < end {
 		l := L[j]
 		if isBlank(l) {
-			j++
-			continue
-		}
-		if l[0] == '*' {
+			k := -1
+			if len(op.Chunks) == 0 {
+				k = leadingContext(L, j, end)
+			}
+			if k < 0 {
+				j++
+				continue
+			}
+			j = k
+		} else if l[0] == '*' {
 			break
 		}
 		c, next, err := parseChunk(L, j, end, len(op.Chunks) == 0)
@@ -207,6 +213,27 @@ func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp,
 		return nil, 0, hunkError(i, hint, "Update file hunk for path '%s' is empty", path)
 	}
 	return op, j, nil
+}
+
+// leadingContext handles blank lines before a first chunk written without
+// "@@": Codex skips them all, but a line of exactly one space is the
+// context line of an empty file line, and dropping it can make the chunk fit
+// another place. It returns the index of the first such line when the blank
+// run at j is followed by a headerless chunk, or -1 (skip the run).
+func leadingContext(L []string, j, end int) int {
+	k := j
+	for k < end && isBlank(L[k]) {
+		k++
+	}
+	if k >= end || strings.IndexByte(" +-", L[k][0]) < 0 {
+		return -1
+	}
+	for i := j; i < k; i++ {
+		if L[i] == " " {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseChunk reads one chunk starting at line i: a "@@" header (optional for
