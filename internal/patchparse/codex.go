@@ -125,13 +125,31 @@ func isFileHeader(t string) bool {
 
 // headerHint says what to do about a line that is not a file operation.
 func headerHint(L []string, i int, t string) string {
+	prev := ""
+	for k := i - 1; k >= 0; k-- {
+		if p := strings.TrimSpace(L[k]); strings.HasPrefix(p, "***") {
+			prev = p
+			break
+		}
+	}
+	bodyLine := len(t) > 0 && (t[0] == '-' || t[0] == '+' || t[0] == '@') || len(L[i]) > 0 && L[i][0] == ' '
 	switch {
-	case i > 0 && strings.HasPrefix(strings.TrimSpace(L[i-1]), addFile) || len(t) > 0 && (t[0] == '-' || t[0] == '@') || len(L[i]) > 0 && L[i][0] == ' ':
+	case strings.HasPrefix(prev, deleteFile) && bodyLine:
+		return "'*** Delete File: PATH' takes no lines after it; remove them"
+	case strings.HasPrefix(prev, addFile) && (bodyLine || afterAddBody(L, i)):
 		return "every line of an '*** Add File:' section starts with '+'; changes to an existing file go in an '*** Update File:' section of '@@' chunks"
+	case bodyLine:
+		return "put chunk lines in an '*** Update File: PATH' section"
 	case strings.HasPrefix(t, "***"):
 		return "a file operation is '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH' (optionally followed by '*** Move to: NEW')"
 	}
 	return "every section of the patch starts with '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH'"
+}
+
+// afterAddBody reports whether line i directly follows a file-operation header or a
+// '+' line (an Add File body that went astray).
+func afterAddBody(L []string, i int) bool {
+	return i > 0 && len(L[i-1]) > 0 && (L[i-1][0] == '+' || strings.HasPrefix(strings.TrimSpace(L[i-1]), "***"))
 }
 
 // parseAdd reads an Add File section starting at header line i. Its body is
