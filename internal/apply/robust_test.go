@@ -816,6 +816,17 @@ func TestRobustRegressions(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n \tif x {\n \t\ty()\n-}\n \n func g() {\n*** End Patch\n",
 			want:  "func f() {\n\tif x {\n\t\ty()\n\t}\n\nfunc g() {\n}\n",
 		},
+		{
+			// The context line "\tr()" after the added line was dropped.
+			// Where it belongs a recovery would have to leave out a line
+			// next to an added one (not accepted); the first block fits by
+			// leaving out "// check" instead, and must not be taken for
+			// the only place. HUNK_ROBUST_SEED=9 (database/sql).
+			name:  "dropped context next to an added line, another block fits loosely",
+			file:  "a()\n\n// check\nif err != nil {\n\th()\n\treturn\n}\nb()\n\nif err != nil {\n\tr()\n\th()\n\treturn\n}\n",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n \n if err != nil {\n+\tnew()\n \th()\n \treturn\n }\n*** End Patch\n",
+			want:  "a()\n\n// check\nif err != nil {\n\th()\n\treturn\n}\nb()\n\nif err != nil {\n\tnew()\n\tr()\n\th()\n\treturn\n}\n",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := patchparse.Parse(tc.patch, patchparse.Options{Strip: patchparse.DefaultStrip})
