@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -38,12 +39,20 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 		if lo < hi {
 			line = lo + 1
 		}
-		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'",
-			"a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines")
+		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
+		if k := findMarker(L, lo, hi, beginPatch); k > lo {
+			hint = fmt.Sprintf("remove the %d line(s) before '*** Begin Patch' (line %d)", k-lo, k+1)
+		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
+			hint = "add a line '*** Begin Patch' before the first file operation"
+		}
+		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
 	}
 	if hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch {
-		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'",
-			"end the patch with a line '*** End Patch'")
+		hint := "end the patch with a line '*** End Patch'"
+		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
+			hint = fmt.Sprintf("remove the %d line(s) after '*** End Patch' (line %d)", hi-1-k, k+1)
+		}
+		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
 	}
 	p := &Patch{Format: Codex}
 	i, end := lo+1, hi-1
@@ -94,15 +103,53 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 	return p, nil
 }
 
+// findMarker returns the index of the last line in [lo,hi) that is marker
+// (padding allowed), or -1.
+func findMarker(L []string, lo, hi int, marker string) int {
+	for k := hi - 1; k >= lo; k-- {
+		if strings.TrimSpace(L[k]) == marker {
+			return k
+		}
+	}
+	return -1
+}
+
+func isFileHeader(t string) bool {
+	for _, m := range []string{addFile, deleteFile, updateFile, modifyFile, moveFile} {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // headerHint says what to do about a line that is not a file operation.
 func headerHint(L []string, i int, t string) string {
+	prev := ""
+	for k := i - 1; k >= 0; k-- {
+		if p := strings.TrimSpace(L[k]); strings.HasPrefix(p, "***") {
+			prev = p
+			break
+		}
+	}
+	bodyLine := len(t) > 0 && (t[0] == '-' || t[0] == '+' || t[0] == '@') || len(L[i]) > 0 && L[i][0] == ' '
 	switch {
-	case i > 0 && strings.HasPrefix(strings.TrimSpace(L[i-1]), addFile) || len(t) > 0 && (t[0] == '-' || t[0] == '@') || len(L[i]) > 0 && L[i][0] == ' ':
+	case strings.HasPrefix(prev, deleteFile) && bodyLine:
+		return "'*** Delete File: PATH' takes no lines after it; remove them"
+	case strings.HasPrefix(prev, addFile) && (bodyLine || afterAddBody(L, i)):
 		return "every line of an '*** Add File:' section starts with '+'; changes to an existing file go in an '*** Update File:' section of '@@' chunks"
+	case bodyLine:
+		return "put chunk lines in an '*** Update File: PATH' section"
 	case strings.HasPrefix(t, "***"):
 		return "a file operation is '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH' (optionally followed by '*** Move to: NEW')"
 	}
 	return "every section of the patch starts with '*** Add File: PATH', '*** Delete File: PATH' or '*** Update File: PATH'"
+}
+
+// afterAddBody reports whether line i directly follows a file-operation header or a
+// '+' line (an Add File body that went astray).
+func afterAddBody(L []string, i int) bool {
+	return i > 0 && len(L[i-1]) > 0 && (L[i-1][0] == '+' || strings.HasPrefix(strings.TrimSpace(L[i-1]), "***"))
 }
 
 // parseAdd reads an Add File section starting at header line i. Its body is
@@ -157,10 +204,16 @@ func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp,
 	for j < end {
 		l := L[j]
 		if isBlank(l) {
-			j++
-			continue
-		}
-		if l[0] == '*' {
+			k := -1
+			if len(op.Chunks) == 0 {
+				k = leadingContext(L, j, end)
+			}
+			if k < 0 {
+				j++
+				continue
+			}
+			j = k
+		} else if l[0] == '*' {
 			break
 		}
 		c, next, err := parseChunk(L, j, end, len(op.Chunks) == 0)
@@ -178,6 +231,27 @@ func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp,
 		return nil, 0, hunkError(i, hint, "Update file hunk for path '%s' is empty", path)
 	}
 	return op, j, nil
+}
+
+// leadingContext handles blank lines before a first chunk written without
+// "@@": Codex skips them all, but a line of exactly one space is the
+// context line of an empty file line, and dropping it can make the chunk fit
+// another place. It returns the index of the first such line when the blank
+// run at j is followed by a headerless chunk, or -1 (skip the run).
+func leadingContext(L []string, j, end int) int {
+	k := j
+	for k < end && isBlank(L[k]) {
+		k++
+	}
+	if k >= end || strings.IndexByte(" +-", L[k][0]) < 0 {
+		return -1
+	}
+	for i := j; i < k; i++ {
+		if L[i] == " " {
+			return i
+		}
+	}
+	return -1
 }
 
 // parseChunk reads one chunk starting at line i: a "@@" header (optional for

@@ -42,7 +42,9 @@ func Parse(text string, opt Options) (*Patch, error) {
 		lo, hi = ilo, ihi
 		tlo, thi = trimBlank(L, lo, hi)
 	}
-	if tlo < thi && strings.TrimSpace(L[tlo]) != beginPatch && looksUnified(L, tlo, thi) {
+	// A first line that looks like Codex's ("*** ...") keeps Codex's
+	// errors even when the text holds diff-like lines.
+	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
 		return parseUnified(L, tlo, hi, opt)
 	}
 	return parseCodex(L, tlo, thi)
