@@ -110,6 +110,7 @@ type placed struct {
 	skipFile, skipPat int
 	rule              string // how it was found, for details
 	chunk             *prepared
+	blocked           bool // a recovery that fits but cannot be applied with certainty
 }
 
 // matchLen is how many file lines the placed chunk covers.

@@ -48,6 +48,10 @@ func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, erro
 			}
 			found = lc.distinct(kept)
 			switch {
+			case len(found) == 1 && found[0].blocked:
+				// The only way the chunk fits leaves the kept line's place
+				// (or whether it is kept) open: no recovery.
+				return nil, nil
 			case len(found) == 1:
 				if round == 1 {
 					found[0].rule += ",out-of-order"
@@ -113,8 +117,11 @@ func (lc *locator) distinct(ms []*placed) []*placed {
 
 // alignDropped returns every way the chunk matches at s under pass with
 // exactly one file line, strictly inside the match, that the patch left
-// out. The left-out line must border a context line of the patch and no
-// added line may sit at the gap (so the kept line's place is certain).
+// out. Such a match is usable only if the left-out line borders a context
+// line of the patch and no added line sits at the gap after a context line
+// (so the kept line's place is certain); the others are returned marked
+// blocked, because they still compete: a chunk that fits one place usably
+// and another place only unusably is as ambiguous as one that fits two.
 func (lc *locator) alignDropped(p *prepared, s int, pass Pass) []*placed {
 	file, old := lc.file, p.old
 	m := len(old)
@@ -138,8 +145,8 @@ func (lc *locator) alignDropped(p *prepared, s int, pass Pass) []*placed {
 				break
 			}
 		}
-		if ok && gapAllowed(p, k) {
-			out = append(out, &placed{pos: s, pass: pass, skipFile: s + k, skipPat: -1, rule: "dropped-context", chunk: p})
+		if ok {
+			out = append(out, &placed{pos: s, pass: pass, skipFile: s + k, skipPat: -1, rule: "dropped-context", chunk: p, blocked: !gapAllowed(p, k)})
 		}
 	}
 	return out
