@@ -58,7 +58,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 				opts.File = args[0]
 			}
 			opts.Compat = app.Cfg.Patch.Compat
-			return applyPatchRun(app, opts)
+			return runApplyPatch(app, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -72,6 +72,9 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// runApplyPatch runs the command; tests replace it to check the parsed options.
+var runApplyPatch = applyPatchRun
 
 func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	if opts.Compat != "" && opts.Compat != "codex" {

@@ -1,7 +1,9 @@
 package apply
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -298,4 +300,36 @@ func TestManyFilesParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertSame(t, snapshotTree(t, dir), want)
+}
+
+// TestCommitTimeFailure makes a real commit step fail — the third of five
+// files is immutable (chattr +i: even root cannot replace it), which only
+// shows when the transaction renames over it — and checks that every other
+// file is as it was and no temporary file is left.
+func TestCommitTimeFailure(t *testing.T) {
+	if _, err := exec.LookPath("chattr"); err != nil {
+		t.Skip("no chattr")
+	}
+	files := map[string]string{}
+	var ops []*patchparse.FileOp
+	for i := 1; i <= 5; i++ {
+		name := fmt.Sprintf("f%d.txt", i)
+		files[name] = "old\n"
+		ops = append(ops, upd(name, "@@\n-old\n+new\n"))
+	}
+	files["gone.txt"] = "gone\n"
+	ops = append(ops, del("gone.txt"), add("sub/new.txt", "n"))
+	ws, dir := tree(t, files)
+	target := filepath.Join(dir, "f3.txt")
+	if out, err := exec.Command("chattr", "+i", target).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i not supported here: %s", out)
+	}
+	defer exec.Command("chattr", "-i", target).Run()
+	before := snapshotTree(t, dir)
+	_, err := Apply(Disk(ws), patch(ops...), Options{})
+	if err == nil {
+		t.Fatal("applied over an immutable file")
+	}
+	t.Logf("error: %v", err)
+	assertSame(t, snapshotTree(t, dir), before)
 }
