@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"io/fs"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -536,11 +535,4 @@ func (r *Result) Summary() string {
 		b.WriteString("D " + p + "\n")
 	}
 	return b.String()
-}
-
-// sortedCopy is used by tests.
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
 }

@@ -15,7 +15,8 @@ import (
 // new content; name is used in messages only. It is pure (no filesystem) and
 // is what Apply runs for every updated file, so generators and fuzzers can
 // call it directly. The content must be text (BINARY_FILE / NOT_UTF8
-// otherwise); its BOM, line endings and final newline are kept.
+// otherwise); its BOM, line endings and final newline are kept. content is
+// read in place, never retained: it must not change during the call.
 func ApplyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, error) {
 	out, _, err := applyChunks(name, content, chunks, opt)
 	return out, err
