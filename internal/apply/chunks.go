@@ -439,7 +439,10 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	e := lc.noMatch(p)
 	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
 		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
-			e.WithHint(fmt.Sprintf("the @@ context line %q is not in the file either", ctx))
+			// Codex checks the context line first and says so; keep its
+			// words, and the hint about the chunk's lines.
+			e.Msg = fmt.Sprintf("Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name))
+			e.Hints = append([]string{"the chunk's own lines do not fit the file either"}, e.Hints...)
 		}
 	}
 	return nil, e
