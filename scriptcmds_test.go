@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -103,7 +104,11 @@ func treeState(ts *testscript.TestScript, dir string) map[string]string {
 	return st
 }
 
-var snapshots = map[string]map[string]string{}
+// snapshots is shared by scripts running in parallel: guarded by snapshotsMu.
+var (
+	snapshots   = map[string]map[string]string{}
+	snapshotsMu sync.Mutex
+)
 
 // snapshot NAME [DIR]: record the state of DIR (default: the work dir).
 func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
@@ -114,7 +119,10 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 {
 		dir = args[1]
 	}
-	snapshots[ts.Getenv("WORK")+"\x00"+args[0]] = treeState(ts, dir)
+	st := treeState(ts, dir)
+	snapshotsMu.Lock()
+	snapshots[ts.Getenv("WORK")+"\x00"+args[0]] = st
+	snapshotsMu.Unlock()
 }
 
 // unchanged NAME [DIR]: DIR is exactly as snapshot NAME recorded it: no file
@@ -127,7 +135,9 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 {
 		dir = args[1]
 	}
+	snapshotsMu.Lock()
 	before, ok := snapshots[ts.Getenv("WORK")+"\x00"+args[0]]
+	snapshotsMu.Unlock()
 	if !ok {
 		ts.Fatalf("no snapshot %q", args[0])
 	}
