@@ -404,6 +404,9 @@ const flushWorkers = 32
 // flushed — unlike syncfs(2) or sync(2), whose cost depends on what every
 // other process has left unwritten on the filesystem.
 func (t *Txn) flushStaged() error {
+	if t.b.volatile() {
+		return nil
+	}
 	var tmps []*txnOp
 	for _, op := range t.ops {
 		if op.tmp != "" {
@@ -436,6 +439,9 @@ func (t *Txn) flushStaged() error {
 // flushDirs makes the renames and removals durable: fsync(2) of every
 // directory a change was made in.
 func (t *Txn) flushDirs() error {
+	if t.b.volatile() {
+		return nil
+	}
 	dirs := map[string]bool{}
 	for _, op := range t.ops {
 		d, _ := splitName(op.target)
@@ -451,6 +457,16 @@ func (t *Txn) flushDirs() error {
 		}
 	}
 	return nil
+}
+
+// volatile reports whether the workspace lies on a filesystem that keeps
+// nothing across a restart (tmpfs, ramfs), where flushing is pure cost.
+func (w *Workspace) volatile() bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(w.dir, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC
 }
 
 // fdatasync flushes the data of the file name (never following a symlink).
@@ -511,6 +527,9 @@ type Batch struct {
 	mu    sync.Mutex
 	dirs  map[string]*os.File
 	stats map[string]lstatResult
+
+	volOnce sync.Once
+	vol     bool
 }
 
 type lstatResult struct {
@@ -521,6 +540,12 @@ type lstatResult struct {
 // Batch opens a batch view of the workspace.
 func (w *Workspace) Batch() *Batch {
 	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}}
+}
+
+// volatile is Workspace.volatile, asked once per batch.
+func (b *Batch) volatile() bool {
+	b.volOnce.Do(func() { b.vol = b.w.volatile() })
+	return b.vol
 }
 
 // forget drops what the batch remembers of names it is about to change.
@@ -741,7 +766,7 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 	if chown {
 		_ = unix.Fchown(f, uid, gid)
 	}
-	if startWriteback && len(data) > 0 {
+	if startWriteback && len(data) > 0 && !b.volatile() {
 		_ = unix.SyncFileRange(f, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 	}
 	if err := unix.Close(f); err != nil {
