@@ -320,7 +320,7 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 	if c, ok := closest(lc.file, p.old); ok {
 		h := fmt.Sprintf("closest match at line %d (%d%% similar)", c.line+1, c.percent)
 		if c.diffAt >= 0 {
-			h += fmt.Sprintf("; line %d differs: the file has %q where the patch expects %q", c.line+c.diffAt+1, lc.file[c.line+c.diffAt], p.old[c.diffAt])
+			h += fmt.Sprintf(": line %d has %q where the patch expects %q", c.line+c.diffAt+1, lc.file[c.line+c.diffAt], p.old[c.diffAt])
 		}
 		e.WithHint(h)
 		e.WithDetail("closest", map[string]any{"line": c.line + 1, "similarity": c.percent})
