@@ -1,20 +1,134 @@
 package diff
 
-import "testing"
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
 
 func TestUnified(t *testing.T) {
-	cases := map[string]struct{ old, new, want string }{
-		"equal": {"a\n", "a\n", ""},
-		"change": {"a\nb\nc\n", "a\nB\nc\n",
-			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
-		"no final newline": {"a\nb", "a\nc",
-			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
+	tests := []struct {
+		name, old, new, want string
+	}{
+		{"equal", "a\n", "a\n", ""},
+		{"change", "a\nb\nc\n", "a\nB\nc\n", "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"create", "", "a\n", "--- x\n+++ y\n@@ -0,0 +1 @@\n+a\n"},
+		{"delete", "a\nb\n", "", "--- x\n+++ y\n@@ -1,2 +0,0 @@\n-a\n-b\n"},
+		{"no final newline", "a\n", "a", "--- x\n+++ y\n@@ -1 +1 @@\n-a\n+a\n\\ No newline at end of file\n"},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := Unified("a/f", "b/f", []byte(c.old), []byte(c.new)); got != c.want {
-				t.Fatalf("got\n%q\nwant\n%q", got, c.want)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Unified("x", "y", []byte(tt.old), []byte(tt.new)); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+// applyUnified applies diff text produced by Unified to old (test helper).
+func applyUnified(t *testing.T, old, d string) string {
+	t.Helper()
+	a := splitLines(old)
+	var out []string
+	lines := strings.Split(d, "\n")
+	ai := 0
+	last := byte(0)
+	for k := 2; k < len(lines); k++ {
+		l := lines[k]
+		if l != "" && l[0] != '\\' {
+			last = l[0]
+		}
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			var from int
+			f := strings.Fields(l)[1][1:]
+			fmt.Sscanf(strings.Split(f, ",")[0], "%d", &from)
+			if strings.HasSuffix(f, ",0") {
+				from++ // an empty range names the line before
+			}
+			for ai < from-1 {
+				out = append(out, a[ai])
+				ai++
+			}
+		case l == `\ No newline at end of file`:
+			if last != '-' {
+				out[len(out)-1] = strings.TrimSuffix(out[len(out)-1], "\n")
+			}
+		case strings.HasPrefix(l, "-"):
+			ai++
+		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, " "):
+			out = append(out, l[1:]+"\n")
+			if l[0] == ' ' {
+				ai++
+			}
+		}
+	}
+	out = append(out, a[ai:]...)
+	return strings.Join(out, "")
+}
+
+func TestUnifiedRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	words := []string{"a\n", "b\n", "c\n", "}\n", "\n", "x\n", "y\n"}
+	gen := func(n int) string {
+		var sb strings.Builder
+		for i := 0; i < n; i++ {
+			if r.Intn(3) == 0 {
+				fmt.Fprintf(&sb, "line %d\n", r.Intn(50))
+			} else {
+				sb.WriteString(words[r.Intn(len(words))])
+			}
+		}
+		s := sb.String()
+		if r.Intn(4) == 0 {
+			s = strings.TrimSuffix(s, "\n")
+		}
+		return s
+	}
+	for it := 0; it < 3000; it++ {
+		a := gen(r.Intn(60))
+		b := a
+		switch r.Intn(3) {
+		case 0:
+			b = gen(r.Intn(60))
+		default:
+			// a few local edits
+			ls := splitLines(a)
+			for e := 0; e < 1+r.Intn(3) && len(ls) > 0; e++ {
+				p := r.Intn(len(ls))
+				switch r.Intn(3) {
+				case 0:
+					ls = append(ls[:p], ls[p+1:]...)
+				case 1:
+					ls = append(ls[:p], append([]string{"new\n"}, ls[p:]...)...)
+				default:
+					ls[p] = "changed\n"
+				}
+			}
+			b = strings.Join(ls, "")
+		}
+		d := Unified("a", "b", []byte(a), []byte(b))
+		if a == b {
+			if d != "" {
+				t.Fatalf("equal texts gave a diff")
+			}
+			continue
+		}
+		if got := applyUnified(t, a, d); got != b {
+			t.Fatalf("round trip failed\na=%q\nb=%q\ndiff:\n%s\ngot=%q", a, b, d, got)
+		}
+	}
+}
+
+func BenchmarkUnifiedLongFile(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 500; i++ {
+		fmt.Fprintf(&sb, "    line %d of a long file\n", i)
+	}
+	old := sb.String()
+	nw := strings.Replace(strings.Replace(old, "line 100 ", "LINE 100 ", 1), "line 400 ", "LINE 400 ", 1)
+	for i := 0; i < b.N; i++ {
+		Unified("a", "b", []byte(old), []byte(nw))
 	}
 }

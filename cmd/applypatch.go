@@ -1,0 +1,226 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/apply"
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+func init() {
+	commands = append(commands, newApplyPatchCmd)
+	linkMains["apply_patch"] = codexApplyPatchMain
+	linkMains["applypatch"] = codexApplyPatchMain
+}
+
+// applyPatchOptions are the parsed flags of `hunk apply-patch`.
+type applyPatchOptions struct {
+	File   string // "" or "-" for stdin
+	Diff   bool
+	DryRun bool
+	Compat string
+	Strip  int
+}
+
+func newApplyPatchCmd(app *App) *cobra.Command {
+	opts := &applyPatchOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply-patch [FILE]",
+		Short: "Apply a Codex patch or a unified diff, all files or none",
+		Long: `Apply a patch to the workspace: a Codex "*** Begin Patch" patch (and the
+variants other tools emit) or a unified diff (git diff, diff -u), read from
+FILE or from stdin when FILE is absent or "-".
+
+Chunks are located as Codex does (forward from the previous chunk: exact, then
+ignoring trailing whitespace, then surrounding whitespace, then Unicode
+punctuation); a chunk that fits several places is refused as AMBIGUOUS unless
+a line number or an "@@ context" line decides. Common model mistakes are
+recovered when the place and the result are certain. Every file is planned
+and checked before anything is written; a failure leaves every file as it was.`,
+		Example: `  hunk apply-patch fix.patch
+  git diff | hunk -C ../other apply-patch --dry-run
+  hunk apply-patch --diff < change.txt`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.File = args[0]
+			}
+			opts.Compat = app.Cfg.Patch.Compat
+			return runApplyPatch(app, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Diff, "diff", false, "print a unified diff of each changed file")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "check that the patch applies, write nothing")
+	f.BoolVar(&opts.DryRun, "check", false, "alias of --dry-run")
+	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
+	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
+	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
+	configKey(f, "compat", "apply-patch.compat")
+	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// runApplyPatch runs the command; tests replace it to check the parsed options.
+var runApplyPatch = applyPatchRun
+
+func applyPatchRun(app *App, opts *applyPatchOptions) error {
+	if opts.Compat != "" && opts.Compat != "codex" {
+		return result.Usagef("--compat must be \"codex\" (or empty), not %q", opts.Compat)
+	}
+	text, err := readPatch(app, opts.File)
+	if err != nil {
+		return err
+	}
+	tuneGC(len(text))
+	p, err := patchparse.Parse(text, patchparse.Options{Strip: opts.Strip})
+	if err != nil {
+		return err
+	}
+	ws, err := app.Workspace()
+	if err != nil {
+		return err
+	}
+	fsys := apply.Disk(ws)
+	if opts.DryRun {
+		fsys = apply.DryRun(fsys)
+	}
+	res, err := apply.Apply(fsys, p, apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON})
+	if err != nil {
+		return err
+	}
+	summary := res.Summary()
+	if opts.DryRun {
+		summary = strings.Replace(summary, "Success. Updated the following files:",
+			"Dry run: the patch applies. It would update the following files:", 1)
+	}
+	summary = strings.TrimSuffix(summary, "\n")
+	human, model := summary, summary
+	if opts.Diff {
+		var diffs strings.Builder
+		for _, f := range res.Files {
+			diffs.WriteString(f.Diff)
+		}
+		if diffs.Len() > 0 {
+			d := diffs.String()
+			human += "\n" + app.colorDiff(d)
+			model += "\n" + strings.TrimSuffix(d, "\n")
+		}
+	}
+	details := map[string]any{
+		"summary": map[string]any{"added": res.Added, "modified": res.Modified, "deleted": res.Deleted},
+		"files":   res.Files,
+		"format":  p.Format,
+		"dryRun":  opts.DryRun,
+	}
+	return app.Emit(human, model, details)
+}
+
+// readPatch reads the patch text from file (a host path, not a workspace
+// file: the patch is input, like git apply's) or from stdin.
+func readPatch(app *App, file string) (string, error) {
+	var b []byte
+	var err error
+	if file == "" || file == "-" {
+		b, err = io.ReadAll(app.Stdin)
+		if err != nil {
+			return "", result.Wrap(result.IOError, err, "reading the patch from stdin")
+		}
+	} else {
+		b, err = os.ReadFile(file)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return "", result.Errorf(result.NotFound, "patch file %s: no such file", file)
+			}
+			return "", result.Wrap(result.IOError, err, "patch file "+file)
+		}
+	}
+	if !utf8.Valid(b) {
+		return "", result.Errorf(result.InvalidPatch, "the patch is not valid UTF-8 text")
+	}
+	// b is never written again: view it as a string instead of copying a
+	// patch that may be megabytes long.
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// tuneGC trades memory the process has to spare for time: a patch is
+// applied by one short-lived process whose heap is the patch, its AST and
+// the few files in flight, so the collector waits until the heap reaches
+// 32 MiB (or eight times the patch) instead of running every few MiB. A
+// GOGC or GOMEMLIMIT in the environment wins.
+func tuneGC(patchLen int) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := int64(32 << 20)
+	if l := 8 * int64(patchLen); l > limit {
+		limit = l
+	}
+	debug.SetMemoryLimit(limit)
+	debug.SetGCPercent(-1)
+}
+
+// codexApplyPatchMain is the binary run as `apply_patch` or `applypatch`:
+// Codex's standalone executable — the patch as the one argument or on
+// stdin, Codex's stdout, stderr and exit codes, --compat codex semantics —
+// but confined to the current directory and all-or-nothing.
+func codexApplyPatchMain(app *App, args []string) int {
+	var text string
+	switch {
+	case len(args) > 1:
+		fmt.Fprintln(app.Stderr, "Error: apply_patch accepts exactly one argument.")
+		return 2
+	case len(args) == 1:
+		if !utf8.ValidString(args[0]) {
+			fmt.Fprintln(app.Stderr, "Error: apply_patch requires a UTF-8 PATCH argument.")
+			return 1
+		}
+		text = args[0]
+	default:
+		b, err := io.ReadAll(app.Stdin)
+		if err != nil {
+			fmt.Fprintf(app.Stderr, "Error: Failed to read PATCH from stdin.\n%v\n", err)
+			return 1
+		}
+		if len(b) == 0 {
+			fmt.Fprintln(app.Stderr, "Usage: apply_patch 'PATCH'\n       echo 'PATCH' | apply_patch")
+			return 2
+		}
+		text = string(b)
+	}
+	tuneGC(len(text))
+	p, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip})
+	if err != nil {
+		fmt.Fprintln(app.Stderr, result.As(err).Msg)
+		return 1
+	}
+	ws, err := workspace.Open(".", true)
+	if err != nil {
+		fmt.Fprintf(app.Stderr, "Error: Failed to determine current directory.\n%v\n", result.As(err).Msg)
+		return 1
+	}
+	defer ws.Close()
+	res, err := apply.Apply(apply.Disk(ws), p, apply.Options{
+		Compat: "codex",
+		// Codex names files in its errors by their absolute path.
+		Display: func(name string) string { return filepath.Join(ws.Dir(), filepath.FromSlash(name)) },
+	})
+	if err != nil {
+		fmt.Fprintln(app.Stderr, result.As(err).Msg)
+		return 1
+	}
+	_, _ = io.WriteString(app.Stdout, res.Summary())
+	return 0
+}

@@ -1,0 +1,538 @@
+// Package apply applies a parsed patch (internal/patchparse) to a workspace:
+// plan, check, commit. Every path is resolved through the workspace and
+// every chunk located before anything is written; then all files are
+// committed in one transaction (workspace.Txn), so a failure anywhere leaves
+// every file as it was.
+//
+// Chunks are located the way OpenAI Codex's apply_patch does — a cursor that
+// only moves forward, an "@@ context" line found first, four passes (exact,
+// trailing whitespace, surrounding whitespace, Unicode punctuation) of which
+// the first with a hit wins, a retry without a trailing empty line, "***
+// End of File" anchored at the end, pure additions at the end — and, outside
+// --compat codex, made safe (a chunk that fits several places is AMBIGUOUS
+// unless a line number or the @@ line decides) and extended with recoveries
+// from the usual model mistakes, used only when they give one answer.
+package apply
+
+import (
+	"bytes"
+	"io/fs"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Options tune Apply and ApplyChunks.
+type Options struct {
+	// Compat "codex" reproduces Codex exactly: the first match wins, the
+	// cursor never goes back, none of the recoveries, an updated file always
+	// ends with a newline, and Add File / Move to may overwrite an existing
+	// file. "" is hunk's own, safer behaviour.
+	Compat string
+	// Diff asks for a unified diff per file in the result.
+	Diff bool
+	// Display maps a workspace name to how messages show it (default: the
+	// name itself, relative to the root).
+	Display func(name string) string
+	// Workers bounds the files planned at once (default: GOMAXPROCS, at least 2).
+	Workers int
+}
+
+func (o Options) codex() bool { return o.Compat == "codex" }
+
+func (o Options) display(name string) string {
+	if o.Display != nil {
+		return o.Display(name)
+	}
+	return name
+}
+
+// FS is what the engine needs of a workspace: reading and resolving, and a
+// transaction to commit through. Disk gives the real one; DryRun wraps any FS
+// so that it records instead of writing.
+type FS interface {
+	Resolve(p string) (string, error)
+	Lstat(name string) (fs.FileInfo, error)
+	FollowLinks(name string) (string, error)
+	ReadFile(name string) ([]byte, error)
+	Lock(names ...string) (func(), error)
+	Begin() Txn
+	// Done releases what the FS holds for one Apply (open directories); it
+	// may be used again afterwards.
+	Done()
+}
+
+// Txn is a multi-file transaction (see workspace.Txn).
+type Txn interface {
+	Stage(name string, data []byte, opt workspace.WriteOptions) error
+	Remove(name string) error
+	Commit() error
+	Abort()
+}
+
+// Disk is the FS of a real workspace. Its accesses go through a
+// workspace.Batch: one system call per access, not one per path component.
+func Disk(w *workspace.Workspace) FS { return &disk{w: w, b: w.Batch()} }
+
+type disk struct {
+	w *workspace.Workspace
+	b *workspace.Batch
+}
+
+func (d *disk) Resolve(p string) (string, error)        { return d.w.Resolve(p) }
+func (d *disk) Lstat(name string) (fs.FileInfo, error)  { return d.b.Lstat(name) }
+func (d *disk) FollowLinks(name string) (string, error) { return d.b.FollowLinks(name) }
+func (d *disk) ReadFile(name string) ([]byte, error)    { return d.b.ReadFile(name) }
+func (d *disk) Lock(names ...string) (func(), error)    { return d.b.Lock(names...) }
+func (d *disk) Begin() Txn                              { return d.w.Begin(d.b) }
+func (d *disk) Done()                                   { d.b.Close() }
+
+// DryRun wraps an FS so that nothing is written: the patch is planned and
+// checked in full, and the commit is recorded instead of done.
+func DryRun(f FS) FS { return dryRun{f} }
+
+type dryRun struct{ FS }
+
+func (d dryRun) Begin() Txn { return &recorder{} }
+
+type recorder struct{ mu sync.Mutex }
+
+func (r *recorder) Stage(string, []byte, workspace.WriteOptions) error { return nil }
+func (r *recorder) Remove(string) error                                { return nil }
+func (r *recorder) Commit() error                                      { return nil }
+func (r *recorder) Abort()                                             {}
+
+// Result is what a successful Apply did. Paths are workspace names (relative
+// to the root), in patch order; a moved file is listed as modified under its
+// new name.
+type Result struct {
+	Added    []string     `json:"added"`
+	Modified []string     `json:"modified"`
+	Deleted  []string     `json:"deleted"`
+	Files    []FileResult `json:"files"`
+}
+
+// FileResult is one file operation of the patch.
+type FileResult struct {
+	Action  string   `json:"action"` // "add", "modify" or "delete"
+	Path    string   `json:"path"`
+	OldPath string   `json:"oldPath,omitempty"` // a move's source
+	Diff    string   `json:"diff,omitempty"`    // with Options.Diff
+	Matches []string `json:"matches,omitempty"` // how each chunk was located
+}
+
+// op is a file operation with resolved names.
+type op struct {
+	idx     int
+	src     *patchparse.FileOp
+	name    string // resolved path
+	moveTo  string // resolved destination ("" for none)
+	display string
+}
+
+// state is a path's content as the patch has left it so far.
+type state struct {
+	data    []byte
+	exists  bool
+	dir     bool        // a directory (on disk)
+	link    bool        // a symlink (on disk; reads follow it)
+	mode    fs.FileMode // the file's mode; a move gives it to the new file
+	touched bool        // data/exists are the patch's, not the disk's
+}
+
+// Apply plans, checks and commits patch p on fsys. On error nothing was
+// changed; the error is a *result.Error naming the file and chunk.
+func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
+	if p == nil || len(p.Files) == 0 {
+		return nil, result.Errorf(result.InvalidPatch, "No files were modified.")
+	}
+	ops := make([]*op, len(p.Files))
+	var names []string
+	for i, f := range p.Files {
+		o := &op{idx: i, src: f}
+		n, err := fsys.Resolve(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		o.name = n
+		names = append(names, n)
+		if f.Kind == patchparse.Update && f.MoveTo != "" {
+			d, err := fsys.Resolve(f.MoveTo)
+			if err != nil {
+				return nil, err
+			}
+			if d != n {
+				o.moveTo = d
+				names = append(names, d)
+			}
+		}
+		if n == "." {
+			return nil, result.Errorf(result.IsDirectory, "%s: is the workspace root, not a file", f.Path)
+		}
+		ops[i] = o
+	}
+	defer fsys.Done()
+	unlock, err := fsys.Lock(names...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	groups := groupOps(ops)
+	txn := fsys.Begin()
+	files := make([]FileResult, len(ops))
+	errs := make([]error, len(ops))
+	var firstFail atomic.Int64
+	firstFail.Store(int64(len(ops)))
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+		if workers < 2 {
+			workers = 2
+		}
+	}
+	if workers > len(groups) {
+		workers = len(groups)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				g := int(next.Add(1) - 1)
+				if g >= len(groups) {
+					return
+				}
+				grp := groups[g]
+				if int64(grp[0].idx) > firstFail.Load() {
+					continue // an earlier operation failed: don't bother
+				}
+				if i, err := planGroup(fsys, txn, grp, files, opt); err != nil {
+					errs[i] = err
+					for {
+						cur := firstFail.Load()
+						if int64(i) >= cur || firstFail.CompareAndSwap(cur, int64(i)) {
+							break
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			txn.Abort()
+			return nil, err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return nil, err
+	}
+	res := &Result{Added: []string{}, Modified: []string{}, Deleted: []string{}, Files: files}
+	for _, f := range files {
+		switch f.Action {
+		case "add":
+			res.Added = append(res.Added, f.Path)
+		case "modify":
+			res.Modified = append(res.Modified, f.Path)
+		case "delete":
+			res.Deleted = append(res.Deleted, f.Path)
+		}
+	}
+	return res, nil
+}
+
+// groupOps splits the operations into groups that touch disjoint paths (a
+// move joins its source and destination); each group is planned in patch
+// order by one worker, so several operations on one path behave as if
+// applied one after the other. Groups are ordered by their first operation.
+func groupOps(ops []*op) [][]*op {
+	parent := make([]int, len(ops))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	owner := make(map[string]int, len(ops))
+	claim := func(name string, i int) {
+		if j, ok := owner[name]; ok {
+			a, b := find(i), find(j)
+			if a < b {
+				a, b = b, a
+			}
+			parent[a] = b
+			return
+		}
+		owner[name] = i
+	}
+	for i, o := range ops {
+		claim(o.name, i)
+		if o.moveTo != "" {
+			claim(o.moveTo, i)
+		}
+	}
+	byRoot := map[int]int{}
+	var groups [][]*op
+	for i, o := range ops {
+		r := find(i)
+		g, ok := byRoot[r]
+		if !ok {
+			g = len(groups)
+			byRoot[r] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], o)
+	}
+	return groups
+}
+
+// planGroup plans one group's operations in order against an overlay of the
+// paths they touch, then stages the final state of each path. It returns the
+// index of the failing operation with the error.
+func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (int, error) {
+	overlay := map[string]*state{}
+	var order []string
+	get := func(name string) (*state, error) {
+		if s, ok := overlay[name]; ok {
+			return s, nil
+		}
+		s := &state{}
+		fi, err := fsys.Lstat(name)
+		switch {
+		case err == nil:
+			s.exists = true
+			s.dir = fi.IsDir()
+			s.link = fi.Mode()&fs.ModeSymlink != 0
+			s.mode = fi.Mode()
+		case result.As(err).Code == result.NotFound:
+		default:
+			return nil, err
+		}
+		overlay[name] = s
+		order = append(order, name)
+		return s, nil
+	}
+	// read returns a path's current content: the overlay's, or the file's
+	// (through a symlink, which must stay inside the root).
+	read := func(name string, s *state) ([]byte, error) {
+		if s.touched {
+			return s.data, nil
+		}
+		t := name
+		if s.link {
+			var err error
+			if t, err = fsys.FollowLinks(name); err != nil {
+				return nil, err
+			}
+			fi, err := fsys.Lstat(t)
+			if err != nil {
+				return nil, result.Errorf(result.NotFound, "%s: dangling symlink (to %s)", opt.display(name), t).WithDetail("path", name)
+			}
+			if fi.IsDir() {
+				return nil, result.Errorf(result.IsDirectory, "%s: is a symlink to a directory", opt.display(name)).WithDetail("path", name)
+			}
+			s.mode = fi.Mode()
+		}
+		return fsys.ReadFile(t)
+	}
+	for _, o := range grp {
+		f := o.src
+		disp := opt.display(o.name)
+		fr := FileResult{Path: o.name}
+		var before []byte
+		var after []byte
+		switch f.Kind {
+		case patchparse.Add:
+			s, err := get(o.name)
+			if err != nil {
+				return o.idx, err
+			}
+			if s.exists && s.dir {
+				return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).WithDetail("path", o.name)
+			}
+			if s.exists && !opt.codex() {
+				return o.idx, result.Errorf(result.AlreadyExists, "%s: file already exists; Add File refuses to overwrite it", disp).
+					WithHint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)").
+					WithDetail("path", o.name)
+			}
+			if s.exists && opt.Diff {
+				before, _ = read(o.name, s)
+			}
+			after = addContent(f)
+			s.data, s.exists, s.touched = after, true, true
+			if !s.link {
+				s.mode = 0
+			}
+			fr.Action = "add"
+		case patchparse.Delete:
+			s, err := get(o.name)
+			if err != nil {
+				return o.idx, codexIO(err, "Failed to delete file "+disp)
+			}
+			if !s.exists {
+				return o.idx, result.Errorf(result.NotFound, "Failed to delete file %s", disp).
+					WithHint(disp+" does not exist; nothing to delete").WithDetail("path", o.name)
+			}
+			if s.dir {
+				return o.idx, result.Errorf(result.IsDirectory, "Failed to delete file %s", disp).
+					WithHint(disp+" is a directory; Delete File removes files only").WithDetail("path", o.name)
+			}
+			if opt.Diff && !s.link {
+				before, _ = read(o.name, s)
+			}
+			s.data, s.exists, s.touched = nil, false, true
+			fr.Action = "delete"
+		case patchparse.Update:
+			s, err := get(o.name)
+			if err != nil {
+				return o.idx, err
+			}
+			if !s.exists {
+				return o.idx, result.Errorf(result.NotFound, "Failed to read file to update %s: No such file or directory (os error 2)", disp).
+					WithHint("use '*** Add File:' to create a file").WithDetail("path", o.name)
+			}
+			if s.dir {
+				return o.idx, result.Errorf(result.IsDirectory, "Failed to read file to update %s: Is a directory (os error 21)", disp).WithDetail("path", o.name)
+			}
+			cur, err := read(o.name, s)
+			if err != nil {
+				return o.idx, err
+			}
+			before = cur
+			after = cur
+			if len(f.Chunks) > 0 {
+				out, rules, err := applyChunks(o.name, cur, f.Chunks, opt)
+				if err != nil {
+					return o.idx, err
+				}
+				after = out
+				fr.Matches = rules
+			} else if err := workspace.CheckText(disp, cur); err != nil {
+				return o.idx, err
+			}
+			fr.Action = "modify"
+			if o.moveTo != "" {
+				d, err := get(o.moveTo)
+				if err != nil {
+					return o.idx, err
+				}
+				if d.exists && d.dir {
+					return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; cannot move %s there", opt.display(o.moveTo), disp).WithDetail("path", o.moveTo)
+				}
+				if d.exists && !opt.codex() {
+					return o.idx, result.Errorf(result.AlreadyExists, "%s: file already exists; Move to refuses to overwrite it", opt.display(o.moveTo)).
+						WithHint("delete it first in the same patch (or use --compat codex, where a move overwrites)").
+						WithDetail("path", o.moveTo)
+				}
+				mode := s.mode
+				s.data, s.exists, s.touched = nil, false, true
+				d.data, d.exists, d.touched = after, true, true
+				if !d.link {
+					d.mode = mode & fs.ModePerm
+				}
+				fr.Path, fr.OldPath = o.moveTo, o.name
+			} else {
+				s.data, s.touched = after, true
+			}
+		}
+		if opt.Diff {
+			oldName, newName := "a/"+o.name, "b/"+fr.Path
+			if f.Kind == patchparse.Add && before == nil {
+				oldName = "/dev/null"
+			}
+			if f.Kind == patchparse.Delete {
+				newName = "/dev/null"
+			}
+			fr.Diff = diff.Unified(oldName, newName, before, after)
+		}
+		files[o.idx] = fr
+	}
+	// Stage the final state of every path the group touched.
+	for _, name := range order {
+		s := overlay[name]
+		if !s.touched {
+			continue
+		}
+		if !s.exists {
+			if fi, err := fsys.Lstat(name); err == nil && !fi.IsDir() {
+				if err := txn.Remove(name); err != nil {
+					return grp[0].idx, err
+				}
+			}
+			continue
+		}
+		wo := workspace.WriteOptions{}
+		if s.mode&fs.ModeType == 0 {
+			wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one keeps its own anyway
+		}
+		if err := txn.Stage(name, s.data, wo); err != nil {
+			return grp[0].idx, err
+		}
+		s.data = nil // staged: free it
+	}
+	return 0, nil
+}
+
+// addContent is an Add File's content: its lines, each ending in a newline
+// (none after the last when a unified diff says "\ No newline at end of file").
+func addContent(f *patchparse.FileOp) []byte {
+	n := 0
+	for _, l := range f.Content {
+		n += len(l) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, l := range f.Content {
+		b = append(b, strings.TrimSuffix(l, "\r")...)
+		b = append(b, '\n')
+	}
+	if f.NoFinalNewline && len(b) > 0 {
+		b = b[:len(b)-1]
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b
+}
+
+// codexIO wraps a filesystem error with Codex's context wording.
+func codexIO(err error, context string) error {
+	re := result.As(err)
+	if re.Code == result.OutsideWorkspace {
+		return err
+	}
+	e := *re
+	e.Msg = context + ": " + re.Msg
+	return &e
+}
+
+// Summary is Codex's summary text: "Success. Updated the following files:"
+// then "A path", "M path", "D path" lines.
+func (r *Result) Summary() string {
+	var b bytes.Buffer
+	b.WriteString("Success. Updated the following files:\n")
+	for _, p := range r.Added {
+		b.WriteString("A " + p + "\n")
+	}
+	for _, p := range r.Modified {
+		b.WriteString("M " + p + "\n")
+	}
+	for _, p := range r.Deleted {
+		b.WriteString("D " + p + "\n")
+	}
+	return b.String()
+}

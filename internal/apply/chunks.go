@@ -1,0 +1,664 @@
+package apply
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// ApplyChunks applies an Update's chunks to a file's content and returns the
+// new content; name is used in messages only. It is pure (no filesystem) and
+// is what Apply runs for every updated file, so generators and fuzzers can
+// call it directly. The content must be text (BINARY_FILE / NOT_UTF8
+// otherwise); its BOM, line endings and final newline are kept. content is
+// read in place, never retained: it must not change during the call.
+func ApplyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, error) {
+	out, _, err := applyChunks(name, content, chunks, opt)
+	return out, err
+}
+
+// outLine is one line of the result: its text and its ending ("" = to be
+// decided: the file's dominant ending, or none for a last line).
+type outLine struct {
+	text string
+	eol  string
+}
+
+// replacement replaces file lines [start, end) with lines.
+type replacement struct {
+	start, end int
+	lines      []outLine
+	order      int // chunk index, to keep pure additions at one place in patch order
+}
+
+// cline is a chunk line with its marker.
+type cline struct {
+	op   byte
+	text string
+}
+
+// prepared is a chunk ready for matching.
+type prepared struct {
+	src   *patchparse.Chunk
+	n     int // 1-based chunk number
+	lines []cline
+	old   []string
+	hint  int // 0-based line the old lines start at per the header; -1 for none
+}
+
+func prepare(c *patchparse.Chunk, n int) *prepared {
+	p := &prepared{src: c, n: n, hint: -1}
+	p.lines = make([]cline, 0, len(c.Lines))
+	for _, l := range c.Lines {
+		// A file line never holds a CR (workspace.SplitLines ends lines at
+		// one), so a CR at the end of a patch line is the patch's own line
+		// ending (a CRLF patch) and never meant as content.
+		t := strings.TrimSuffix(l.Text, "\r")
+		p.lines = append(p.lines, cline{l.Op, t})
+		if l.Op != '+' {
+			p.old = append(p.old, t)
+		}
+	}
+	if c.OldStart > 0 {
+		p.hint = c.OldStart - 1
+	}
+	return p
+}
+
+// dropTrailingEmpty is Codex's retry without a trailing empty line (the
+// file's final newline written as an empty context line): the last old line,
+// when empty, is dropped, and with it a last new line that is empty.
+func (p *prepared) dropTrailingEmpty() *prepared {
+	if len(p.old) == 0 || p.old[len(p.old)-1] != "" {
+		return nil
+	}
+	q := *p
+	q.lines = append([]cline(nil), p.lines...)
+	lastOld, lastNew := -1, -1
+	for i, l := range q.lines {
+		if l.op != '+' {
+			lastOld = i
+		}
+		if l.op != '-' {
+			lastNew = i
+		}
+	}
+	dropNew := lastNew >= 0 && q.lines[lastNew].text == ""
+	var keep []cline
+	for i, l := range q.lines {
+		if i == lastOld || (dropNew && i == lastNew) {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	q.lines = keep
+	q.old = q.old[:len(q.old)-1]
+	return &q
+}
+
+// placed is a located chunk.
+type placed struct {
+	pos  int  // first file line
+	pass Pass // how the lines matched
+	// skipFile >= 0: a file line inside the match that the patch dropped
+	// (kept as context); skipPat >= 0: a duplicated context line of the
+	// patch (index into lines) that is not in the file.
+	skipFile, skipPat int
+	rule              string // how it was found, for details
+	chunk             *prepared
+	blocked           bool // a recovery that fits but cannot be applied with certainty
+}
+
+// matchLen is how many file lines the placed chunk covers.
+func (m *placed) matchLen() int {
+	n := len(m.chunk.old)
+	if m.skipFile >= 0 {
+		n++
+	}
+	if m.skipPat >= 0 {
+		n--
+	}
+	return n
+}
+
+// text is a file split into lines without copying: line i is
+// body[start[i]:start[i]+len(line[i])], followed by its ending eol[i].
+type text struct {
+	body  string // the content without BOM
+	bom   bool
+	lines []string
+	eols  []string
+	start []int
+}
+
+// split decodes content (refusing binary and non-UTF-8 data) into lines
+// that are substrings of it: one allocation per slice, none per line.
+func split(name string, content []byte) (*text, error) {
+	if err := workspace.CheckText(name, content); err != nil {
+		return nil, err
+	}
+	t := &text{}
+	if workspace.HasBOM(content) {
+		t.bom = true
+		content = content[len(workspace.BOM):]
+	}
+	// The content is not modified while the lines are in use (the result
+	// is built in a new buffer), so it can be viewed as a string in place.
+	s := unsafe.String(unsafe.SliceData(content), len(content))
+	t.body = s
+	n := strings.Count(s, "\n") + 1
+	t.lines = make([]string, 0, n)
+	t.eols = make([]string, 0, n)
+	t.start = make([]int, 0, n)
+	if strings.IndexByte(s, '\r') < 0 {
+		// LF only (the usual case): let IndexByte find the line ends.
+		for begin := 0; begin < len(s); {
+			i := strings.IndexByte(s[begin:], '\n')
+			if i < 0 {
+				t.lines = append(t.lines, s[begin:])
+				t.eols = append(t.eols, "")
+				t.start = append(t.start, begin)
+				break
+			}
+			t.lines = append(t.lines, s[begin:begin+i])
+			t.eols = append(t.eols, "\n")
+			t.start = append(t.start, begin)
+			begin += i + 1
+		}
+		return t, nil
+	}
+	begin := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		eol := s[i : i+1]
+		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			eol = s[i : i+2]
+		}
+		t.lines = append(t.lines, s[begin:i])
+		t.eols = append(t.eols, eol)
+		t.start = append(t.start, begin)
+		i += len(eol) - 1
+		begin = i + 1
+	}
+	if begin < len(s) {
+		t.lines = append(t.lines, s[begin:])
+		t.eols = append(t.eols, "")
+		t.start = append(t.start, begin)
+	}
+	return t, nil
+}
+
+// dominant is the ending new lines get: the most common one (LF when none;
+// ties go to LF, then CRLF), as workspace.Doc.Dominant.
+func (t *text) dominant() string {
+	var lf, crlf, cr int
+	for _, e := range t.eols {
+		switch e {
+		case "\n":
+			lf++
+		case "\r\n":
+			crlf++
+		case "\r":
+			cr++
+		}
+	}
+	switch {
+	case crlf > lf && crlf >= cr:
+		return "\r\n"
+	case cr > lf && cr > crlf:
+		return "\r"
+	}
+	return "\n"
+}
+
+// applyChunks is ApplyChunks, also returning how each chunk was located.
+func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
+	t, err := split(opt.display(name), content)
+	if err != nil {
+		return nil, nil, err
+	}
+	file := t.lines
+	lc := &locator{name: name, opt: opt, file: file, eols: t.eols}
+	reps := make([]replacement, 0, len(chunks))
+	rules := make([]string, 0, len(chunks))
+	finalNL := len(file) == 0 || t.eols[len(file)-1] != ""
+	dominant := t.dominant()
+	cursor := 0
+	var taken []span // file ranges already replaced, for overlap checks
+	for i, c := range chunks {
+		p := prepare(c, i+1)
+		if len(p.old) == 0 {
+			r, err := lc.addition(p, cursor)
+			if err != nil {
+				return nil, nil, err
+			}
+			r.order = i
+			reps = append(reps, r)
+			rules = append(rules, "addition")
+			continue
+		}
+		m, err := lc.locate(p, cursor, taken)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := lc.build(m)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.order = i
+		reps = append(reps, r)
+		rules = append(rules, m.rule)
+		taken = append(taken, span{r.start, r.end})
+		if r.end > cursor { // the cursor never goes back
+			cursor = r.end
+		}
+		// Unified "\ No newline at end of file" markers decide the final
+		// newline when the chunk reaches the end of the file.
+		if r.end == len(file) {
+			if c.NewNoNewline {
+				finalNL = false
+			} else if c.OldNoNewline {
+				finalNL = true
+			}
+		}
+	}
+	if opt.codex() {
+		finalNL = true // Codex always ends an updated file with a newline
+	}
+	sort.SliceStable(reps, func(a, b int) bool {
+		if reps[a].start != reps[b].start {
+			return reps[a].start < reps[b].start
+		}
+		return reps[a].order < reps[b].order
+	})
+	// Assemble: untouched runs of lines are copied as they are, with their
+	// endings; replacement lines get their own ending or the dominant one.
+	size := len(t.body) + 8
+	if t.bom {
+		size += len(workspace.BOM)
+	}
+	for _, r := range reps {
+		for _, l := range r.lines {
+			size += len(l.text) + 2
+		}
+	}
+	b := make([]byte, 0, size)
+	if t.bom {
+		b = append(b, workspace.BOM...)
+	}
+	open := false      // the output ends in a line without an ending
+	lastEmpty := false // the output's last line has no text
+	copyLines := func(from, to int) {
+		if from >= to {
+			return
+		}
+		if open {
+			b = append(b, dominant...)
+		}
+		end := t.start[to-1] + len(file[to-1]) + len(t.eols[to-1])
+		b = append(b, t.body[t.start[from]:end]...)
+		open = t.eols[to-1] == ""
+		lastEmpty = file[to-1] == ""
+	}
+	at := 0
+	for _, r := range reps {
+		copyLines(at, r.start)
+		for _, l := range r.lines {
+			if open {
+				b = append(b, dominant...)
+			}
+			b = append(b, l.text...)
+			eol := l.eol
+			if eol == "" {
+				eol = dominant
+			}
+			b = append(b, eol...)
+			open = false
+			lastEmpty = l.text == ""
+		}
+		if r.end > at {
+			at = r.end
+		}
+		if r.start > at {
+			at = r.start
+		}
+	}
+	copyLines(at, len(file))
+	// The final newline: kept as the file had it, unless decided above.
+	body := b
+	if t.bom {
+		body = b[len(workspace.BOM):]
+	}
+	if len(body) > 0 {
+		switch {
+		case finalNL && open:
+			b = append(b, dominant...)
+		case !finalNL && !open && !lastEmpty:
+			// (An empty last line keeps its ending: without it, it would
+			// not be a line at all.)
+			switch {
+			case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
+				b = b[:len(b)-2]
+			default:
+				b = b[:len(b)-1]
+			}
+		}
+	}
+	return b, rules, nil
+}
+
+type span struct{ start, end int }
+
+func overlaps(taken []span, s span) bool {
+	for _, t := range taken {
+		if s.start < t.end && t.start < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// locator finds chunks in one file.
+type locator struct {
+	name string
+	opt  Options
+	file []string
+	eols []string
+}
+
+// addition places a chunk with no old lines: Codex appends it at the end of
+// the file (before a last empty line, if the file ends with one). A unified
+// diff's line number (-N,0: after line N) places it instead, outside
+// --compat codex.
+func (lc *locator) addition(p *prepared, cursor int) (replacement, error) {
+	if p.src.Context != "" {
+		if _, err := lc.findContext(p, cursor); err != nil {
+			return replacement{}, err
+		}
+	}
+	at := len(lc.file)
+	if at > 0 && lc.file[at-1] == "" {
+		at--
+	}
+	if !lc.opt.codex() && p.src.OldStart > 0 && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {
+		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N
+	}
+	r := replacement{start: at, end: at}
+	for _, l := range p.lines {
+		if l.op == '+' {
+			r.lines = append(r.lines, outLine{text: l.text})
+		}
+	}
+	return r, nil
+}
+
+// findContext finds the chunk's "@@ context" line at or after cursor and
+// returns the position after it.
+func (lc *locator) findContext(p *prepared, cursor int) (int, error) {
+	ctx := []string{strings.TrimSuffix(p.src.Context, "\r")}
+	i, _ := seekFirst(lc.file, ctx, cursor, false)
+	if i < 0 && !lc.opt.codex() {
+		i, _ = seekFirst(lc.file, ctx, 0, false) // chunks out of order
+	}
+	if i < 0 {
+		return 0, result.Errorf(result.NoMatch, "Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name)).
+			WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line)
+	}
+	return i + 1, nil
+}
+
+// locate finds where a chunk with old lines goes.
+func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error) {
+	if lc.opt.codex() {
+		return lc.locateCodex(p, cursor)
+	}
+	m, err := lc.locateStrict(p, cursor, taken)
+	if m != nil || err != nil {
+		return m, err
+	}
+	if q := p.dropTrailingEmpty(); q != nil {
+		m, err = lc.locateStrict(q, cursor, taken)
+		if m != nil || err != nil {
+			return m, err
+		}
+		if m, err = lc.recover(q, cursor, taken); m != nil || err != nil {
+			return m, err
+		}
+	}
+	if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
+		return m, err
+	}
+	e := lc.noMatch(p)
+	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
+		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
+			// Codex checks the context line first and says so; keep its
+			// words, and the hint about the chunk's lines.
+			e.Msg = fmt.Sprintf("Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name))
+			e.Hints = append([]string{"the chunk's own lines do not fit the file either"}, e.Hints...)
+		}
+	}
+	return nil, e
+}
+
+// locateCodex is Codex's rule: after the context line, the first position
+// at or after the cursor under the first pass that matches anywhere.
+func (lc *locator) locateCodex(p *prepared, cursor int) (*placed, error) {
+	start := cursor
+	if p.src.Context != "" {
+		i, err := lc.findContext(p, cursor)
+		if err != nil {
+			return nil, err
+		}
+		start = i
+	}
+	for _, q := range []*prepared{p, p.dropTrailingEmpty()} {
+		if q == nil {
+			continue
+		}
+		if i, pass := seekFirst(lc.file, q.old, start, q.src.EndOfFile); i >= 0 {
+			return &placed{pos: i, pass: pass, skipFile: -1, skipPat: -1, rule: pass.String(), chunk: q}, nil
+		}
+	}
+	return nil, lc.noMatch(p)
+}
+
+// locateStrict is Codex's search made safe: every place the chunk matches
+// (under the first pass that matches at all) is found; one place is taken,
+// several are decided by the @@ context line (the first after it) or by the
+// header's line number (the nearest), and are AMBIGUOUS otherwise. Nothing
+// after the cursor sends the search to the whole file (chunks out of order),
+// where the place must be unique as well. It returns nil, nil when nothing
+// matches.
+func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed, error) {
+	eof := p.src.EndOfFile
+	if p.src.Context != "" {
+		// Each occurrence of the context line in turn (Codex takes the
+		// first; a later one is tried when the chunk is not after it). The
+		// context decides: the first place after it is taken.
+		ctx := []string{strings.TrimSuffix(p.src.Context, "\r")}
+		for round, from := range []int{cursor, 0} {
+			if round == 1 && cursor == 0 {
+				break
+			}
+			for tries := 0; tries < maxCandidates; tries++ {
+				h, _ := seekFirst(lc.file, ctx, from, false)
+				if h < 0 || (round == 1 && h >= cursor) {
+					break
+				}
+				from = h + 1
+				if i, pass := seekFirst(lc.file, p.old, h+1, eof); i >= 0 && !overlaps(taken, span{i, i + len(p.old)}) {
+					rule := pass.String()
+					if round == 1 {
+						rule += ",out-of-order"
+					}
+					return &placed{pos: i, pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+				}
+			}
+		}
+		// The context line is missing or wrong: the chunk's own lines may
+		// still place it, if they do so uniquely.
+	}
+	for round, from := range []int{cursor, 0} {
+		to := len(lc.file)
+		if round == 1 {
+			if cursor == 0 {
+				break
+			}
+			to = cursor // only what the first search did not see
+		}
+		if p.hint >= from && p.hint < to && !eof && matchAt(Exact, lc.file, p.old, p.hint) && !overlaps(taken, span{p.hint, p.hint + len(p.old)}) {
+			// An exact match where the line number says: nothing is nearer.
+			rule := Exact.String()
+			if round == 1 {
+				rule += ",out-of-order"
+			}
+			return &placed{pos: p.hint, pass: Exact, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+		}
+		cands, pass := seekAll(lc.file, p.old, from, to, eof)
+		cands = free(cands, len(p.old), taken)
+		if len(cands) == 0 {
+			continue
+		}
+		pos, err := lc.decide(p, cands)
+		if err != nil {
+			return nil, err
+		}
+		rule := pass.String()
+		if round == 1 {
+			rule += ",out-of-order"
+		}
+		if p.src.Context != "" {
+			rule += ",context-ignored"
+		}
+		return &placed{pos: pos, pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+	}
+	return nil, nil
+}
+
+// free drops candidates that overlap chunks already placed.
+func free(cands []int, n int, taken []span) []int {
+	if len(taken) == 0 {
+		return cands
+	}
+	out := cands[:0:0]
+	for _, c := range cands {
+		if !overlaps(taken, span{c, c + n}) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decide picks one of several candidate places: the only one, or the one
+// nearest the header's line number; otherwise the chunk is AMBIGUOUS.
+func (lc *locator) decide(p *prepared, cands []int) (int, error) {
+	if len(cands) == 1 {
+		return cands[0], nil
+	}
+	if p.hint >= 0 {
+		best, second := -1, -1
+		for _, c := range cands {
+			d := abs(c - p.hint)
+			if best < 0 || d < abs(best-p.hint) {
+				best, second = c, best
+			} else if second < 0 || d < abs(second-p.hint) {
+				second = c
+			}
+		}
+		if second < 0 || abs(best-p.hint) < abs(second-p.hint) {
+			return best, nil
+		}
+	}
+	return 0, lc.ambiguous(p, cands)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func (lc *locator) ambiguous(p *prepared, cands []int) error {
+	nums := make([]string, len(cands))
+	lines := make([]int, len(cands))
+	for i, c := range cands {
+		nums[i] = fmt.Sprint(c + 1)
+		lines[i] = c + 1
+	}
+	more := ""
+	if len(cands) >= maxCandidates {
+		more = " and more"
+	}
+	return result.Errorf(result.Ambiguous, "%s: chunk %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
+		lc.opt.display(lc.name), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
+		WithHint("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place").
+		WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line).WithDetail("candidates", lines)
+}
+
+// build turns a placed chunk into its replacement: context lines keep the
+// file's own text and ending, removed lines go, added lines are inserted
+// (re-indented by the chunk's indentation shift outside --compat codex).
+func (lc *locator) build(m *placed) (replacement, error) {
+	p := m.chunk
+	reindent := func(s string) (string, bool) { return s, true }
+	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
+		f, ok, identity := lc.indentShift(m)
+		if !ok {
+			return replacement{}, result.Errorf(result.NoMatch,
+				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way; refusing to guess how to indent the added lines",
+				lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1).
+				WithHint("copy the context lines with the file's exact indentation").
+				WithDetail("path", lc.name).WithDetail("chunk", p.n)
+		}
+		reindent = f
+		if !identity && !strings.Contains(m.rule, "reindent") {
+			m.rule += ",reindent"
+		}
+	}
+	r := replacement{start: m.pos}
+	fi := m.pos
+	for j, l := range p.lines {
+		if j == m.skipPat {
+			continue
+		}
+		if fi == m.skipFile && l.op != '+' {
+			r.lines = append(r.lines, outLine{lc.file[fi], lc.eols[fi]})
+			fi++
+		}
+		switch l.op {
+		case '+':
+			t, ok := reindent(l.text)
+			if !ok {
+				return replacement{}, result.Errorf(result.NoMatch,
+					"%s: chunk %d (patch line %d): added line %q does not fit the indentation shift between the patch and the file; refusing to guess",
+					lc.opt.display(lc.name), p.n, p.src.Line, l.text).WithDetail("path", lc.name).WithDetail("chunk", p.n)
+			}
+			r.lines = append(r.lines, outLine{text: t})
+		case '-':
+			fi++
+		default:
+			r.lines = append(r.lines, outLine{lc.file[fi], lc.eols[fi]})
+			fi++
+		}
+	}
+	r.end = fi
+	return r, nil
+}
+
+func hasAdded(p *prepared) bool {
+	for _, l := range p.lines {
+		if l.op == '+' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,244 @@
+package patchparse
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// renderCodex writes p as a Codex patch (the inverse of Parse for the ASTs
+// genPatch makes).
+func renderCodex(p *Patch, eol string) string {
+	var b strings.Builder
+	w := func(s string) { b.WriteString(s); b.WriteString(eol) }
+	w(beginPatch)
+	for _, f := range p.Files {
+		switch f.Kind {
+		case Add:
+			w(addFile + f.Path)
+			for _, l := range f.Content {
+				w("+" + l)
+			}
+		case Delete:
+			w(deleteFile + f.Path)
+		case Update:
+			w(updateFile + f.Path)
+			if f.MoveTo != "" {
+				w(moveTo + f.MoveTo)
+			}
+			for _, c := range f.Chunks {
+				switch {
+				case c.NoHeader:
+				case c.OldStart != 0 || c.OldLines != 0 || c.NewStart != 0 || c.NewLines != 0:
+					h := fmt.Sprintf("@@ -%d,%d +%d,%d @@", c.OldStart, c.OldLines, c.NewStart, c.NewLines)
+					if c.Context != "" {
+						h += " " + c.Context
+					}
+					w(h)
+				case c.Context != "":
+					w("@@ " + c.Context)
+				default:
+					w("@@")
+				}
+				for _, l := range c.Lines {
+					w(string(l.Op) + l.Text)
+				}
+				if c.EndOfFile {
+					w(endOfFile)
+				}
+			}
+		}
+	}
+	w(endPatch)
+	return b.String()
+}
+
+// gen makes random values from fuzz input bytes (zeros when they run out).
+type gen struct{ b []byte }
+
+func (g *gen) byte() byte {
+	if len(g.b) == 0 {
+		return 0
+	}
+	c := g.b[0]
+	g.b = g.b[1:]
+	return c
+}
+
+func (g *gen) n(max int) int { return int(g.byte()) % max }
+
+// text is a line of text: any bytes but line breaks, from an alphabet rich
+// in the characters the grammar cares about.
+func (g *gen) text(max int) string {
+	const alpha = " \t*@+-abcXYZ0{}()é—“"
+	runes := []rune(alpha)
+	n := g.n(max + 1)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteRune(runes[g.n(len(runes))])
+	}
+	return b.String()
+}
+
+func (g *gen) path() string {
+	const alpha = "abcxyz019._-/"
+	n := 1 + g.n(12)
+	b := []byte{'p'}
+	for i := 0; i < n; i++ {
+		b = append(b, alpha[g.n(len(alpha))])
+	}
+	return string(b)
+}
+
+// genPatch makes a random Codex AST that renderCodex writes unambiguously.
+func genPatch(g *gen) *Patch {
+	p := &Patch{Format: Codex}
+	nf := 1 + g.n(4)
+	for i := 0; i < nf; i++ {
+		f := &FileOp{Path: g.path()}
+		switch g.n(3) {
+		case 0:
+			f.Kind = Add
+			for k := g.n(5); k > 0; k-- {
+				f.Content = append(f.Content, g.text(8))
+			}
+		case 1:
+			f.Kind = Delete
+		default:
+			f.Kind = Update
+			if g.n(3) == 0 {
+				f.MoveTo = g.path()
+			}
+			nc := 1 + g.n(3)
+			for k := 0; k < nc; k++ {
+				c := &Chunk{}
+				switch g.n(4) {
+				case 0:
+					c.NoHeader = k == 0
+				case 1:
+					c.Context = "ctx" + g.text(6)
+				case 2:
+					c.OldStart, c.OldLines, c.NewStart, c.NewLines = g.n(50), g.n(9), g.n(50), g.n(9)
+					if g.n(2) == 0 {
+						c.Context = "f" + g.text(6)
+					}
+				}
+				nl := 1 + g.n(5)
+				for m := 0; m < nl; m++ {
+					c.Lines = append(c.Lines, ChunkLine{Op: " +-"[g.n(3)], Text: g.text(8)})
+				}
+				if c.NoHeader && isBlank(string(c.Lines[0].Op)+c.Lines[0].Text) {
+					// Codex skips blank lines before a chunk: a headerless
+					// chunk cannot start with a whitespace-only context line.
+					c.Lines[0].Text = "x"
+				}
+				c.EndOfFile = g.n(4) == 0
+				f.Chunks = append(f.Chunks, c)
+			}
+		}
+		p.Files = append(p.Files, f)
+	}
+	return p
+}
+
+// clearLines zeroes the line numbers of p so ASTs compare by content.
+func clearLines(p *Patch) {
+	for _, f := range p.Files {
+		f.Line = 0
+		for _, c := range f.Chunks {
+			c.Line = 0
+			for i := range c.Lines {
+				c.Lines[i].Line = 0
+			}
+		}
+	}
+}
+
+// FuzzRoundTrip: a Codex patch rendered from a random AST parses back to it,
+// with LF or CRLF line endings.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x03\x02\x01\x00\x05abc\x01\x02\x03\x04"))
+	f.Add([]byte("\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\xf7\xf6\xf5\xf4\xf3\xf2\xf1\xf0"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &gen{b: data}
+		want := genPatch(g)
+		eol := "\n"
+		if g.n(2) == 1 {
+			eol = "\r\n"
+		}
+		text := renderCodex(want, eol)
+		got, err := Parse(text, Options{Strip: DefaultStrip})
+		if err != nil {
+			t.Fatalf("%v\npatch:\n%s", err, text)
+		}
+		clearLines(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip differs\npatch:\n%s\ngot:  %s\nwant: %s", text, dump(got), dump(want))
+		}
+	})
+}
+
+func dump(p *Patch) string {
+	var b strings.Builder
+	for _, f := range p.Files {
+		fmt.Fprintf(&b, "%+v\n", *f)
+		for _, c := range f.Chunks {
+			fmt.Fprintf(&b, "  %+v\n", *c)
+		}
+	}
+	return b.String()
+}
+
+// FuzzParse: Parse never panics, and what it returns keeps the AST's
+// invariants.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/parse/*.patch")
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b), -1)
+	}
+	f.Fuzz(func(t *testing.T, text string, strip int) {
+		p, err := Parse(text, Options{Strip: strip%4 - 1})
+		if err != nil {
+			if p != nil {
+				t.Fatal("a patch and an error")
+			}
+			return
+		}
+		if len(p.Files) == 0 {
+			t.Fatal("no files and no error")
+		}
+		nlines := strings.Count(text, "\n") + 1
+		for _, f := range p.Files {
+			if f.Path == "" {
+				t.Fatalf("empty path: %+v", f)
+			}
+			if f.Line < 1 || f.Line > nlines {
+				t.Fatalf("file line %d out of 1..%d", f.Line, nlines)
+			}
+			if f.Kind == Update && len(f.Chunks) == 0 && f.MoveTo == "" {
+				t.Fatalf("update without chunks or move: %+v", f)
+			}
+			for _, c := range f.Chunks {
+				if len(c.Lines) == 0 {
+					t.Fatal("chunk without lines")
+				}
+				for _, l := range c.Lines {
+					if l.Op != ' ' && l.Op != '+' && l.Op != '-' {
+						t.Fatalf("op %q", l.Op)
+					}
+					if l.Line < 1 || l.Line > nlines {
+						t.Fatalf("chunk line %d out of 1..%d", l.Line, nlines)
+					}
+				}
+			}
+		}
+	})
+}

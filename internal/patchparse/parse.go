@@ -1,0 +1,188 @@
+package patchparse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// DefaultStrip asks Parse for git's default path stripping: the a/ and b/
+// prefixes of a git diff are removed, other paths are kept as written.
+const DefaultStrip = -1
+
+// Options controls Parse.
+type Options struct {
+	// Strip is the number of leading path components removed from the paths
+	// of a unified diff, like `patch -p N` / `git apply -p N`. DefaultStrip
+	// (-1) removes git's a/ b/ prefixes when they are there. Codex patches
+	// are never stripped.
+	Strip int
+}
+
+// Parse reads a patch — a Codex "*** Begin Patch" patch (also wrapped in a
+// shell heredoc) or a unified diff — and returns its file operations. The
+// format is detected from the text. Every error is a *result.Error with code
+// INVALID_PATCH whose message keeps Codex's wording and names the patch line
+// (also in Details["line"]).
+//
+// Line numbers count every line of text as given, heredoc and leading blank
+// lines included; Codex counts from its trimmed text instead, which gives the
+// same numbers for every patch that starts with "*** Begin Patch".
+//
+// The AST's strings are substrings of text: Parse copies no line.
+func Parse(text string, opt Options) (*Patch, error) {
+	text = strings.TrimPrefix(text, "\ufeff")
+	L := splitLines(text)
+	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
+	// A unified diff keeps its trailing blank lines: they may be context.
+	lo, hi := 0, len(L)
+	tlo, thi := trimBlank(L, lo, hi)
+	if ilo, ihi, ok := unwrapHeredoc(L, tlo, thi); ok {
+		lo, hi = ilo, ihi
+		tlo, thi = trimBlank(L, lo, hi)
+	}
+	// A first line that looks like Codex's ("*** ...") keeps Codex's
+	// errors even when the text holds diff-like lines.
+	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
+		return parseUnified(L, tlo, hi, opt)
+	}
+	return parseCodex(L, tlo, thi)
+}
+
+// splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
+// text reads like LF text. A final newline does not start another line.
+func splitLines(text string) []string {
+	n := strings.Count(text, "\n")
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	L := make([]string, 0, n)
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		var l string
+		if i < 0 {
+			l, text = text, ""
+		} else {
+			l, text = text[:i], text[i+1:]
+		}
+		if len(l) > 0 && l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+		L = append(L, l)
+	}
+	return L
+}
+
+// trimBlank narrows [lo,hi) to exclude blank lines at both ends.
+func trimBlank(L []string, lo, hi int) (int, int) {
+	for lo < hi && isBlank(L[lo]) {
+		lo++
+	}
+	for hi > lo && isBlank(L[hi-1]) {
+		hi--
+	}
+	return lo, hi
+}
+
+func isBlank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\v', '\f':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// unwrapHeredoc recognises the shell heredoc models wrap patches in —
+// `<<'EOF'`, `<<EOF`, `<<"EOF"`, optionally after the word apply_patch — whose
+// last line is the delimiter, and returns the lines inside it. Codex accepts
+// the delimiter EOF only; any shell word is accepted here.
+func unwrapHeredoc(L []string, lo, hi int) (int, int, bool) {
+	if hi-lo < 3 {
+		return lo, hi, false
+	}
+	first := strings.TrimSpace(L[lo])
+	for _, w := range []string{"apply_patch", "applypatch"} {
+		if rest, ok := strings.CutPrefix(first, w); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			first = strings.TrimSpace(rest)
+			break
+		}
+	}
+	rest, ok := strings.CutPrefix(first, "<<")
+	if !ok {
+		return lo, hi, false
+	}
+	rest = strings.TrimPrefix(rest, "-")
+	rest = strings.TrimSpace(rest)
+	delim := rest
+	if len(rest) >= 2 && (rest[0] == '\'' || rest[0] == '"') {
+		if rest[len(rest)-1] != rest[0] {
+			return lo, hi, false
+		}
+		delim = rest[1 : len(rest)-1]
+	}
+	if delim == "" || !isWord(delim) {
+		return lo, hi, false
+	}
+	last := strings.TrimSpace(L[hi-1])
+	if !strings.HasSuffix(last, delim) {
+		return lo, hi, false
+	}
+	return lo + 1, hi - 1, true
+}
+
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// looksUnified reports whether the window holds a unified diff: a git
+// header, or a "--- " line followed by a "+++ " line.
+func looksUnified(L []string, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		l := L[i]
+		if strings.HasPrefix(l, "diff --git ") {
+			return true
+		}
+		if strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L[i+1], "+++ ") {
+			return true
+		}
+	}
+	return false
+}
+
+// patchError is Codex's InvalidPatchError: "Invalid patch: MSG".
+func patchError(line int, msg string, hints ...string) *result.Error {
+	e := &result.Error{Code: result.InvalidPatch, Msg: "Invalid patch: " + msg, Hints: hints}
+	if line > 0 {
+		e.WithDetail("line", line)
+	}
+	return e
+}
+
+// hunkError is Codex's InvalidHunkError: "Invalid patch hunk on line N: MSG".
+// idx is the 0-based index of the line in the text.
+func hunkError(idx int, hint string, format string, args ...any) *result.Error {
+	line := idx + 1
+	e := &result.Error{
+		Code: result.InvalidPatch,
+		Msg:  fmt.Sprintf("Invalid patch hunk on line %d: %s", line, fmt.Sprintf(format, args...)),
+	}
+	if hint != "" {
+		e.Hints = []string{hint}
+	}
+	return e.WithDetail("line", line)
+}
+
+// noFiles is Codex's error for a patch without file operations.
+func noFiles(hint string) *result.Error {
+	return &result.Error{Code: result.InvalidPatch, Msg: "No files were modified.", Hints: []string{hint}}
+}

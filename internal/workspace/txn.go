@@ -1,0 +1,926 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// Txn is a multi-file transaction: all of a patch's writes and removals
+// succeed together or none is visible.
+//
+// Stage writes each new content to a temporary file beside its target as soon
+// as it is known (so the caller need not hold every file in memory) and
+// starts writing it to disk; Remove records a removal. Commit then makes the
+// staged data durable (fdatasync of each staged file, many at a time, so
+// the filesystem joins them into few journal commits — and only the
+// transaction's own files, never the rest of the filesystem as syncfs(2)
+// would) and renames every temporary file over its target. Before a target
+// is replaced or removed, its old content is kept under a backup name (the
+// temporary name itself after an atomic exchange, a hard link or a copy
+// where exchange is not supported; a removal is a rename to the backup
+// name), so that a failure at any step rolls back the steps already taken.
+// On success the backups are removed and the changed directories are
+// fsynced, so that a reported success is on disk.
+//
+// Each single file is replaced by rename(2) and is therefore old or new at
+// any instant, also across a crash. A crash in the middle of Commit can
+// leave some files new and others old, plus backup files (named like every
+// hunk temporary file, see IsTemp); a failure that is not a crash never does.
+//
+// Stage and Remove may be called from several goroutines; Commit and Abort
+// from one.
+type Txn struct {
+	w        *Workspace
+	b        *Batch
+	ownBatch bool // b is closed when the transaction ends
+	mu       sync.Mutex
+	ops      []*txnOp
+	dirs     []string // directories created for staged files, in creation order
+	done     bool
+
+	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
+	failAt int
+}
+
+type txnOp struct {
+	name       string // as the caller named it (for messages)
+	target     string // the file replaced or removed (links followed for writes)
+	tmp        string // staged content ("" for a removal)
+	remove     bool
+	createOnly bool
+	existed    bool   // the target existed when staged
+	backup     string // old content, once the step is done
+	applied    bool
+}
+
+// Begin starts a transaction on the workspace. Its file operations go
+// through b (nil: a Batch of its own), which the caller keeps open until
+// the transaction is finished.
+func (w *Workspace) Begin(b *Batch) *Txn {
+	if b == nil {
+		return &Txn{w: w, b: w.Batch(), ownBatch: true}
+	}
+	return &Txn{w: w, b: b}
+}
+
+// Stage writes data to a temporary file beside name's target (a symlink
+// inside the root is followed, as WriteFile does), creating missing parent
+// directories unless opt.NoParents. The target is untouched until Commit. An
+// existing file's mode (and owner, when we may) is given to the new content;
+// opt.CreateOnly makes Commit refuse a target that exists by then.
+func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
+	w, b := t.w, t.b
+	target := name
+	fi, err := b.Lstat(name)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if target, err = w.FollowLinks(name); err != nil {
+			return err
+		}
+		fi, err = b.Lstat(target)
+	}
+	perm := opt.Perm
+	if perm == 0 {
+		perm = 0o666
+	}
+	var old fs.FileInfo
+	if err == nil {
+		if fi.IsDir() {
+			return result.Errorf(result.IsDirectory, "%s: is a directory", name)
+		}
+		if opt.CreateOnly {
+			return result.Errorf(result.AlreadyExists, "%s: file already exists", name)
+		}
+		old = fi
+	} else if re := result.As(err); re.Code != result.NotFound {
+		return err
+	}
+	dir, _ := splitName(target)
+	if !opt.NoParents && dir != "." && old == nil {
+		if err := t.mkdirAll(dir); err != nil {
+			return err
+		}
+	}
+	tmp := TempName(target)
+	chown, uid, gid := false, 0, 0
+	if old != nil {
+		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if st, ok := old.Sys().(*syscall.Stat_t); ok && euid == 0 && (int(st.Uid) != euid || int(st.Gid) != egid) {
+			chown, uid, gid = true, int(st.Uid), int(st.Gid)
+		}
+	}
+	if err := b.create(tmp, data, perm, old != nil, chown, uid, gid, true); err != nil {
+		return w.Error(name, unwrapPath(err))
+	}
+	t.mu.Lock()
+	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil})
+	t.mu.Unlock()
+	return nil
+}
+
+var (
+	umaskOnce sync.Once
+	umaskVal  uint32
+	// The process's effective ids, to decide whether a new file needs the
+	// old one's owner.
+	euid, egid = os.Geteuid(), os.Getegid()
+)
+
+// umask reads the process umask once (setting it is the only way to read it).
+func umask() uint32 {
+	umaskOnce.Do(func() {
+		umaskVal = uint32(syscall.Umask(0o022))
+		syscall.Umask(int(umaskVal))
+	})
+	return umaskVal
+}
+
+// Remove records that name is to be removed at Commit. name itself is
+// removed: a symlink is removed, never its target. It must exist and not be
+// a directory.
+func (t *Txn) Remove(name string) error {
+	fi, err := t.b.Lstat(name)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return result.Errorf(result.IsDirectory, "%s: is a directory", name)
+	}
+	t.mu.Lock()
+	t.ops = append(t.ops, &txnOp{name: name, target: name, remove: true})
+	t.mu.Unlock()
+	return nil
+}
+
+// mkdirAll creates dir and its missing parents, remembering each one it
+// created so that a rollback can remove them again.
+func (t *Txn) mkdirAll(dir string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var missing []string
+	for d := dir; d != "." && d != "/" && d != ""; d, _ = splitName(d) {
+		fi, err := t.w.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return result.Errorf(result.NotFound, "%s: a component of the path is not a directory", dir)
+			}
+			break
+		}
+		if re := result.As(err); re.Code != result.NotFound {
+			return err
+		}
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := t.w.mkdir(missing[i]); err != nil && !errors.Is(err, fs.ErrExist) {
+			return t.w.Error(missing[i], err)
+		}
+		t.dirs = append(t.dirs, missing[i])
+	}
+	return nil
+}
+
+func (w *Workspace) mkdir(name string) error {
+	if w.root != nil {
+		return w.root.Mkdir(name, 0o777)
+	}
+	return os.Mkdir(w.host(name), 0o777)
+}
+
+// Len is the number of staged writes and removals.
+func (t *Txn) Len() int { return len(t.ops) }
+
+// Commit makes every staged change visible, in staging order, or — on any
+// failure — none: the changes already made are rolled back from their
+// backups, and every temporary file and created directory is removed.
+func (t *Txn) Commit() error {
+	if t.done {
+		return errors.New("workspace: transaction already finished")
+	}
+	t.done = true
+	if t.ownBatch {
+		defer t.b.Close()
+	}
+	if len(t.ops) == 0 {
+		return nil
+	}
+	seen := make(map[string]string, len(t.ops))
+	for _, op := range t.ops {
+		if other, ok := seen[op.target]; ok {
+			t.cleanup()
+			return result.Errorf(result.InvalidArgument, "%s and %s are the same file (through a symlink); refusing to change it twice", other, op.name)
+		}
+		seen[op.target] = op.name
+	}
+	if err := t.flushStaged(); err != nil {
+		t.rollback(0)
+		return err
+	}
+	// The steps are independent (one target each), so two workers share
+	// them; on a failure the others stop and every step done is undone.
+	var failed atomic.Bool
+	var firstErr error
+	var errOnce sync.Once
+	t.parallel(func(i int) {
+		if failed.Load() {
+			return
+		}
+		if err := t.step(i, t.ops[i]); err != nil {
+			failed.Store(true)
+			errOnce.Do(func() { firstErr = err })
+		}
+	})
+	if failed.Load() {
+		t.rollback(len(t.ops))
+		return firstErr
+	}
+	t.parallel(func(i int) {
+		if op := t.ops[i]; op.backup != "" {
+			_ = t.b.Remove(op.backup)
+		}
+	})
+	// The renames are durable once their directories are.
+	return t.flushDirs()
+}
+
+// commitWorkers is how many goroutines run the steps of a commit.
+const commitWorkers = 2
+
+// parallel runs f(i) for every op index on commitWorkers goroutines.
+func (t *Txn) parallel(f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < commitWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(t.ops) {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// step applies one staged change, first keeping the old content under a
+// backup name.
+func (t *Txn) step(i int, op *txnOp) error {
+	w, b := t.w, t.b
+	if t.failAt > 0 && i+1 == t.failAt {
+		return result.Errorf(result.IOError, "%s: injected failure", op.name)
+	}
+	if op.remove {
+		op.backup = TempName(op.target)
+		if err := b.Rename(op.target, op.backup); err != nil {
+			op.backup = ""
+			return w.Error(op.name, unwrapPath(err))
+		}
+		op.applied = true
+		return nil
+	}
+	if op.createOnly {
+		// link(2) refuses an existing target: no window for a clobber.
+		if err := b.Link(op.tmp, op.target); err != nil {
+			return w.Error(op.name, unwrapPath(err))
+		}
+		_ = b.Remove(op.tmp)
+		op.tmp = ""
+		op.applied = true
+		return nil
+	}
+	if op.existed {
+		// Swap the new content in: the temporary name then holds the old
+		// content, which is the backup (one atomic renameat2).
+		switch err := b.Exchange(op.tmp, op.target); {
+		case err == nil:
+			op.backup, op.tmp = op.tmp, ""
+			op.applied = true
+			return nil
+		case errors.Is(err, errNoExchange):
+			if err := t.keepOld(op); err != nil {
+				return err
+			}
+		default:
+			return w.Error(op.name, unwrapPath(err))
+		}
+	}
+	if err := b.Rename(op.tmp, op.target); err != nil {
+		return w.Error(op.name, unwrapPath(err))
+	}
+	op.tmp = ""
+	op.applied = true
+	return nil
+}
+
+// keepOld saves the target's current content under a backup name: a hard
+// link where the filesystem allows it, a copy otherwise.
+func (t *Txn) keepOld(op *txnOp) error {
+	w, bt := t.w, t.b
+	b := TempName(op.target)
+	if err := bt.Link(op.target, b); err == nil {
+		op.backup = b
+		return nil
+	}
+	data, err := bt.ReadFile(op.target)
+	if err != nil {
+		return err
+	}
+	if err := bt.createExcl(b, data, 0o600, false, false, 0, 0); err != nil {
+		return w.Error(op.name, unwrapPath(err))
+	}
+	op.backup = b
+	return nil
+}
+
+// rollback undoes steps [0, n) in reverse order and removes every temporary
+// file and created directory.
+func (t *Txn) rollback(n int) {
+	w := t.b
+	for i := n - 1; i >= 0; i-- {
+		op := t.ops[i]
+		if !op.applied {
+			continue
+		}
+		switch {
+		case op.backup != "":
+			_ = w.Rename(op.backup, op.target)
+			op.backup = ""
+		default: // a new file: remove it
+			_ = w.Remove(op.target)
+		}
+	}
+	t.cleanup()
+}
+
+// Abort discards a transaction that was not committed: temporary files and
+// created directories are removed; no target was ever touched.
+func (t *Txn) Abort() {
+	if t.done {
+		return
+	}
+	t.done = true
+	t.cleanup()
+	if t.ownBatch {
+		t.b.Close()
+	}
+}
+
+func (t *Txn) cleanup() {
+	for _, op := range t.ops {
+		if op.tmp != "" {
+			_ = t.b.Remove(op.tmp)
+		}
+		if op.backup != "" {
+			_ = t.b.Remove(op.backup)
+		}
+	}
+	for i := len(t.dirs) - 1; i >= 0; i-- {
+		_ = t.w.Remove(t.dirs[i]) // only succeeds when empty
+	}
+}
+
+// flushWorkers is how many files are flushed at once: the filesystem joins
+// concurrent flushes into one journal commit, so many at once cost little
+// more than one.
+const flushWorkers = 32
+
+// flushStaged makes every staged file's data durable before the first
+// rename (so that a crash never leaves a renamed file empty or torn): each
+// file's writeback was started when it was staged; here each is flushed
+// with fdatasync(2), many at a time. Only the transaction's own files are
+// flushed — unlike syncfs(2) or sync(2), whose cost depends on what every
+// other process has left unwritten on the filesystem.
+func (t *Txn) flushStaged() error {
+	if t.b.volatile() {
+		return nil
+	}
+	var tmps []*txnOp
+	for _, op := range t.ops {
+		if op.tmp != "" {
+			tmps = append(tmps, op)
+		}
+	}
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for w := 0; w < min(flushWorkers, len(tmps)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(tmps) {
+					return
+				}
+				if err := t.b.fdatasync(tmps[i].tmp); err != nil {
+					errOnce.Do(func() { firstErr = t.w.Error(tmps[i].name, unwrapPath(err)) })
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// flushDirs makes the renames and removals durable: fsync(2) of every
+// directory a change was made in.
+func (t *Txn) flushDirs() error {
+	if t.b.volatile() {
+		return nil
+	}
+	dirs := map[string]bool{}
+	for _, op := range t.ops {
+		d, _ := splitName(op.target)
+		dirs[d] = true
+	}
+	for _, d := range t.dirs {
+		p, _ := splitName(d)
+		dirs[p] = true
+	}
+	for d := range dirs {
+		if err := t.b.fsyncDir(d); err != nil {
+			return t.w.Error(d, err)
+		}
+	}
+	return nil
+}
+
+// volatile reports whether the workspace lies on a filesystem that keeps
+// nothing across a restart (tmpfs, ramfs), where flushing is pure cost.
+func (w *Workspace) volatile() bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(w.dir, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC
+}
+
+// fdatasync flushes the data of the file name (never following a symlink).
+func (b *Batch) fdatasync(name string) error {
+	if fd, base, ok := b.at(name); ok {
+		var f int
+		err := ignoringEINTR(func() (err error) {
+			f, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			return err
+		})
+		if err != nil {
+			return pathErr("open", name, err)
+		}
+		defer unix.Close(f)
+		return pathErr("fdatasync", name, ignoringEINTR(func() error { return unix.Fdatasync(f) }))
+	}
+	f, err := b.w.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// fsyncDir flushes directory dir's entries.
+func (b *Batch) fsyncDir(dir string) error {
+	var f *os.File
+	var err error
+	if b.w.root != nil && !filepath.IsAbs(dir) {
+		f, err = b.w.root.Open(dir)
+	} else {
+		f, err = os.Open(b.w.Abs(dir))
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
+
+// Batch is a view of the workspace for work on many files: it opens each
+// directory once, through the workspace's root (so it lies inside), and
+// works relative to that descriptor with *at(2) system calls on a single
+// name component that is never followed if it is a symlink (O_NOFOLLOW,
+// AT_SYMLINK_NOFOLLOW) — one system call per access, rather than one per
+// path component and the bookkeeping of an os.File. Anything else (a
+// symlink to follow, an absolute path, host mode) goes through the
+// workspace. Safe for concurrent use; Close releases the directories.
+//
+// A batch remembers what Lstat found for each name (a patch asks about the
+// same name when locking, planning and staging) until the batch itself
+// changes that name; it is meant for one operation, not to watch a tree.
+type Batch struct {
+	w     *Workspace
+	mu    sync.Mutex
+	dirs  map[string]*os.File
+	stats map[string]lstatResult
+
+	volOnce sync.Once
+	vol     bool
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// Batch opens a batch view of the workspace.
+func (w *Workspace) Batch() *Batch {
+	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}}
+}
+
+// volatile is Workspace.volatile, asked once per batch.
+func (b *Batch) volatile() bool {
+	b.volOnce.Do(func() { b.vol = b.w.volatile() })
+	return b.vol
+}
+
+// forget drops what the batch remembers of names it is about to change.
+func (b *Batch) forget(names ...string) {
+	b.mu.Lock()
+	for _, n := range names {
+		delete(b.stats, n)
+	}
+	b.mu.Unlock()
+}
+
+// Close releases the directories the batch opened.
+func (b *Batch) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.dirs {
+		f.Close()
+	}
+	b.dirs = map[string]*os.File{}
+	b.stats = map[string]lstatResult{}
+}
+
+// at returns a descriptor of the directory holding name and name's last
+// component; ok is false when the batch cannot serve name directly.
+func (b *Batch) at(name string) (fd int, base string, ok bool) {
+	if b.w.root == nil || filepath.IsAbs(name) {
+		return 0, "", false
+	}
+	dir, base := splitName(name)
+	if base == "." || base == ".." || base == "/" || base == "" {
+		return 0, "", false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f, ok := b.dirs[dir]
+	if !ok {
+		var err error
+		if f, err = b.w.root.Open(dir); err != nil {
+			return 0, "", false // let the workspace report it
+		}
+		b.dirs[dir] = f
+	}
+	return int(f.Fd()), base, true
+}
+
+func pathErr(op, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+// Lstat is Workspace.Lstat (remembered: see Batch).
+func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
+	b.mu.Lock()
+	r, ok := b.stats[name]
+	b.mu.Unlock()
+	if ok {
+		return r.fi, r.err
+	}
+	r.fi, r.err = b.lstat(name)
+	if r.err == nil || result.As(r.err).Code == result.NotFound {
+		b.mu.Lock()
+		b.stats[name] = r
+		b.mu.Unlock()
+	}
+	return r.fi, r.err
+}
+
+func (b *Batch) lstat(name string) (fs.FileInfo, error) {
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.Lstat(name)
+	}
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return nil, b.w.Error(name, pathErr("lstat", name, err))
+	}
+	return statInfo(base, &st), nil
+}
+
+// ReadFile is Workspace.ReadFile. A final symlink is followed through the
+// workspace (inside the root only).
+func (b *Batch) ReadFile(name string) ([]byte, error) {
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.ReadFile(name)
+	}
+	var f int
+	err := ignoringEINTR(func() (err error) {
+		f, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	if err == unix.ELOOP {
+		return b.w.ReadFile(name)
+	}
+	if err != nil {
+		return nil, b.w.Error(name, pathErr("open", name, err))
+	}
+	defer unix.Close(f)
+	var st unix.Stat_t
+	if err := unix.Fstat(f, &st); err != nil {
+		return nil, b.w.Error(name, pathErr("stat", name, err))
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nil, b.w.Error(name, pathErr("read", name, syscall.EISDIR))
+	}
+	data := make([]byte, 0, st.Size+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := unix.Read(f, data[len(data):cap(data)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, b.w.Error(name, pathErr("read", name, err))
+		}
+		if n == 0 {
+			return data, nil
+		}
+		data = data[:len(data)+n]
+		if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(len(data)) == st.Size {
+			return data, nil // all of it, as it was when opened
+		}
+	}
+}
+
+// FollowLinks is Workspace.FollowLinks, with one Lstat for a name that is
+// not a symlink.
+func (b *Batch) FollowLinks(name string) (string, error) {
+	fi, err := b.Lstat(name)
+	if err != nil {
+		if re := result.As(err); re.Code == result.NotFound {
+			return name, nil
+		}
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return name, nil
+	}
+	return b.w.FollowLinks(name)
+}
+
+// createExcl creates name (which must not exist) with mode perm less the
+// umask — or, when exact, perm exactly — writes data and, when chown, gives
+// it the owner uid:gid; it returns an error naming name.
+func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int) error {
+	return b.create(name, data, perm, exact, chown, uid, gid, false)
+}
+
+// create is createExcl; startWriteback also starts writing the data to
+// disk (sync_file_range, no waiting), so that a later flush of this file
+// mostly finds it done.
+func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int, startWriteback bool) error {
+	b.forget(name)
+	fd, base, ok := b.at(name)
+	if !ok {
+		f, err := b.w.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if err == nil && exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
+			err = f.Chmod(perm)
+		}
+		if err == nil && chown {
+			_ = f.Chown(uid, gid)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = b.w.Remove(name)
+			return b.w.Error(name, err)
+		}
+		return nil
+	}
+	var f int
+	err := ignoringEINTR(func() (err error) {
+		f, err = unix.Openat(fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm&fs.ModePerm))
+		return err
+	})
+	if err != nil {
+		return b.w.Error(name, pathErr("open", name, err))
+	}
+	fail := func(err error) error {
+		unix.Close(f)
+		_ = unix.Unlinkat(fd, base, 0)
+		return b.w.Error(name, pathErr("write", name, err))
+	}
+	for off := 0; off < len(data); {
+		n, err := unix.Write(f, data[off:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		off += n
+	}
+	if exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
+		mode := uint32(perm & fs.ModePerm)
+		if perm&fs.ModeSetuid != 0 {
+			mode |= unix.S_ISUID
+		}
+		if perm&fs.ModeSetgid != 0 {
+			mode |= unix.S_ISGID
+		}
+		if perm&fs.ModeSticky != 0 {
+			mode |= unix.S_ISVTX
+		}
+		if err := unix.Fchmod(f, mode); err != nil {
+			return fail(err)
+		}
+	}
+	if chown {
+		_ = unix.Fchown(f, uid, gid)
+	}
+	if startWriteback && len(data) > 0 && !b.volatile() {
+		_ = unix.SyncFileRange(f, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+	}
+	if err := unix.Close(f); err != nil {
+		_ = unix.Unlinkat(fd, base, 0)
+		return b.w.Error(name, pathErr("close", name, err))
+	}
+	return nil
+}
+
+// Remove is Workspace.Remove for a file or symlink (never followed).
+func (b *Batch) Remove(name string) error {
+	b.forget(name)
+	fd, base, ok := b.at(name)
+	if !ok {
+		return b.w.Remove(name)
+	}
+	err := unix.Unlinkat(fd, base, 0)
+	if err == unix.EISDIR || err == unix.EPERM {
+		err = unix.Unlinkat(fd, base, unix.AT_REMOVEDIR)
+	}
+	return b.w.Error(name, pathErr("remove", name, err))
+}
+
+// Rename is Workspace.Rename (names in one directory are served directly).
+func (b *Batch) Rename(oldname, newname string) error {
+	b.forget(oldname, newname)
+	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
+		return b.w.Error(newname, pathErr("rename", newname, unix.Renameat(fd, obase, fd, nbase)))
+	}
+	return b.w.Rename(oldname, newname)
+}
+
+// errNoExchange reports that the filesystem cannot exchange two names.
+var errNoExchange = errors.New("renameat2 RENAME_EXCHANGE not supported")
+
+// Exchange swaps two names in one directory atomically (renameat2 with
+// RENAME_EXCHANGE); errNoExchange where that is not available.
+func (b *Batch) Exchange(a, c string) error {
+	b.forget(a, c)
+	fd, abase, cbase, ok := b.pair(a, c)
+	if !ok {
+		return errNoExchange
+	}
+	err := unix.Renameat2(fd, abase, fd, cbase, unix.RENAME_EXCHANGE)
+	switch err {
+	case nil:
+		return nil
+	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
+		return errNoExchange
+	}
+	return b.w.Error(c, pathErr("rename", c, err))
+}
+
+// Link is Workspace.Link (names in one directory are served directly).
+func (b *Batch) Link(oldname, newname string) error {
+	b.forget(oldname, newname)
+	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
+		return b.w.Error(newname, pathErr("link", newname, unix.Linkat(fd, obase, fd, nbase, 0)))
+	}
+	return b.w.Link(oldname, newname)
+}
+
+func (b *Batch) pair(oldname, newname string) (int, string, string, bool) {
+	od, _ := splitName(oldname)
+	nd, _ := splitName(newname)
+	if od != nd {
+		return 0, "", "", false
+	}
+	fd, obase, ok := b.at(oldname)
+	if !ok {
+		return 0, "", "", false
+	}
+	_, nbase := splitName(newname)
+	if nbase == "." || nbase == ".." || nbase == "" {
+		return 0, "", "", false
+	}
+	return fd, obase, nbase, true
+}
+
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// statInfo is an fs.FileInfo from a stat(2) result.
+func statInfo(name string, st *unix.Stat_t) fs.FileInfo {
+	return &fileStat{name: name, st: *st}
+}
+
+type fileStat struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (f *fileStat) Name() string { return f.name }
+func (f *fileStat) Size() int64  { return f.st.Size }
+func (f *fileStat) Mode() fs.FileMode {
+	m := fs.FileMode(f.st.Mode & 0o777)
+	switch f.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	}
+	if f.st.Mode&unix.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.st.Mode&unix.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.st.Mode&unix.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
+func (f *fileStat) ModTime() time.Time {
+	return time.Unix(f.st.Mtim.Sec, f.st.Mtim.Nsec)
+}
+func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
+func (f *fileStat) Sys() any {
+	// The same type os.Lstat gives, for callers that read owners.
+	return &syscall.Stat_t{Uid: f.st.Uid, Gid: f.st.Gid, Mode: f.st.Mode, Size: f.st.Size, Nlink: f.st.Nlink, Ino: f.st.Ino, Dev: f.st.Dev}
+}
+
+// Lock is Workspace.Lock for many names: the names are reduced to one per
+// directory first.
+func (b *Batch) Lock(names ...string) (func(), error) {
+	seen := map[string]bool{}
+	var reps []string
+	for _, n := range names {
+		t, err := b.FollowLinks(n)
+		if err != nil {
+			// A link that leads out is refused by whatever would follow
+			// it; removing the link itself only needs its own directory.
+			t = n
+		}
+		d, _ := splitName(t)
+		if !seen[d] {
+			seen[d] = true
+			// Workspace.Lock locks the directory of each name it is
+			// given: name a (never existing) child of d.
+			reps = append(reps, joinName(d, TempPrefix+"lock"+TempSuffix))
+		}
+	}
+	return b.w.Lock(reps...)
+}
