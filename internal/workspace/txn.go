@@ -21,7 +21,7 @@ import (
 // Stage writes each new content to a temporary file beside its target as soon
 // as it is known (so the caller need not hold every file in memory) and
 // starts writing it to disk; Remove records a removal. Commit then makes the
-// staged data durable (fdatasync of each staged file, many at a time, so
+// staged data durable when the workspace is Durable (fdatasync of each staged file, many at a time, so
 // the filesystem joins them into few journal commits — and only the
 // transaction's own files, never the rest of the filesystem as syncfs(2)
 // would) and renames every temporary file over its target. Before a target
@@ -404,7 +404,7 @@ const flushWorkers = 32
 // flushed — unlike syncfs(2) or sync(2), whose cost depends on what every
 // other process has left unwritten on the filesystem.
 func (t *Txn) flushStaged() error {
-	if t.b.volatile() {
+	if t.b.skipFlush() {
 		return nil
 	}
 	var tmps []*txnOp
@@ -439,7 +439,7 @@ func (t *Txn) flushStaged() error {
 // flushDirs makes the renames and removals durable: fsync(2) of every
 // directory a change was made in.
 func (t *Txn) flushDirs() error {
-	if t.b.volatile() {
+	if t.b.skipFlush() {
 		return nil
 	}
 	dirs := map[string]bool{}
@@ -543,6 +543,14 @@ func (w *Workspace) Batch() *Batch {
 }
 
 // volatile is Workspace.volatile, asked once per batch.
+// skipFlush reports whether commits skip the durability flushes: when the
+// workspace is not Durable (--fsync off, the default: each file is still
+// replaced atomically by rename, as for every other command), or when it
+// lies on a filesystem that keeps nothing across a restart anyway.
+func (b *Batch) skipFlush() bool {
+	return !b.w.Durable || b.volatile()
+}
+
 func (b *Batch) volatile() bool {
 	b.volOnce.Do(func() { b.vol = b.w.volatile() })
 	return b.vol
@@ -766,7 +774,7 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 	if chown {
 		_ = unix.Fchown(f, uid, gid)
 	}
-	if startWriteback && len(data) > 0 && !b.volatile() {
+	if startWriteback && len(data) > 0 && !b.skipFlush() {
 		_ = unix.SyncFileRange(f, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 	}
 	if err := unix.Close(f); err != nil {
