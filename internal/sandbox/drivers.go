@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"sort"
@@ -120,3 +121,44 @@ func checkLimits(name string, spec Spec, c Caps) error {
 
 // isRoot reports whether hunk runs as uid 0.
 func isRoot() bool { return os.Geteuid() == 0 }
+
+// Tester is implemented by drivers whose cheap Probe can be wrong (bwrap:
+// installed but refused by the kernel); `hunk exec --drivers` calls it to
+// say for certain whether the driver works here.
+type Tester interface {
+	Test(ctx context.Context) error
+}
+
+// Run selects the driver called name (see Select) and runs spec with it.
+// With "auto", a driver whose sandbox fails to start (UnavailableError:
+// nothing of the command ran) gives way to the next one.
+func Run(ctx context.Context, name string, spec Spec) (Result, error) {
+	if name != "" && name != "auto" {
+		d, err := Select(ctx, name)
+		if err != nil {
+			return Result{}, err
+		}
+		return d.Run(ctx, spec)
+	}
+	var firstErr error
+	for _, n := range AutoOrder {
+		d := Lookup(n)
+		if d == nil || !d.Probe(ctx).Available {
+			continue
+		}
+		r, err := d.Run(ctx, spec)
+		var ue *UnavailableError
+		if err != nil && errors.As(err, &ue) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		return r, err
+	}
+	if firstErr != nil {
+		return Result{}, firstErr
+	}
+	_, err := Select(ctx, "auto")
+	return Result{}, err
+}
