@@ -67,6 +67,12 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 		wOut.Close()
 		return Outcome{}, err
 	}
+	// Bigger pipes, fewer wake-ups for a command that prints a lot.
+	for _, f := range []*os.File{rOut, rErr} {
+		if rc, err := f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+		}
+	}
 	cmd.Stdout, cmd.Stderr = wOut, wErr
 	if spec.Stdin != nil {
 		cmd.Stdin = spec.Stdin
