@@ -49,42 +49,61 @@ func processTable() []procInfo {
 	return out
 }
 
-// descendants returns the processes below root (not root itself).
-func descendants(root int) []procInfo {
-	tab := processTable()
-	kids := map[int][]procInfo{}
-	for _, p := range tab {
-		kids[p.ppid] = append(kids[p.ppid], p)
-	}
-	var out []procInfo
-	queue := []int{root}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, k := range kids[p] {
-			out = append(out, k)
-			queue = append(queue, k.pid)
-		}
-	}
-	return out
-}
-
-// tree is the set of processes a run owns: everything below the calling
-// process (which is a child subreaper while a run is active, so orphaned
-// grandchildren, setsid'd or daemonized, come back to it rather than to
-// init), plus everything in the run's cgroup when it has one.
+// tree is the set of processes a run owns: the main process and everything
+// below it, the orphans it leaves (the calling process is a child subreaper
+// while a run is active, so setsid'd and daemonized grandchildren come back
+// to it rather than to init) and everything below those, plus everything in
+// the run's cgroup when it has one. Children the caller already had when the
+// run started are not the run's; a caller must not start other children while
+// a run is active (hunk runs one command per process).
 type tree struct {
 	self    int
 	mainPid int // waited for by os/exec; never reaped here
+	before  map[int]bool
 	cg      *cgroup
+}
+
+// newTree records the caller's children before the run's main process starts.
+func newTree(cg *cgroup) *tree {
+	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg}
+	for _, p := range processTable() {
+		if p.ppid == t.self {
+			t.before[p.pid] = true
+		}
+	}
+	return t
+}
+
+// members returns the processes of the tree as the process table shows them now.
+func (t *tree) members() []procInfo {
+	tab := processTable()
+	kids := map[int][]procInfo{}
+	var roots []procInfo
+	for _, p := range tab {
+		kids[p.ppid] = append(kids[p.ppid], p)
+		if p.pid == t.mainPid || (p.ppid == t.self && !t.before[p.pid]) {
+			roots = append(roots, p)
+		}
+	}
+	out := roots
+	queue := append([]procInfo(nil), roots...)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[p.pid] {
+			out = append(out, k)
+			queue = append(queue, k)
+		}
+	}
+	return out
 }
 
 // alive returns the live (non-zombie) members of the tree.
 func (t *tree) alive() []int {
 	var pids []int
 	seen := map[int]bool{}
-	for _, p := range descendants(t.self) {
-		if !p.zombie {
+	for _, p := range t.members() {
+		if !p.zombie && !seen[p.pid] {
 			pids = append(pids, p.pid)
 			seen[p.pid] = true
 		}
@@ -112,7 +131,7 @@ func (t *tree) signal(sig syscall.Signal) int {
 // back to us), except the main process, which os/exec waits for.
 func (t *tree) reap() {
 	for _, p := range processTable() {
-		if p.ppid == t.self && p.zombie && p.pid != t.mainPid {
+		if p.ppid == t.self && p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
 		}

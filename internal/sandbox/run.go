@@ -83,6 +83,7 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 
+	t := newTree(cg)
 	start := time.Now()
 	err = cmd.Start()
 	wOut.Close()
@@ -105,7 +106,7 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 		}()
 	}
 
-	t := &tree{self: os.Getpid(), mainPid: cmd.Process.Pid, cg: cg}
+	t.mainPid = cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
