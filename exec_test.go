@@ -89,11 +89,11 @@ func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() { ln.Close() })
 }
 
-// noproc STRING: no live process has STRING in its command line (waiting up
+// noproc ARG: no live process has ARG as one of its arguments (waiting up
 // to a second for processes being killed to go).
 func cmdNoproc(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: noproc STRING")
+		ts.Fatalf("usage: noproc ARG")
 	}
 	deadline := time.Now().Add(time.Second)
 	for {
@@ -123,7 +123,7 @@ func procsMatching(s string) []string {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && bytes.Contains(b, []byte(s)) {
+		if err == nil && bytes.Contains(append([]byte{0}, b...), []byte("\x00"+s+"\x00")) {
 			out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
 		}
 	}
