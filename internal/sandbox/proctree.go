@@ -66,16 +66,102 @@ type tree struct {
 // newTree records the caller's children before the run's main process starts.
 func newTree(cg *cgroup) *tree {
 	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg}
-	for _, p := range processTable() {
-		if p.ppid == t.self {
-			t.before[p.pid] = true
+	kids, ok := childrenOf(t.self)
+	if !ok {
+		for _, p := range processTable() {
+			if p.ppid == t.self {
+				kids = append(kids, p.pid)
+			}
 		}
+	}
+	for _, k := range kids {
+		t.before[k] = true
 	}
 	return t
 }
 
-// members returns the processes of the tree as the process table shows them now.
+// childrenOf lists pid's children from /proc/PID/task/*/children, which
+// touches only pid's own entries (a full /proc scan costs milliseconds on a
+// busy machine). ok is false when the kernel lacks that file.
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		if err != nil {
+			if os.IsNotExist(err) {
+				if _, e := os.Stat(dir + "/" + tid); e == nil {
+					return nil, false // the thread exists: no children file in this kernel
+				}
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// stateOf reads one process's state; ok is false when it is gone.
+func stateOf(pid int) (zombie, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false, false
+	}
+	return s[i+2] == 'Z' || s[i+2] == 'X', true
+}
+
+// members returns the processes of the tree as they are now.
 func (t *tree) members() []procInfo {
+	kids, ok := childrenOf(t.self)
+	if !ok {
+		return t.membersByScan()
+	}
+	var roots []int
+	if t.mainPid > 0 {
+		roots = append(roots, t.mainPid)
+	}
+	for _, k := range kids {
+		if k != t.mainPid && !t.before[k] {
+			roots = append(roots, k)
+		}
+	}
+	var out []procInfo
+	seen := map[int]bool{}
+	queue := roots
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		zombie, ok := stateOf(p)
+		if !ok {
+			continue
+		}
+		out = append(out, procInfo{pid: p, zombie: zombie})
+		ks, _ := childrenOf(p)
+		queue = append(queue, ks...)
+	}
+	return out
+}
+
+// membersByScan is members from a scan of the whole process table.
+func (t *tree) membersByScan() []procInfo {
 	tab := processTable()
 	kids := map[int][]procInfo{}
 	var roots []procInfo
@@ -130,10 +216,10 @@ func (t *tree) signal(sig syscall.Signal) int {
 // reap collects the zombies that are our own children (orphans that came
 // back to us), except the main process, which os/exec waits for.
 func (t *tree) reap() {
-	for _, p := range processTable() {
-		if p.ppid == t.self && p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
+	for _, p := range t.members() {
+		if p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
 			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil) // ECHILD unless ours
 		}
 	}
 }
