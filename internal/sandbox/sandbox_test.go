@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -384,4 +385,52 @@ func runHost(argv ...string) (string, error) {
 	defer cancel()
 	r, err := Lookup("none").Run(ctx, Spec{Argv: argv, Env: []string{"PATH=/usr/bin:/bin"}, Workspace: "/", Workdir: "/", Timeout: 10 * time.Second})
 	return string(r.Stdout) + string(r.Stderr), err
+}
+
+// TestUnprivileged reruns the main tests as an unprivileged user (nobody)
+// when running as root, so that CI, which runs as root, also covers bwrap in
+// a user namespace and the refusal of limits that need cgroups.
+func TestUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("already unprivileged")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("SKIPPED: needs setpriv (util-linux)")
+	}
+	dir, err := os.MkdirTemp("", "hunk-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sandbox.test")
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"-test.run", "^(TestExitCodes|TestFilesystem|TestNetwork|TestEnvironment|TestTimeoutKillsTree|TestLimitRefused)$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir, "HUNK_REQUIRE_DRIVERS=" + os.Getenv("HUNK_REQUIRE_DRIVERS")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "--- ") {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
 }
