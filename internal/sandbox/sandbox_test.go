@@ -222,11 +222,17 @@ func TestDockerSocket(t *testing.T) {
 	forDrivers(t, func(t *testing.T, d Driver) {
 		for _, sock := range sockets {
 			for _, network := range []bool{false, true} {
-				s := newSpec(t, "/usr/bin/perl", "-e", client, sock)
-				s.Network = network
-				r := mustRun(t, d, s)
-				if r.ExitCode == 0 || bytes.Contains(r.Stdout, []byte("connected")) {
-					t.Errorf("reached %s (network=%v): %s %s", sock, network, r.Stdout, r.Stderr)
+				for _, ws := range []string{"", "/"} {
+					s := newSpec(t, "/usr/bin/perl", "-e", client, sock)
+					s.Network = network
+					if ws != "" {
+						// A workspace above /run must not bring it back.
+						s.Workspace, s.Workdir = ws, ws
+					}
+					r := mustRun(t, d, s)
+					if r.ExitCode == 0 || bytes.Contains(r.Stdout, []byte("connected")) {
+						t.Errorf("reached %s (network=%v, workspace %s): %s %s", sock, network, s.Workspace, r.Stdout, r.Stderr)
+					}
 				}
 			}
 		}
