@@ -287,7 +287,7 @@ func TestTimeoutKillsTree(t *testing.T) {
 		// A setsid'd grandchild, a double-forked daemon, and a shell that
 		// ignores SIGTERM: all must be gone when Run returns.
 		s := sh(t, fmt.Sprintf("echo started; setsid sleep %[1]s.1 & (setsid sh -c 'sleep %[1]s.2' &); trap '' TERM; sleep %[1]s.3", marker))
-		s.Timeout = time.Second
+		s.Timeout = 3 * time.Second
 		start := time.Now()
 		r := mustRun(t, d, s)
 		if !r.TimedOut || r.ExitCode != 124 {
@@ -296,7 +296,7 @@ func TestTimeoutKillsTree(t *testing.T) {
 		if !bytes.Contains(r.Stdout, []byte("started")) {
 			t.Errorf("output so far lost: %q", r.Stdout)
 		}
-		if el := time.Since(start); el > 1*time.Second+KillGrace+3*time.Second {
+		if el := time.Since(start); el > 3*time.Second+KillGrace+5*time.Second {
 			t.Errorf("took %v", el)
 		}
 		if s := survivors(marker); len(s) > 0 {
