@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 func init() {
@@ -71,7 +72,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	} else {
 		pol.RW = append(pol.RW, spec.Workspace)
 	}
-	env := append(append([]string(nil), spec.Env...), "TMPDIR="+tmp)
+	var env []string
+	for _, kv := range spec.Env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
 	cfg := initConfig{
 		Argv:     spec.Argv,
 		Env:      env,
