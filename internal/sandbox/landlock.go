@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -134,15 +133,4 @@ func runInit(ctx context.Context, driver string, spec Spec, cfg initConfig) (Res
 		return Result{}, &UnavailableError{Driver: driver, Reason: err.Error()}
 	}
 	return finish(driver, out, cg, st), nil
-}
-
-// absDir returns the absolute, symlink-free form of dir.
-func absDir(dir string) string {
-	if a, err := filepath.Abs(dir); err == nil {
-		dir = a
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return dir
 }

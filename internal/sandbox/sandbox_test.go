@@ -57,10 +57,6 @@ func needCgroups(t *testing.T, d Driver, what string) {
 	}
 }
 
-type run struct {
-	spec Spec
-}
-
 func newSpec(t *testing.T, argv ...string) Spec {
 	ws := t.TempDir()
 	ws, _ = filepath.EvalSymlinks(ws)
