@@ -108,7 +108,11 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 
 	t.mainPid = cmd.Process.Pid
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		t.mainDone.Store(true)
+		done <- err
+	}()
 
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
