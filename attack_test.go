@@ -136,40 +136,95 @@ func treeHash(t *testing.T, dir string) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// attackCommands are the commands run against each path; PATH is replaced.
+// attackCommands are the commands run against each path; PATH is replaced
+// (in the arguments, and in attackStdin's patch text for apply-patch).
 var attackCommands = map[string][]string{
-	"write": {"write", "PATH", "--content", "PWNED"},
-	"read":  {"read", "PATH"},
+	"write":         {"write", "PATH", "--content", "PWNED"},
+	"read":          {"read", "PATH"},
+	"edit":          {"edit", "PATH", "--old", "TOP SECRET", "--new", "PWNED"},
+	"apply-add":     {"apply-patch"},
+	"apply-upd":     {"apply-patch"},
+	"apply-del":     {"apply-patch"},
+	"apply-move":    {"apply-patch"},
+	"compat-add":    {"apply-patch", "--compat", "codex"},
+	"compat-move":   {"apply-patch", "--compat", "codex"},
+	"link-add":      {"apply_patch"},
+	"apply-unidiff": {"apply-patch"},
+}
+
+// attackStdin is the patch each apply-patch variant reads, PATH replaced.
+var attackStdin = map[string]string{
+	"apply-add":     "*** Begin Patch\n*** Add File: PATH\n+PWNED\n*** End Patch\n",
+	"apply-upd":     "*** Begin Patch\n*** Update File: PATH\n@@\n-TOP SECRET\n+PWNED\n*** End Patch\n",
+	"apply-del":     "*** Begin Patch\n*** Delete File: PATH\n*** End Patch\n",
+	"apply-move":    "*** Begin Patch\n*** Update File: in.txt\n*** Move to: PATH\n@@\n-inside\n+moved\n*** End Patch\n",
+	"compat-add":    "*** Begin Patch\n*** Add File: PATH\n+PWNED\n*** End Patch\n",
+	"compat-move":   "*** Begin Patch\n*** Update File: in.txt\n*** Move to: PATH\n@@\n-inside\n+moved\n*** End Patch\n",
+	"link-add":      "*** Begin Patch\n*** Add File: PATH\n+PWNED\n*** End Patch\n",
+	"apply-unidiff": "--- PATH\n+++ PATH\n@@ -1 +1 @@\n-TOP SECRET\n+PWNED\n",
 }
 
 // TestAttackCorpus runs every attack path through the real binary for every
-// command, asserting refusal (OUTSIDE_WORKSPACE, or INVALID_ARGUMENT for
-// malformed paths), no secret in the output, and no change anywhere.
+// command, each on a fresh tree, asserting refusal (OUTSIDE_WORKSPACE, or
+// INVALID_ARGUMENT for malformed paths), no secret in the output, and no
+// change anywhere. One exception: Delete File of a symlink that lies inside
+// the workspace removes that link (never its target) — legitimate, so it may
+// succeed, but nothing outside the workspace may change.
 func TestAttackCorpus(t *testing.T) {
-	top, ws := attackTree(t)
-	paths := attackPaths(top)
+	top0, _ := attackTree(t)
+	paths := attackPaths(top0)
 	if len(paths) < 30 {
 		t.Fatalf("only %d attack paths", len(paths))
 	}
-	before := treeHash(t, top)
 	for cmdName, argv := range attackCommands {
-		for i, p := range paths {
+		for i := range paths {
 			t.Run(fmt.Sprintf("%s/%02d", cmdName, i), func(t *testing.T) {
+				t.Parallel()
+				top, ws := attackTree(t)
+				p := attackPaths(top)[i]
+				before := treeHash(t, top)
+				linkInside := isLinkInside(ws, p)
+				outsideBefore := treeHash(t, filepath.Join(top, "outside")) + treeHash(t, filepath.Join(top, "ws-evil"))
 				args := []string{"--json", "-C", ws}
-				for _, a := range argv {
+				if argv[0] == "apply_patch" {
+					args = nil // Codex's standalone form: no flags, the cwd is the root
+				}
+				for _, a := range argv[min(1, len(argv)):] {
 					if a == "PATH" {
 						a = p
 					}
 					args = append(args, a)
 				}
-				cmd := exec.Command("hunk", args...)
+				name := "hunk"
+				if argv[0] == "apply_patch" {
+					name = "apply_patch"
+				} else {
+					args = append(args[:3:3], append([]string{argv[0]}, args[3:]...)...)
+				}
+				cmd := exec.Command(name, args...)
 				cmd.Dir = ws
+				if in, ok := attackStdin[cmdName]; ok {
+					cmd.Stdin = strings.NewReader(strings.ReplaceAll(in, "PATH", p))
+				}
 				out, err := cmd.Output()
+				if strings.Contains(string(out), "TOP SECRET") || strings.Contains(string(out), "root:") {
+					t.Fatalf("hunk %s %q leaked outside content:\n%s", cmdName, p, out)
+				}
+				if outsideAfter := treeHash(t, filepath.Join(top, "outside")) + treeHash(t, filepath.Join(top, "ws-evil")); outsideAfter != outsideBefore {
+					t.Fatalf("hunk %s %q changed files outside the workspace", cmdName, p)
+				}
+				if err == nil && cmdName == "apply-del" && linkInside {
+					return // the link itself was removed; the target is untouched (checked above)
+				}
 				if err == nil {
 					t.Fatalf("hunk %s %q succeeded:\n%s", cmdName, p, out)
 				}
-				if strings.Contains(string(out), "TOP SECRET") || strings.Contains(string(out), "root:") {
-					t.Fatalf("hunk %s %q leaked outside content:\n%s", cmdName, p, out)
+				if name == "apply_patch" {
+					// Codex's own output: no JSON; refusal and no change are what count.
+					if after := treeHash(t, top); after != before {
+						t.Fatalf("apply_patch %q changed the tree", p)
+					}
+					return
 				}
 				var res struct {
 					IsError bool
@@ -179,8 +234,10 @@ func TestAttackCorpus(t *testing.T) {
 				if err := json.Unmarshal(out, &res); err != nil {
 					t.Fatalf("hunk %s %q: not one JSON document: %v\n%s", cmdName, p, err, out)
 				}
-				switch res.Code {
-				case "OUTSIDE_WORKSPACE", "INVALID_ARGUMENT":
+				switch {
+				case res.Code == "OUTSIDE_WORKSPACE", res.Code == "INVALID_ARGUMENT":
+				case res.Code == "ALREADY_EXISTS" && (cmdName == "apply-add" || cmdName == "apply-move") && linkInside:
+					// The name is taken inside the workspace (by a symlink): refused as such.
 				default:
 					t.Fatalf("hunk %s %q: code %s (%s), want OUTSIDE_WORKSPACE", cmdName, p, res.Code, res.Error)
 				}
@@ -190,4 +247,18 @@ func TestAttackCorpus(t *testing.T) {
 			})
 		}
 	}
+}
+
+// isLinkInside reports whether p names (lexically inside ws) a symlink whose
+// own directory is inside the workspace: deleting it only removes the link.
+func isLinkInside(ws, p string) bool {
+	if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(ws, strings.TrimRight(p, "/")))
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Dir(filepath.Join(ws, strings.TrimRight(p, "/"))))
+	return err == nil && (real == ws || strings.HasPrefix(real, ws+"/"))
 }
