@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	commands = append(commands, newApplyPatchCmd)
+	register("apply-patch", newApplyPatchCmd)
 	linkMains["apply_patch"] = codexApplyPatchMain
 	linkMains["applypatch"] = codexApplyPatchMain
 }

@@ -43,7 +43,7 @@ func TestApplyPatchFlags(t *testing.T) {
 			defer func() { runApplyPatch = old }()
 			var out bytes.Buffer
 			app := &App{Stdin: &bytes.Buffer{}, Stdout: &out, Stderr: &out}
-			root := newRootCmd(app)
+			root := newRootCmd(app, nil)
 			root.SetArgs(tt.args)
 			if err := root.Execute(); err != nil {
 				t.Fatalf("%v: %s", err, out.String())

@@ -12,7 +12,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { commands = append(commands, newEditCmd) }
+func init() { register("edit", newEditCmd) }
 
 // EditOptions are the parsed flags of `hunk edit`.
 type EditOptions struct {

@@ -52,7 +52,7 @@ func TestEditFlags(t *testing.T) {
 			var out bytes.Buffer
 			app := &App{Stdin: strings.NewReader(c.stdin), Stdout: &out, Stderr: &out}
 			t.Setenv("XDG_CONFIG_HOME", dir)
-			root := newRootCmd(app)
+			root := newRootCmd(app, nil)
 			root.SetArgs(append([]string{"-C", dir}, c.args...))
 			err := root.Execute()
 			if c.usage != "" {

@@ -19,7 +19,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
-func init() { commands = append(commands, newExecCmd) }
+func init() { register("exec", newExecCmd) }
 
 // execOptions is `hunk exec` parsed.
 type execOptions struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { commands = append(commands, newReadCmd) }
+func init() { register("read", newReadCmd) }
 
 // ReadOptions is what `hunk read` was asked to do.
 type ReadOptions struct {

@@ -64,7 +64,7 @@ func Main(args []string) int {
 	if lm, ok := linkMains[filepath.Base(os.Args[0])]; ok {
 		return lm(app, args)
 	}
-	root := newRootCmd(app)
+	root := newRootCmd(app, args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err != nil && !app.configured {
@@ -138,7 +138,7 @@ func (a *App) Warn(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, prog+": warning: "+format+"\n", args...)
 }
 
-func newRootCmd(app *App) *cobra.Command {
+func newRootCmd(app *App, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "hunk",
 		Short: "Apply patches, read, write, edit and run commands safely inside a workspace",
@@ -181,14 +181,54 @@ tool result.`,
 	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet", "fsync"} {
 		configKey(pf, f, f)
 	}
-	for _, newCmd := range commands {
-		root.AddCommand(newCmd(app))
+	// Build only the command being run when it is plain which one it is
+	// (hunk is started once per tool call; building every command and its
+	// flags is wasted work), and all of them for help, completion and errors.
+	if name, ok := commandNamed(args); ok {
+		root.AddCommand(commands[name](app))
+	} else {
+		for _, name := range commandOrder {
+			root.AddCommand(commands[name](app))
+		}
 	}
 	return root
 }
 
-// commands holds the constructors of the subcommands, registered by their files.
-var commands []func(*App) *cobra.Command
+// commands holds the constructors of the subcommands by name, registered by
+// their files; commandOrder is the order they registered in.
+var (
+	commands     = map[string]func(*App) *cobra.Command{}
+	commandOrder []string
+)
+
+// register adds a subcommand constructor under the command's name.
+func register(name string, newCmd func(*App) *cobra.Command) {
+	commands[name] = newCmd
+	commandOrder = append(commandOrder, name)
+}
+
+// rootValueFlags are the root flags that take a separate value argument.
+var rootValueFlags = map[string]bool{"-C": true, "--root": true, "--color": true, "--config": true}
+
+// commandNamed finds the subcommand args name: the first argument that is
+// not a root flag (or its value). ok is false when it is not a registered
+// command (help, completion, a typo, none at all).
+func commandNamed(args []string) (string, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return "", false
+		case rootValueFlags[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			_, ok := commands[a]
+			return a, ok
+		}
+	}
+	return "", false
+}
 
 // configKey marks flag name of fs as the command-line form of config key
 // (e.g. "exec.driver", settable as HUNK_EXEC_DRIVER or in the config file).

@@ -10,7 +10,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/write"
 )
 
-func init() { commands = append(commands, newWriteCmd) }
+func init() { register("write", newWriteCmd) }
 
 // WriteOptions are the parsed flags of `hunk write`.
 type WriteOptions struct {
