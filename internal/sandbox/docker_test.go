@@ -1,0 +1,255 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// testImage is the image the docker tests run: $HUNK_TEST_IMAGE, or
+// hunk-test:latest, made offline with MakeImage when missing.
+func testImage() string {
+	if s := os.Getenv("HUNK_TEST_IMAGE"); s != "" {
+		return s
+	}
+	return "hunk-test:latest"
+}
+
+var (
+	imageOnce sync.Once
+	imageErr  error
+)
+
+// dockerOrSkip returns the driver when an engine answers, else skips — loudly,
+// and as a failure when HUNK_REQUIRE_DRIVERS names docker (CI).
+func dockerOrSkip(t *testing.T) *Docker {
+	t.Helper()
+	d := &Docker{}
+	caps := d.Probe(context.Background())
+	if !caps.Available {
+		if requireDriver("docker") {
+			t.Fatalf("docker driver required (HUNK_REQUIRE_DRIVERS) but unavailable: %s", caps.Reason)
+		}
+		fmt.Fprintf(os.Stderr, "SKIP %s: no Docker engine: %s\n", t.Name(), caps.Reason)
+		t.Skipf("no Docker engine: %s", caps.Reason)
+	}
+	imageOnce.Do(func() {
+		c, err := client.New(client.FromEnv)
+		if err != nil {
+			imageErr = err
+			return
+		}
+		defer c.Close()
+		if _, err := c.ImageInspect(context.Background(), testImage()); err == nil {
+			return
+		}
+		_, imageErr = d.MakeImage(context.Background(), testImage(), "")
+	})
+	if imageErr != nil {
+		t.Fatalf("test image %s: %v", testImage(), imageErr)
+	}
+	return d
+}
+
+// requireDriver reports whether HUNK_REQUIRE_DRIVERS (comma or space
+// separated) names driver.
+func requireDriver(name string) bool {
+	for _, f := range strings.FieldsFunc(os.Getenv("HUNK_REQUIRE_DRIVERS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// dockerSpec is a spec over a fresh workspace.
+func dockerSpec(t *testing.T, warm bool, argv ...string) Spec {
+	ws := t.TempDir()
+	_ = os.Chmod(ws, 0o777)
+	return Spec{
+		Argv: argv, Workspace: ws, Workdir: ws,
+		Env:     []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"},
+		Timeout: 30 * time.Second, MaxOutput: 1 << 20,
+		Image: testImage(), KeepWarm: warm, Idle: time.Minute,
+	}
+}
+
+func modes(t *testing.T, f func(t *testing.T, warm bool)) {
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		if warm {
+			name = "warm"
+		}
+		t.Run(name, func(t *testing.T) { f(t, warm) })
+	}
+}
+
+func runDocker(t *testing.T, d *Docker, spec Spec) Result {
+	t.Helper()
+	res, err := d.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("run %q: %v", spec.Argv, err)
+	}
+	return res
+}
+
+func sh(script string) []string { return []string{"/bin/sh", "-c", script} }
+
+func TestDockerBasics(t *testing.T) {
+	d := dockerOrSkip(t)
+	modes(t, func(t *testing.T, warm bool) {
+		spec := dockerSpec(t, warm, sh(`echo out; echo err >&2; id -u; pwd; echo hi > f; touch /etc/x 2>/dev/null || echo rofs; echo t > /tmp/t && echo tmpok; exit 3`)...)
+		res := runDocker(t, d, spec)
+		want := fmt.Sprintf("out\n%d\n%s\nrofs\ntmpok\n", os.Getuid(), spec.Workdir)
+		if string(res.Stdout) != want || string(res.Stderr) != "err\n" || res.ExitCode != 3 {
+			t.Fatalf("got exit %d stdout %q stderr %q; want 3 %q %q", res.ExitCode, res.Stdout, res.Stderr, want, "err\n")
+		}
+		if b, _ := os.ReadFile(filepath.Join(spec.Workspace, "f")); string(b) != "hi\n" {
+			t.Fatalf("workspace write: %q", b)
+		}
+		spec.ReadOnly = true
+		spec.Argv = sh(`echo x > g || echo denied`)
+		res = runDocker(t, d, spec)
+		if !strings.Contains(string(res.Stdout), "denied") {
+			t.Fatalf("read-only workspace: %q %q", res.Stdout, res.Stderr)
+		}
+	})
+}
+
+func TestDockerNetwork(t *testing.T) {
+	d := dockerOrSkip(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	modes(t, func(t *testing.T, warm bool) {
+		spec := dockerSpec(t, warm, sh(fmt.Sprintf(`nc -w 2 127.0.0.1 %d </dev/null`, port))...)
+		res := runDocker(t, d, spec)
+		if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "hello") {
+			t.Fatalf("network reachable without --network: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
+		}
+		spec.Network = true
+		res = runDocker(t, d, spec)
+		if res.ExitCode != 0 || string(res.Stdout) != "hello\n" {
+			t.Fatalf("network with --network: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
+		}
+	})
+}
+
+func TestDockerTimeout(t *testing.T) {
+	d := dockerOrSkip(t)
+	modes(t, func(t *testing.T, warm bool) {
+		spec := dockerSpec(t, warm, sh(`echo before; setsid sleep 300 & sleep 300`)...)
+		spec.Timeout = 2 * time.Second
+		start := time.Now()
+		res := runDocker(t, d, spec)
+		if !res.TimedOut || res.ExitCode != 124 || string(res.Stdout) != "before\n" {
+			t.Fatalf("timeout: %+v", res)
+		}
+		if el := time.Since(start); el > 15*time.Second {
+			t.Fatalf("timeout took %v", el)
+		}
+		if n := hunkContainers(t, spec.Workspace); n != 0 {
+			t.Fatalf("%d containers left after timeout", n)
+		}
+	})
+}
+
+func TestDockerLimits(t *testing.T) {
+	d := dockerOrSkip(t)
+	modes(t, func(t *testing.T, warm bool) {
+		spec := dockerSpec(t, warm, sh(`x=$(head -c 300m /dev/zero | tr '\0' a); echo survived`)...)
+		spec.Memory = 64 << 20
+		res := runDocker(t, d, spec)
+		if res.ExitCode != 137 || !res.OOMKilled || strings.Contains(string(res.Stdout), "survived") {
+			t.Fatalf("memory hog: exit %d oom %v %q %q", res.ExitCode, res.OOMKilled, res.Stdout, res.Stderr)
+		}
+		spec = dockerSpec(t, warm, sh(`for i in $(seq 1 100); do sleep 5 & done 2>/dev/null; echo forked; kill $(jobs -p) 2>/dev/null; wait`)...)
+		spec.Pids = 20
+		res = runDocker(t, d, spec)
+		if !strings.Contains(string(res.Stderr)+string(res.Stdout), "forked") && res.ExitCode == 0 {
+			t.Fatalf("pids: %+v", res)
+		}
+		spec.Argv = sh(`cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max`)
+		res = runDocker(t, d, spec)
+		if strings.TrimSpace(string(res.Stdout)) != "20" {
+			t.Fatalf("pids.max: %q %q", res.Stdout, res.Stderr)
+		}
+	})
+}
+
+func TestDockerOutputCap(t *testing.T) {
+	d := dockerOrSkip(t)
+	modes(t, func(t *testing.T, warm bool) {
+		spec := dockerSpec(t, warm, sh(`echo first; head -c 200000000 /dev/zero | tr '\0' x; echo; echo last`)...)
+		spec.MaxOutput = 1000
+		var live bytes.Buffer
+		spec.Stdout = &live
+		res := runDocker(t, d, spec)
+		if !res.Truncated || !strings.HasPrefix(string(res.Stdout), "first\n") || !strings.HasSuffix(string(res.Stdout), "\nlast\n") || len(res.Stdout) > 1200 {
+			t.Fatalf("cap: truncated %v len %d head %q", res.Truncated, len(res.Stdout), res.Stdout[:min(40, len(res.Stdout))])
+		}
+		if !bytes.Equal(live.Bytes(), res.Stdout) {
+			t.Fatalf("live copy differs from the result")
+		}
+	})
+}
+
+func TestDockerExitCodes(t *testing.T) {
+	d := dockerOrSkip(t)
+	modes(t, func(t *testing.T, warm bool) {
+		for _, c := range []struct {
+			argv []string
+			code int
+		}{
+			{[]string{"true"}, 0},
+			{[]string{"false"}, 1},
+			{[]string{"no-such-command"}, 127},
+			{sh("exit 42"), 42},
+		} {
+			res := runDocker(t, d, dockerSpec(t, warm, c.argv...))
+			if res.ExitCode != c.code {
+				t.Errorf("%q: exit %d, want %d (stderr %q)", c.argv, res.ExitCode, c.code, res.Stderr)
+			}
+		}
+	})
+}
+
+// hunkContainers counts hunk's containers for workspace ws, through the
+// official client.
+func hunkContainers(t *testing.T, ws string) int {
+	t.Helper()
+	c, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f := client.Filters{}
+	f = f.Add("label", labelWorkspace+"="+ws)
+	l, err := c.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(l.Items)
+}

@@ -1,0 +1,260 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+)
+
+// keeperScript is the main process of a warm container (under the engine's
+// init, which reaps). Once a second it looks at the container's processes:
+// a command hunk started through exec has parent 0 (its parent is outside
+// the container); a process whose parent is the init (1) was orphaned by a
+// command that ended. While no command runs, orphans are killed — so a
+// background process does not outlive its command, as in cold mode — and
+// after $1 idle seconds the keeper exits, which stops the container.
+const keeperScript = `idle=$1; left=$idle
+while [ "$left" -gt 0 ]; do
+  sleep 1
+  busy=; orphans=
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi
+    pp=
+    while read -r k v; do
+      if [ "$k" = PPid: ]; then pp=$v; break; fi
+    done 2>/dev/null <"$d/status"
+    case $pp in 0) busy=1 ;; 1) orphans="$orphans $p" ;; esac
+  done
+  if [ -n "$busy" ]; then
+    left=$idle
+  else
+    if [ -n "$orphans" ]; then kill -9 $orphans 2>/dev/null; fi
+    left=$((left - 1))
+  fi
+done
+`
+
+// warmName is the name of the warm container for spec: one per workspace
+// and configuration (image, network, read-only, limits, user, idle period).
+func warmName(spec Spec) (string, containerConfig) {
+	cfg := containerFor(spec)
+	cfg.Env = []string{"HOME=/tmp"} // commands get theirs through exec
+	idle := int64(spec.Idle / time.Second)
+	if idle <= 0 {
+		idle = 600
+	}
+	cfg.Cmd = []string{"/bin/sh", "-c", keeperScript, "hunk-keeper", strconv.FormatInt(idle, 10)}
+	hash := configHash(spec, cfg)
+	cfg.Labels = map[string]string{
+		labelManaged: "1", labelMode: "warm", labelWorkspace: spec.Workspace, labelConfig: hash,
+	}
+	return "hunk-warm-" + hash, cfg
+}
+
+// ensureWarm returns the id of the running warm container for spec,
+// creating or restarting it as needed. Concurrent hunks agree on the name;
+// the loser of a create race uses the winner's container.
+func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
+	name, cfg := warmName(spec)
+	var lastErr error
+	for try := 0; try < 4; try++ {
+		var info struct {
+			ID    string `json:"Id"`
+			State struct {
+				Status  string
+				Running bool
+			}
+		}
+		err := e.do(ctx, http.MethodGet, "/containers/"+name+"/json", nil, nil, &info)
+		switch {
+		case isStatus(err, http.StatusNotFound):
+			id, err := createContainer(ctx, e, name, spec, cfg)
+			if isStatus(err, http.StatusConflict) {
+				lastErr = err
+				continue // another hunk created it first
+			}
+			if err != nil {
+				return "", err
+			}
+			if err := e.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
+				removeContainer(e, id)
+				return "", fmt.Errorf("starting the warm container: %w", err)
+			}
+			return id, nil
+		case err != nil:
+			return "", err
+		case info.State.Running:
+			return info.ID, nil
+		case info.State.Status == "exited" || info.State.Status == "created":
+			// Stopped after its idle period: start it again.
+			err := e.do(ctx, http.MethodPost, "/containers/"+info.ID+"/start", nil, nil, nil)
+			if err == nil || isStatus(err, http.StatusNotModified) {
+				return info.ID, nil
+			}
+			lastErr = err
+			removeContainer(e, info.ID)
+		default: // dead, removing, paused, restarting: start afresh
+			removeContainer(e, info.ID)
+		}
+	}
+	return "", fmt.Errorf("no usable warm container %s: %v", name, lastErr)
+}
+
+// runWarm runs spec through exec in the warm container. Docker cannot kill
+// one exec, so a timeout kills and removes the whole container; the next
+// command gets a new one. A configuration change gives a different name,
+// hence a new container.
+func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+	execCfg := struct {
+		AttachStdin, AttachStdout, AttachStderr, Tty bool
+		Cmd                                          []string
+		Env                                          []string
+		WorkingDir                                   string `json:",omitempty"`
+		User                                         string
+	}{
+		AttachStdin: spec.Stdin != nil, AttachStdout: true, AttachStderr: true,
+		Cmd: spec.Argv, Env: dockerEnv(spec.Env), WorkingDir: spec.Workdir,
+	}
+	var id, execID string
+	for try := 0; ; try++ {
+		var err error
+		if id, err = ensureWarm(ctx, e, spec); err != nil {
+			return runState{}, err
+		}
+		var out struct {
+			ID string `json:"Id"`
+		}
+		execCfg.User = containerFor(spec).User
+		err = e.do(ctx, http.MethodPost, "/containers/"+id+"/exec", nil, execCfg, &out)
+		if err == nil {
+			execID = out.ID
+			break
+		}
+		// The keeper may have just stopped the container for idleness.
+		if try < 2 && (isStatus(err, http.StatusConflict) || isStatus(err, http.StatusNotFound)) {
+			continue
+		}
+		return runState{}, err
+	}
+	started := time.Now()
+	conn, err := e.hijack(ctx, "/exec/"+execID+"/start", nil, map[string]bool{"Detach": false, "Tty": false})
+	if err != nil {
+		if c := startExitCode(err); c != 0 {
+			fmt.Fprintf(stderr, "hunk: %v\n", err)
+			return runState{code: c}, nil
+		}
+		return runState{}, err
+	}
+	defer conn.Close()
+	copied := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, conn)
+		copied <- err
+	}()
+	if spec.Stdin != nil {
+		go func() {
+			_, _ = io.Copy(conn, spec.Stdin)
+			_ = conn.CloseWrite()
+		}()
+	}
+	var timer <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-copied:
+	case <-timer:
+		// Docker cannot kill a single exec: the container goes, and with it
+		// every process the command started.
+		removeContainer(e, id)
+		drain(copied, conn)
+		return runState{timedOut: true}, nil
+	case <-ctx.Done():
+		removeContainer(e, id)
+		drain(copied, conn)
+		return runState{}, errInterrupted
+	}
+	code, err := execExitCode(ctx, e, execID)
+	if err != nil {
+		return runState{}, err
+	}
+	st := runState{code: code}
+	if code == 137 && spec.Memory > 0 {
+		st.oom = oomKilled(e, id, started)
+	}
+	return st, nil
+}
+
+// execExitCode waits (briefly: the stream has ended) for the exec to be
+// reported finished and returns its exit code.
+func execExitCode(ctx context.Context, e *engine, execID string) (int, error) {
+	for i := 0; ; i++ {
+		var info struct {
+			Running  bool
+			ExitCode *int
+		}
+		if err := e.do(ctx, http.MethodGet, "/exec/"+execID+"/json", nil, nil, &info); err != nil {
+			return 0, err
+		}
+		if !info.Running && info.ExitCode != nil {
+			return *info.ExitCode, nil
+		}
+		if i > 200 {
+			return 0, fmt.Errorf("exec %s: still running after its output ended", execID)
+		}
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, errInterrupted
+		}
+	}
+}
+
+// GC removes hunk's containers from the engine: every warm container, and
+// every cold one whose hunk is gone (killed before it could remove it) or
+// whose deadline passed. Cold containers of hunks still running are left
+// alone. It returns the names removed.
+func (d *Docker) GC(ctx context.Context) ([]string, error) {
+	e, err := d.engine()
+	if err != nil {
+		return nil, err
+	}
+	filters := `{"label":["` + labelManaged + `=1"]}`
+	var list []struct {
+		ID     string `json:"Id"`
+		Names  []string
+		Labels map[string]string
+	}
+	if err := e.do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {filters}}, nil, &list); err != nil {
+		return nil, engineFailure(e, Spec{}, err)
+	}
+	var removed []string
+	now := time.Now().Unix()
+	for _, c := range list {
+		if c.Labels[labelMode] == "cold" {
+			dl, _ := strconv.ParseInt(c.Labels[labelDeadline], 10, 64)
+			if !ownerGone(c.Labels[labelOwner]) && (dl == 0 || dl > now) {
+				continue
+			}
+		}
+		err := e.do(ctx, http.MethodDelete, "/containers/"+c.ID, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil)
+		if err != nil && !isStatus(err, http.StatusNotFound) && !isStatus(err, http.StatusConflict) {
+			return removed, engineFailure(e, Spec{}, err)
+		}
+		name := c.ID[:12]
+		if len(c.Names) > 0 {
+			name = c.Names[0][1:]
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
+}
