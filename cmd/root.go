@@ -94,6 +94,9 @@ func (a *App) finishErr(err error) int {
 		return 0
 	}
 	var re *result.Error
+	if errors.As(err, &re) && re.Msg == "" && re.Exit != 0 {
+		return re.Exit // already reported (exec passes its command's exit code through)
+	}
 	if !errors.As(err, &re) {
 		// Only cobra's own parsing errors reach here untyped: usage errors.
 		re = result.Usagef("%s", err.Error())

@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func init() { Register("bwrap", func() Driver { return bwrapDriver{} }) }
+
+// bwrapDriver runs the command under bubblewrap: new pid, ipc, uts (and,
+// unless --network, net) namespaces, a user namespace when not root; the
+// host filesystem read-only, the workspace bound read-write (read-only with
+// --read-only), a private /tmp, /run and /var/run hidden (no Docker socket),
+// a minimal /dev, a fresh /proc; --die-with-parent and --new-session.
+type bwrapDriver struct{}
+
+func (bwrapDriver) Name() string { return "bwrap" }
+
+// bwrapPath finds bubblewrap.
+func bwrapPath() (string, error) { return exec.LookPath("bwrap") }
+
+// Probe checks cheaply (no process started) that bubblewrap is installed and
+// that, when not root, user namespaces are allowed. Test goes further.
+func (bwrapDriver) Probe(ctx context.Context) Caps {
+	c := Caps{Timeout: true}
+	c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	if _, err := bwrapPath(); err != nil {
+		c.Reason = "bubblewrap is not installed (apt-get install bubblewrap)"
+		return c
+	}
+	if !isRoot() {
+		if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
+			c.Reason = "user namespaces are disabled (user.max_user_namespaces = 0)"
+			return c
+		}
+		if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
+			c.Reason = "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)"
+			return c
+		}
+	}
+	c.Available, c.Filesystem, c.Network = true, true, true
+	c.Reason = "namespaces (pid, net, ipc, uts, mount"
+	if !isRoot() {
+		c.Reason += ", user"
+	}
+	c.Reason += ")"
+	return c
+}
+
+// Test starts a sandbox running true, proving that bubblewrap works here.
+func (d bwrapDriver) Test(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "hunk-bwrap-test-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	r, err := d.Run(ctx, Spec{Argv: []string{"true"}, Workspace: dir, Workdir: dir, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 10 * time.Second, MaxOutput: 4096})
+	if err != nil {
+		return err
+	}
+	if r.ExitCode != 0 {
+		return fmt.Errorf("bwrap true exited %d: %s", r.ExitCode, bytes.TrimSpace(r.Stderr))
+	}
+	return nil
+}
+
+// rootCaps are the capabilities a root command keeps inside the sandbox:
+// Docker's default set without CAP_MKNOD and CAP_NET_RAW. CAP_SYS_ADMIN in
+// particular is gone, so the read-only mounts and the hidden /run stay so.
+var rootCaps = []string{
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_SETGID",
+	"CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
+	"CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
+}
+
+// BwrapArgs returns bubblewrap's arguments (without the program name) for
+// spec: the isolation, then "--" and the command. statusFD is the
+// descriptor bubblewrap reports the command's exit code on (0: none).
+func BwrapArgs(spec Spec, statusFD int) []string {
+	a := []string{
+		"--die-with-parent", "--new-session",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
+	}
+	if !spec.Network {
+		a = append(a, "--unshare-net")
+	}
+	if !isRoot() {
+		a = append(a, "--unshare-user")
+	}
+	a = append(a,
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--tmpfs", "/tmp",
+		"--tmpfs", "/run",
+	)
+	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
+		a = append(a, "--tmpfs", "/var/run")
+	}
+	if spec.ReadOnly {
+		a = append(a, "--ro-bind", spec.Workspace, spec.Workspace)
+	} else {
+		a = append(a, "--bind", spec.Workspace, spec.Workspace)
+	}
+	if isRoot() {
+		a = append(a, "--cap-drop", "ALL")
+		for _, c := range rootCaps {
+			a = append(a, "--cap-add", c)
+		}
+	}
+	a = append(a, "--clearenv")
+	for _, kv := range spec.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			a = append(a, "--setenv", k, v)
+		}
+	}
+	dir := spec.Workdir
+	if dir == "" {
+		dir = spec.Workspace
+	}
+	a = append(a, "--chdir", dir)
+	if statusFD > 0 {
+		a = append(a, "--json-status-fd", strconv.Itoa(statusFD))
+	}
+	a = append(a, "--")
+	return append(a, spec.Argv...)
+}
+
+func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
+	caps := d.Probe(ctx)
+	if !caps.Available {
+		return Result{}, &UnavailableError{Driver: "bwrap", Reason: caps.Reason, Hint: "apt-get install bubblewrap, or --driver landlock"}
+	}
+	if err := checkLimits("bwrap", spec, caps); err != nil {
+		return Result{}, err
+	}
+	bwrap, _ := bwrapPath()
+	dir := spec.Workdir
+	if dir == "" {
+		dir = spec.Workspace
+	}
+	// bubblewrap reports a missing command like any failure of its own
+	// (exit 1); decide 126/127 first. The host paths the sandbox sees are
+	// the host's, but for /tmp, /run and /dev.
+	if _, code, msg := lookPath(spec.Argv[0], envValue(spec.Env, "PATH"), dir); code != 0 {
+		st := NewStreams(spec)
+		fmt.Fprintf(st.Stderr, "hunk: %s\n", msg)
+		r := Result{Driver: "bwrap", ExitCode: code}
+		st.Fill(&r)
+		return r, nil
+	}
+
+	cg, err := newCgroup(spec)
+	if err != nil {
+		return Result{}, err
+	}
+	defer cg.destroy()
+
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	defer statusR.Close()
+	args := BwrapArgs(spec, 3)
+	var cmd *exec.Cmd
+	if cg != nil {
+		// Join the cgroups before bubblewrap forks anything: through the init.
+		cmd, err = initCmd(ctx, initConfig{Argv: append([]string{bwrap}, args...), Exact: true, Dir: dir, Cgroups: cg.procsFiles(), Env: []string{}}, dir)
+		if err != nil {
+			statusW.Close()
+			return Result{}, err
+		}
+	} else {
+		cmd = exec.Command(bwrap, args...)
+		cmd.Dir = dir
+		cmd.Env = []string{}
+	}
+	cmd.ExtraFiles = []*os.File{statusW}
+
+	status := make(chan int, 1) // the command's exit code, -1 if it never ran
+	go func() { status <- readBwrapStatus(statusR) }()
+
+	st := NewStreams(spec)
+	out, err := supervise(ctx, spec, cmd, cg, st)
+	statusW.Close()
+	if err != nil {
+		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
+	}
+	code := <-status
+	if code < 0 && !out.TimedOut && !out.Canceled {
+		st.Stderr.Close()
+		msg := strings.TrimSpace(string(st.Stderr.Bytes()))
+		if msg == "" {
+			msg = fmt.Sprintf("bwrap exited %d", out.ExitCode)
+		}
+		return Result{}, &UnavailableError{Driver: "bwrap", Reason: "the sandbox did not start: " + msg}
+	}
+	if code >= 0 {
+		out.ExitCode = code
+	}
+	return finish("bwrap", out, cg, st), nil
+}
+
+// readBwrapStatus reads bubblewrap's JSON status lines until EOF and returns
+// the command's exit code, or -1 when bubblewrap never reported one.
+func readBwrapStatus(r io.Reader) int {
+	code := -1
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if v, ok := m["exit-code"].(float64); ok {
+			code = int(v)
+		}
+	}
+	return code
+}

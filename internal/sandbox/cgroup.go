@@ -1,0 +1,335 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Resource limits (--memory, --pids, --cpus) are enforced through cgroups,
+// the only kernel mechanism that bounds a whole process tree. hunk creates a
+// child of its own cgroup (so any limit already on hunk still applies), in
+// the cgroup v1 hierarchy of each controller when one is mounted, else in
+// the unified (v2) hierarchy when the controller is delegated there. When
+// neither works (not root, no delegation), the limit is refused.
+
+// Controllers hunk uses.
+const (
+	ctrlMemory = "memory"
+	ctrlPids   = "pids"
+	ctrlCPU    = "cpu"
+)
+
+// cgroupPlace is where one controller's child cgroup would go.
+type cgroupPlace struct {
+	v2     bool
+	parent string // directory of hunk's own cgroup for that controller
+}
+
+// cgroupPlaces finds, for each controller, the cgroup directory hunk itself
+// is in. Controllers with no usable hierarchy are absent.
+func cgroupPlaces() map[string]cgroupPlace {
+	mounts := map[string]string{} // controller (or "" for v2) -> mount point
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		sep := -1
+		for i, x := range fields {
+			if x == "-" {
+				sep = i
+				break
+			}
+		}
+		if sep < 0 || sep+3 >= len(fields) || len(fields) < 5 {
+			continue
+		}
+		switch fields[sep+1] {
+		case "cgroup2":
+			if _, ok := mounts[""]; !ok {
+				mounts[""] = fields[4]
+			}
+		case "cgroup":
+			for _, o := range strings.Split(fields[sep+3], ",") {
+				if o == ctrlMemory || o == ctrlPids || o == ctrlCPU {
+					mounts[o] = fields[4]
+				}
+			}
+		}
+	}
+	f.Close()
+
+	own := map[string]string{} // controller ("" for v2) -> path inside hierarchy
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			own[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			own[c] = parts[2]
+		}
+	}
+
+	places := map[string]cgroupPlace{}
+	var v2ctrls []string
+	if m, ok := mounts[""]; ok {
+		if p, ok := own[""]; ok {
+			dir := filepath.Join(m, p)
+			if b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil {
+				v2ctrls = strings.Fields(string(b))
+				for _, c := range v2ctrls {
+					places[c] = cgroupPlace{v2: true, parent: dir}
+				}
+			}
+		}
+	}
+	for _, c := range []string{ctrlMemory, ctrlPids, ctrlCPU} {
+		if m, ok := mounts[c]; ok {
+			if p, ok := own[c]; ok {
+				places[c] = cgroupPlace{parent: filepath.Join(m, p)}
+			}
+		}
+	}
+	for c, pl := range places {
+		if unix.Access(pl.parent, unix.W_OK) != nil {
+			delete(places, c)
+		}
+	}
+	return places
+}
+
+// cgroupCaps reports which limits cgroups can enforce here.
+func cgroupCaps() (memory, pids, cpus bool) {
+	pl := cgroupPlaces()
+	_, memory = pl[ctrlMemory]
+	_, pids = pl[ctrlPids]
+	_, cpus = pl[ctrlCPU]
+	return
+}
+
+// cgroup is the set of child cgroups (one per hierarchy) a run's processes
+// are put in.
+type cgroup struct {
+	dirs  []string // created directories, one per hierarchy
+	mem   string   // the directory holding the memory controller, if any
+	memV2 bool
+}
+
+var cgroupSeq atomic.Int64
+
+// newCgroup creates cgroups enforcing the limits of spec. It returns nil and
+// no error when spec asks for no limit, and a LIMIT_UNENFORCEABLE error
+// naming the limit when one cannot be enforced here.
+func newCgroup(spec Spec) (*cgroup, error) {
+	var want []string
+	if spec.Memory > 0 {
+		want = append(want, ctrlMemory)
+	}
+	if spec.Pids > 0 {
+		want = append(want, ctrlPids)
+	}
+	if spec.CPUs > 0 {
+		want = append(want, ctrlCPU)
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	places := cgroupPlaces()
+	for _, c := range want {
+		if _, ok := places[c]; !ok {
+			return nil, limitError(c, "no writable cgroup hierarchy with the "+c+" controller (hunk must run as root, or with a delegated cgroup v2 subtree)")
+		}
+	}
+	name := fmt.Sprintf("hunk-exec-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	cg := &cgroup{}
+	byDir := map[string][]string{} // created dir -> controllers in it
+	for _, c := range want {
+		pl := places[c]
+		dir := filepath.Join(pl.parent, name)
+		if _, done := byDir[dir]; !done {
+			if pl.v2 {
+				// The controller must be enabled for hunk's cgroup's children.
+				_ = os.WriteFile(filepath.Join(pl.parent, "cgroup.subtree_control"), []byte("+"+c), 0)
+			}
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				cg.destroy()
+				return nil, limitError(c, fmt.Sprintf("creating cgroup: %v", err))
+			}
+			cg.dirs = append(cg.dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], c)
+		if err := cg.set(c, pl.v2, dir, spec); err != nil {
+			cg.destroy()
+			return nil, limitError(c, err.Error())
+		}
+	}
+	return cg, nil
+}
+
+func limitError(ctrl, why string) error {
+	flag := map[string]string{ctrlMemory: "--memory", ctrlPids: "--pids", ctrlCPU: "--cpus"}[ctrl]
+	return &LimitError{Limit: flag, Reason: why}
+}
+
+// LimitError is a limit the driver cannot enforce here (LIMIT_UNENFORCEABLE, exit 125).
+type LimitError struct {
+	Limit  string // the flag: --memory, --pids, --cpus, …
+	Reason string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("cannot enforce %s here: %s", e.Limit, e.Reason)
+}
+
+// UnavailableError is a driver that cannot run here (SANDBOX_UNAVAILABLE, exit 125).
+type UnavailableError struct {
+	Driver string
+	Reason string
+	Hint   string
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("sandbox driver %s is not available: %s", e.Driver, e.Reason)
+}
+
+// set writes controller c's limit into dir.
+func (cg *cgroup) set(c string, v2 bool, dir string, spec Spec) error {
+	w := func(file, val string) error {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(val), 0); err != nil {
+			return fmt.Errorf("setting %s: %w", file, err)
+		}
+		return nil
+	}
+	switch c {
+	case ctrlMemory:
+		cg.mem, cg.memV2 = dir, v2
+		if v2 {
+			if err := w("memory.max", strconv.FormatInt(spec.Memory, 10)); err != nil {
+				return err
+			}
+			_ = w("memory.swap.max", "0")
+			return nil
+		}
+		if err := w("memory.limit_in_bytes", strconv.FormatInt(spec.Memory, 10)); err != nil {
+			return err
+		}
+		// No swapping around the limit, where swap accounting exists.
+		if _, err := os.Stat(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err == nil {
+			_ = w("memory.memsw.limit_in_bytes", strconv.FormatInt(spec.Memory, 10))
+		}
+		_ = w("memory.swappiness", "0")
+		return nil
+	case ctrlPids:
+		return w("pids.max", strconv.Itoa(spec.Pids))
+	case ctrlCPU:
+		const period = 100000
+		quota := int64(spec.CPUs * period)
+		if quota < 1000 {
+			quota = 1000
+		}
+		if v2 {
+			return w("cpu.max", fmt.Sprintf("%d %d", quota, period))
+		}
+		if err := w("cpu.cfs_period_us", strconv.Itoa(period)); err != nil {
+			return err
+		}
+		return w("cpu.cfs_quota_us", strconv.FormatInt(quota, 10))
+	}
+	return nil
+}
+
+// procsFiles are the cgroup.procs files a process writes its pid to, to join.
+func (cg *cgroup) procsFiles() []string {
+	if cg == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range cg.dirs {
+		out = append(out, filepath.Join(d, "cgroup.procs"))
+	}
+	return out
+}
+
+// procs lists the processes in the cgroups.
+func (cg *cgroup) procs() []int {
+	if cg == nil {
+		return nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, d := range cg.dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if p, err := strconv.Atoi(f); err == nil && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// oomKilled reports whether the kernel killed a process for the memory limit.
+func (cg *cgroup) oomKilled() bool {
+	if cg == nil || cg.mem == "" {
+		return false
+	}
+	file := "memory.oom_control"
+	if cg.memV2 {
+		file = "memory.events"
+	}
+	b, err := os.ReadFile(filepath.Join(cg.mem, file))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "oom_kill" && f[1] != "0" {
+			return true
+		}
+	}
+	return false
+}
+
+// destroy kills anything left in the cgroups and removes them.
+func (cg *cgroup) destroy() {
+	if cg == nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, d := range cg.dirs {
+		for {
+			for _, p := range cg.procs() {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+			err := os.Remove(d)
+			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}

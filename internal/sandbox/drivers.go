@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// registry holds the drivers by name. Driver files add themselves with
+// Register from an init function (a map insert, nothing more).
+var registry = map[string]func() Driver{}
+
+// Register makes a driver available under its name (landlock, bwrap,
+// docker, none).
+func Register(name string, newDriver func() Driver) { registry[name] = newDriver }
+
+// Names lists the registered drivers in the order --drivers shows them.
+func Names() []string {
+	order := map[string]int{"bwrap": 0, "landlock": 1, "docker": 2, "none": 3}
+	var names []string
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		oi, iok := order[names[i]]
+		oj, jok := order[names[j]]
+		if iok != jok {
+			return iok
+		}
+		if oi != oj {
+			return oi < oj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// AutoOrder is the order in which `auto` tries drivers. docker is used only
+// when named or configured; none never automatically.
+var AutoOrder = []string{"bwrap", "landlock"}
+
+// Lookup returns the driver called name, or nil.
+func Lookup(name string) Driver {
+	if f, ok := registry[name]; ok {
+		return f()
+	}
+	return nil
+}
+
+// Select resolves a --driver value. "auto" picks the first driver of
+// AutoOrder that works here; when none does, the error says what to install.
+func Select(ctx context.Context, name string) (Driver, error) {
+	if name == "" || name == "auto" {
+		var why []string
+		for _, n := range AutoOrder {
+			d := Lookup(n)
+			if d == nil {
+				continue
+			}
+			c := d.Probe(ctx)
+			if c.Available {
+				return d, nil
+			}
+			why = append(why, n+": "+c.Reason)
+		}
+		return nil, &UnavailableError{
+			Driver: "auto",
+			Reason: "no sandbox driver works here (" + strings.Join(why, "; ") + ")",
+			Hint:   "install bubblewrap (apt-get install bubblewrap), or use a kernel with Landlock (5.13+, enabled in the lsm= boot list); --driver none runs without isolation",
+		}
+	}
+	d := Lookup(name)
+	if d == nil {
+		return nil, &UnknownDriverError{Name: name, Known: Names()}
+	}
+	return d, nil
+}
+
+// UnknownDriverError is a --driver value naming no driver.
+type UnknownDriverError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownDriverError) Error() string {
+	return "unknown sandbox driver " + `"` + e.Name + `"` + " (known: auto, " + strings.Join(e.Known, ", ") + ")"
+}
+
+// initCmd builds the command that starts the sandbox init with cfg.
+func initCmd(ctx context.Context, cfg initConfig, dir string) (*exec.Cmd, error) {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(selfExe)
+	// Run as "hunk" so that a test binary standing in for hunk dispatches
+	// to the real main; the init path runs before any of that.
+	cmd.Args = []string{"hunk"}
+	cmd.Env = []string{initEnv + "=" + string(raw)}
+	cmd.Dir = dir
+	return cmd, nil
+}
+
+// checkLimits refuses a spec asking for a limit caps says the driver cannot
+// enforce.
+func checkLimits(name string, spec Spec, c Caps) error {
+	switch {
+	case spec.Memory > 0 && !c.Memory:
+		return &LimitError{Limit: "--memory", Reason: "the " + name + " driver cannot limit memory here (cgroups need root or a delegated cgroup v2 subtree)"}
+	case spec.Pids > 0 && !c.Pids:
+		return &LimitError{Limit: "--pids", Reason: "the " + name + " driver cannot limit processes here (cgroups need root or a delegated cgroup v2 subtree)"}
+	case spec.CPUs > 0 && !c.CPUs:
+		return &LimitError{Limit: "--cpus", Reason: "the " + name + " driver cannot limit CPU here (cgroups need root or a delegated cgroup v2 subtree)"}
+	}
+	return nil
+}
+
+// isRoot reports whether hunk runs as uid 0.
+func isRoot() bool { return os.Geteuid() == 0 }
+
+// Tester is implemented by drivers whose cheap Probe can be wrong (bwrap:
+// installed but refused by the kernel); `hunk exec --drivers` calls it to
+// say for certain whether the driver works here.
+type Tester interface {
+	Test(ctx context.Context) error
+}
+
+// Run selects the driver called name (see Select) and runs spec with it.
+// With "auto", a driver whose sandbox fails to start (UnavailableError:
+// nothing of the command ran) gives way to the next one.
+func Run(ctx context.Context, name string, spec Spec) (Result, error) {
+	if name != "" && name != "auto" {
+		d, err := Select(ctx, name)
+		if err != nil {
+			return Result{}, err
+		}
+		return d.Run(ctx, spec)
+	}
+	var firstErr error
+	for _, n := range AutoOrder {
+		d := Lookup(n)
+		if d == nil || !d.Probe(ctx).Available {
+			continue
+		}
+		r, err := d.Run(ctx, spec)
+		var ue *UnavailableError
+		if err != nil && errors.As(err, &ue) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		return r, err
+	}
+	if firstErr != nil {
+		return Result{}, firstErr
+	}
+	_, err := Select(ctx, "auto")
+	return Result{}, err
+}

@@ -1,0 +1,9 @@
+//go:build linux && !amd64 && !arm64
+
+package sandbox
+
+const (
+	auditArch        = 0
+	x32SyscallBit    = 0
+	seccompSupported = false
+)
