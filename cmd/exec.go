@@ -40,6 +40,7 @@ type execOptions struct {
 	Pull        bool
 	KeepWarm    bool
 	Idle        time.Duration
+	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
 
 // envAllowList are the variables of hunk's environment a command gets.
@@ -88,7 +89,7 @@ killed for memory.`,
 			if o.MaxOutput, err = parseSize(cfg.MaxOutput); err != nil {
 				return result.Usagef("--max-output %q: %v", cfg.MaxOutput, err).WithHint("sizes look like 1MiB, 64K or 65536")
 			}
-			if o.ListDrivers {
+			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
 			}
 			switch {
@@ -140,6 +141,7 @@ killed for memory.`,
 	} {
 		configKey(f, flag, key)
 	}
+	addDockerAdminFlags(f, o)
 	_ = c.RegisterFlagCompletionFunc("driver", cobra.FixedCompletions([]string{"auto", "bwrap", "landlock", "docker", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -191,6 +193,9 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	defer stop()
 	if o.ListDrivers {
 		return listDrivers(ctx, app)
+	}
+	if o.dockerAdmin() {
+		return runDockerAdmin(ctx, app, o)
 	}
 	ws, err := app.Workspace()
 	if err != nil {
@@ -251,7 +256,10 @@ func sandboxError(err error) error {
 	var ue *sandbox.UnavailableError
 	var le *sandbox.LimitError
 	var de *sandbox.UnknownDriverError
+	var re *result.Error
 	switch {
+	case errors.As(err, &re):
+		return re // already typed by the driver (docker)
 	case errors.As(err, &ue):
 		e := result.Errorf(result.SandboxUnavailable, "%s", ue.Error())
 		if ue.Hint != "" {

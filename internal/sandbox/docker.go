@@ -33,6 +33,8 @@ const (
 	labelConfig    = "dev.hunk.config"    // warm: hash of the configuration
 )
 
+func init() { Register("docker", func() Driver { return &Docker{} }) }
+
 // Docker runs each command in a container of the Docker engine at Host
 // (DOCKER_HOST when empty; Podman's Docker-compatible socket works too).
 //
@@ -215,7 +217,7 @@ func engineFailure(e *engine, spec Spec, err error) error {
 	case errors.Is(err, errInterrupted):
 		return &result.Error{Code: result.SandboxUnavailable, Msg: err.Error(), Exit: 130, Err: err}
 	case errors.As(err, &ue):
-		return result.Wrap(result.SandboxUnavailable, err, err.Error()).
+		return (&result.Error{Code: result.SandboxUnavailable, Msg: err.Error(), Err: err}).
 			WithHint("start the Docker daemon, or point DOCKER_HOST at a running engine (Podman: unix://$XDG_RUNTIME_DIR/podman/podman.sock)")
 	case isStatus(err, http.StatusNotFound) && strings.Contains(strings.ToLower(err.Error()), "image"):
 		return missingImage(e, spec.Image, err)
@@ -224,8 +226,8 @@ func engineFailure(e *engine, spec Spec, err error) error {
 }
 
 func missingImage(e *engine, image string, err error) error {
-	return result.Wrap(result.SandboxUnavailable, err,
-		fmt.Sprintf("image %s not found on the Docker engine at %s", image, e.host)).
+	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
+		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s", image, e.host)}).
 		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", image),
 			fmt.Sprintf("or fetch it: docker pull %s (or add --pull)", image)).
 		WithDetail("image", image)

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -154,8 +157,9 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 	}
 	defer conn.Close()
 	copied := make(chan error, 1)
+	sniff := &execFailure{w: stdout, errw: stderr}
 	go func() {
-		_, err := stdcopy.StdCopy(stdout, stderr, conn)
+		_, err := stdcopy.StdCopy(sniff, stderr, conn)
 		copied <- err
 	}()
 	if spec.Stdin != nil {
@@ -188,10 +192,39 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 		return runState{}, err
 	}
 	st := runState{code: code}
+	if code == 126 && sniff.msg != "" {
+		// The runtime could not start the command: say so the way a shell
+		// does, with its exit code (127 not found, 126 not executable).
+		if c := startExitCode(errors.New(sniff.msg)); c != 0 {
+			st.code = c
+		}
+	}
 	if code == 137 && spec.Memory > 0 {
 		st.oom = oomKilled(e, id, started)
 	}
 	return st, nil
+}
+
+// execFailure passes the command's stdout through, except the engine's own
+// message when the runtime could not start the command (Docker writes "OCI
+// runtime exec failed: ..." as the exec's first stdout frame); that goes to
+// stderr as a hunk message and is remembered.
+type execFailure struct {
+	w, errw io.Writer
+	seen    bool
+	msg     string
+}
+
+func (f *execFailure) Write(p []byte) (int, error) {
+	if !f.seen {
+		f.seen = true
+		if bytes.HasPrefix(p, []byte("OCI runtime exec failed")) || bytes.HasPrefix(p, []byte("OCI runtime exec error")) {
+			f.msg = strings.TrimSpace(string(p))
+			fmt.Fprintf(f.errw, "hunk: %s\n", f.msg)
+			return len(p), nil
+		}
+	}
+	return f.w.Write(p)
 }
 
 // execExitCode waits (briefly: the stream has ended) for the exec to be
