@@ -102,12 +102,12 @@ func runDocker(t *testing.T, d *Docker, spec Spec) Result {
 	return res
 }
 
-func sh(script string) []string { return []string{"/bin/sh", "-c", script} }
+func dsh(script string) []string { return []string{"/bin/sh", "-c", script} }
 
 func TestDockerBasics(t *testing.T) {
 	d := dockerOrSkip(t)
 	modes(t, func(t *testing.T, warm bool) {
-		spec := dockerSpec(t, warm, sh(`echo out; echo err >&2; id -u; pwd; echo hi > f; touch /etc/x 2>/dev/null || echo rofs; echo t > /tmp/t && echo tmpok; exit 3`)...)
+		spec := dockerSpec(t, warm, dsh(`echo out; echo err >&2; id -u; pwd; echo hi > f; touch /etc/x 2>/dev/null || echo rofs; echo t > /tmp/t && echo tmpok; exit 3`)...)
 		res := runDocker(t, d, spec)
 		want := fmt.Sprintf("out\n%d\n%s\nrofs\ntmpok\n", os.Getuid(), spec.Workdir)
 		if string(res.Stdout) != want || string(res.Stderr) != "err\n" || res.ExitCode != 3 {
@@ -117,7 +117,7 @@ func TestDockerBasics(t *testing.T) {
 			t.Fatalf("workspace write: %q", b)
 		}
 		spec.ReadOnly = true
-		spec.Argv = sh(`echo x > g || echo denied`)
+		spec.Argv = dsh(`echo x > g || echo denied`)
 		res = runDocker(t, d, spec)
 		if !strings.Contains(string(res.Stdout), "denied") {
 			t.Fatalf("read-only workspace: %q %q", res.Stdout, res.Stderr)
@@ -144,7 +144,7 @@ func TestDockerNetwork(t *testing.T) {
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	modes(t, func(t *testing.T, warm bool) {
-		spec := dockerSpec(t, warm, sh(fmt.Sprintf(`nc -w 2 127.0.0.1 %d </dev/null`, port))...)
+		spec := dockerSpec(t, warm, dsh(fmt.Sprintf(`nc -w 2 127.0.0.1 %d </dev/null`, port))...)
 		res := runDocker(t, d, spec)
 		if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "hello") {
 			t.Fatalf("network reachable without --network: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
@@ -160,7 +160,7 @@ func TestDockerNetwork(t *testing.T) {
 func TestDockerTimeout(t *testing.T) {
 	d := dockerOrSkip(t)
 	modes(t, func(t *testing.T, warm bool) {
-		spec := dockerSpec(t, warm, sh(`echo before; setsid sleep 300 & sleep 300`)...)
+		spec := dockerSpec(t, warm, dsh(`echo before; setsid sleep 300 & sleep 300`)...)
 		spec.Timeout = 2 * time.Second
 		start := time.Now()
 		res := runDocker(t, d, spec)
@@ -179,14 +179,14 @@ func TestDockerTimeout(t *testing.T) {
 func TestDockerLimits(t *testing.T) {
 	d := dockerOrSkip(t)
 	modes(t, func(t *testing.T, warm bool) {
-		spec := dockerSpec(t, warm, sh(`x=$(head -c 300m /dev/zero | tr '\0' a); echo survived`)...)
+		spec := dockerSpec(t, warm, dsh(`x=$(head -c 300m /dev/zero | tr '\0' a); echo survived`)...)
 		spec.Memory = 64 << 20
 		res := runDocker(t, d, spec)
 		if res.ExitCode != 137 || !res.OOMKilled || strings.Contains(string(res.Stdout), "survived") {
 			t.Fatalf("memory hog: exit %d oom %v %q %q", res.ExitCode, res.OOMKilled, res.Stdout, res.Stderr)
 		}
 		// A fork bomb is contained by the pids limit and killed at the timeout.
-		spec = dockerSpec(t, warm, sh(`bomb() { bomb | bomb & }; bomb; sleep 300`)...)
+		spec = dockerSpec(t, warm, dsh(`bomb() { bomb | bomb & }; bomb; sleep 300`)...)
 		spec.Pids = 20
 		spec.Timeout = 3 * time.Second
 		res = runDocker(t, d, spec)
@@ -194,7 +194,7 @@ func TestDockerLimits(t *testing.T) {
 			t.Fatalf("fork bomb: exit %d", res.ExitCode)
 		}
 		spec.Timeout = 30 * time.Second
-		spec.Argv = sh(`cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max`)
+		spec.Argv = dsh(`cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max`)
 		res = runDocker(t, d, spec)
 		if strings.TrimSpace(string(res.Stdout)) != "20" {
 			t.Fatalf("pids.max: %q %q", res.Stdout, res.Stderr)
@@ -205,7 +205,7 @@ func TestDockerLimits(t *testing.T) {
 func TestDockerOutputCap(t *testing.T) {
 	d := dockerOrSkip(t)
 	modes(t, func(t *testing.T, warm bool) {
-		spec := dockerSpec(t, warm, sh(`echo first; head -c 30000000 /dev/zero | tr '\0' x; echo; echo last`)...)
+		spec := dockerSpec(t, warm, dsh(`echo first; head -c 30000000 /dev/zero | tr '\0' x; echo; echo last`)...)
 		spec.MaxOutput = 1000
 		var live bytes.Buffer
 		spec.Stdout = &live
@@ -229,7 +229,7 @@ func TestDockerExitCodes(t *testing.T) {
 			{[]string{"true"}, 0},
 			{[]string{"false"}, 1},
 			{[]string{"no-such-command"}, 127},
-			{sh("exit 42"), 42},
+			{dsh("exit 42"), 42},
 		} {
 			res := runDocker(t, d, dockerSpec(t, warm, c.argv...))
 			if res.ExitCode != c.code {
