@@ -166,3 +166,16 @@ func busyboxRootfs(bb string) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// HasImage reports whether the engine has image name.
+func (d *Docker) HasImage(ctx context.Context, name string) (bool, error) {
+	e, err := d.engine()
+	if err != nil {
+		return false, err
+	}
+	err = e.do(ctx, http.MethodGet, "/images/"+name+"/json", nil, nil, nil)
+	if isStatus(err, http.StatusNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -43,13 +43,7 @@ func dockerOrSkip(t *testing.T) *Docker {
 		t.Skipf("no Docker engine: %s", caps.Reason)
 	}
 	imageOnce.Do(func() {
-		c, err := client.New(client.FromEnv)
-		if err != nil {
-			imageErr = err
-			return
-		}
-		defer c.Close()
-		if _, err := c.ImageInspect(context.Background(), testImage()); err == nil {
+		if ok, _ := d.HasImage(context.Background(), testImage()); ok {
 			return
 		}
 		_, imageErr = d.MakeImage(context.Background(), testImage(), "")

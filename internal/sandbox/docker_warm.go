@@ -252,10 +252,11 @@ func execExitCode(ctx context.Context, e *engine, execID string) (int, error) {
 	}
 }
 
-// GC removes hunk's containers from the engine: every warm container, and
-// every cold one whose hunk is gone (killed before it could remove it) or
-// whose deadline passed. Cold containers of hunks still running are left
-// alone. It returns the names removed.
+// GC removes hunk's containers from the engine: every warm container not
+// running a command at this moment, and every cold one whose hunk is gone
+// (killed before it could remove it) or whose deadline passed. It never
+// kills a command in flight: cold containers of hunks still running and
+// busy warm ones are left alone. It returns the names removed.
 func (d *Docker) GC(ctx context.Context) ([]string, error) {
 	e, err := d.engine()
 	if err != nil {
@@ -273,9 +274,18 @@ func (d *Docker) GC(ctx context.Context) ([]string, error) {
 	var removed []string
 	now := time.Now().Unix()
 	for _, c := range list {
-		if c.Labels[labelMode] == "cold" {
+		switch c.Labels[labelMode] {
+		case "cold":
 			dl, _ := strconv.ParseInt(c.Labels[labelDeadline], 10, 64)
 			if !ownerGone(c.Labels[labelOwner]) && (dl == 0 || dl > now) {
+				continue
+			}
+		case "warm":
+			// A command running in it right now is left to finish; the
+			// keeper stops the container once idle, and the next --gc
+			// removes it.
+			var info struct{ ExecIDs []string }
+			if e.do(ctx, http.MethodGet, "/containers/"+c.ID+"/json", nil, nil, &info) == nil && len(info.ExecIDs) > 0 {
 				continue
 			}
 		}
