@@ -40,6 +40,7 @@ type execOptions struct {
 	Pull        bool
 	KeepWarm    bool
 	Idle        time.Duration
+
 	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
 
