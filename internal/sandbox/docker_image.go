@@ -4,7 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"debug/elf"
+	"encoding/binary"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,18 +86,11 @@ func findStaticBusybox(path string) (string, error) {
 	}
 	var why []string
 	for _, p := range cands {
-		f, err := elf.Open(p)
+		dynamic, err := elfDynamic(p)
 		if err != nil {
 			why = append(why, fmt.Sprintf("%s: %v", p, err))
 			continue
 		}
-		dynamic := false
-		for _, prog := range f.Progs {
-			if prog.Type == elf.PT_INTERP {
-				dynamic = true
-			}
-		}
-		f.Close()
 		if dynamic {
 			why = append(why, p+" is dynamically linked")
 			continue
@@ -105,6 +99,45 @@ func findStaticBusybox(path string) (string, error) {
 	}
 	return "", result.Errorf(result.NotFound, "no statically linked busybox found (%s)", strings.Join(why, "; ")).
 		WithHint("install one (Debian/Ubuntu: apt-get install busybox-static), or import any root filesystem yourself: tar -C ROOTFS -c . | docker import - NAME")
+}
+
+// elfDynamic reports whether the ELF executable at path asks for a program
+// interpreter (PT_INTERP), i.e. is dynamically linked. (Read by hand: the
+// debug/elf package would add half a megabyte to every hunk start.)
+func elfDynamic(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var h [64]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil || string(h[:4]) != "\x7fELF" {
+		return false, errors.New("not an ELF executable")
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if h[5] == 2 {
+		bo = binary.BigEndian
+	}
+	var off int64
+	var size, num int
+	if h[4] == 2 { // 64-bit
+		off, size, num = int64(bo.Uint64(h[0x20:])), int(bo.Uint16(h[0x36:])), int(bo.Uint16(h[0x38:]))
+	} else {
+		off, size, num = int64(bo.Uint32(h[0x1c:])), int(bo.Uint16(h[0x2a:])), int(bo.Uint16(h[0x2c:]))
+	}
+	if size < 4 || num > 4096 {
+		return false, errors.New("malformed ELF program headers")
+	}
+	ph := make([]byte, size*num)
+	if _, err := f.ReadAt(ph, off); err != nil {
+		return false, fmt.Errorf("reading ELF program headers: %v", err)
+	}
+	for i := 0; i < num; i++ {
+		if bo.Uint32(ph[i*size:]) == 3 { // PT_INTERP
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // busyboxRootfs is the tar of the image's root filesystem.

@@ -251,3 +251,107 @@ func hunkContainers(t *testing.T, ws string) int {
 	}
 	return len(l.Items)
 }
+
+func TestElfDynamic(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := elfDynamic(self); err != nil {
+		t.Fatalf("%s: %v", self, err)
+	}
+	for _, p := range []string{"/bin/busybox", "/bin/ls"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		dyn, err := elfDynamic(p)
+		t.Logf("%s dynamic=%v err=%v", p, dyn, err)
+	}
+	if _, err := elfDynamic("/etc/passwd"); err == nil {
+		t.Fatal("/etc/passwd taken for an ELF file")
+	}
+	if dyn, err := elfDynamic("/bin/ls"); err == nil && !dyn {
+		t.Fatal("/bin/ls taken for a static executable")
+	}
+	if dyn, err := elfDynamic("/bin/busybox"); err == nil && dyn {
+		t.Fatal("busybox-static taken for a dynamic executable")
+	}
+}
+
+// TestDockerContainerConfig checks, through the official client, that the
+// engine applied what the driver asked for (on the warm container, which
+// stays around to be inspected), and that GC removes it.
+func TestDockerContainerConfig(t *testing.T) {
+	d := dockerOrSkip(t)
+	spec := dockerSpec(t, true, "true")
+	spec.Memory, spec.Pids, spec.CPUs = 128<<20, 64, 0.5
+	runDocker(t, d, spec)
+	name, _ := warmName(spec)
+	c, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := c.ContainerInspect(context.Background(), name, client.ContainerInspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Container.HostConfig
+	got := fmt.Sprintf("net=%s rorootfs=%v capdrop=%v secopt=%v init=%v mem=%d swap=%d pids=%d cpus=%d log=%s tmpfs=%v user=%s",
+		h.NetworkMode, h.ReadonlyRootfs, h.CapDrop, h.SecurityOpt, h.Init != nil && *h.Init, h.Memory, h.MemorySwap,
+		*h.PidsLimit, h.NanoCPUs, h.LogConfig.Type, h.Tmpfs["/tmp"] != "", r.Container.Config.User)
+	want := fmt.Sprintf("net=none rorootfs=true capdrop=[ALL] secopt=[no-new-privileges] init=true mem=%d swap=%d pids=64 cpus=500000000 log=none tmpfs=true user=%d:%d",
+		128<<20, 128<<20, os.Getuid(), os.Getgid())
+	if got != want {
+		t.Fatalf("engine config:\n got %s\nwant %s", got, want)
+	}
+	if len(r.Container.Mounts) != 1 || r.Container.Mounts[0].Source != spec.Workspace || r.Container.Mounts[0].Destination != spec.Workspace || !r.Container.Mounts[0].RW {
+		t.Fatalf("mounts: %+v", r.Container.Mounts)
+	}
+	removed, err := d.GC(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := hunkContainers(t, spec.Workspace); n != 0 {
+		t.Fatalf("GC removed %v but %d containers remain", removed, n)
+	}
+}
+
+// TestDockerGCLeftovers: a cold container whose hunk was killed is removed
+// by GC; one whose hunk still runs is left to it.
+func TestDockerGCLeftovers(t *testing.T) {
+	d := dockerOrSkip(t)
+	e, err := d.engine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	spec := dockerSpec(t, false, "sleep", "300")
+	mk := func(owner string) string {
+		cfg := containerFor(spec)
+		cfg.Cmd = spec.Argv
+		cfg.Labels = map[string]string{labelManaged: "1", labelMode: "cold", labelWorkspace: spec.Workspace,
+			labelOwner: owner, labelDeadline: fmt.Sprint(time.Now().Add(time.Hour).Unix())}
+		id, err := createContainer(ctx, e, "", spec, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.do(ctx, "POST", "/containers/"+id+"/start", nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	dead := mk(strings.Replace(selfOwner(), fmt.Sprintf("/%d/", os.Getpid()), "/4194303/", 1))
+	alive := mk(selfOwner())
+	defer removeContainer(e, alive)
+	removed, err := d.GC(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hunkContainers(t, spec.Workspace) != 1 {
+		t.Fatalf("after GC (removed %v): want only the live hunk's container left", removed)
+	}
+	if err := e.do(ctx, "GET", "/containers/"+dead+"/json", nil, nil, nil); !isStatus(err, 404) {
+		t.Fatalf("the dead hunk's container is still there: %v", err)
+	}
+}
