@@ -132,9 +132,9 @@ killed for memory.`,
 	f.String("driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none")
 	f.BoolVar(&o.ListDrivers, "drivers", false, "list the drivers, whether each works here and what it enforces")
 	f.String("image", "", "container image (docker driver)")
-	f.BoolVar(&o.Pull, "pull", false, "pull the image even if present (docker driver)")
+	f.BoolVar(&o.Pull, "pull", false, "pull the image when the engine lacks it (docker driver; never without this flag)")
 	f.Bool("keep-warm", false, "keep the container for the next run (docker driver)")
-	f.Duration("idle", 10*time.Minute, "remove a warm container after this long unused (docker driver)")
+	f.Duration("idle", 10*time.Minute, "stop a warm container after this long unused (docker driver; --gc removes it)")
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
