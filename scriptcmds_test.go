@@ -21,7 +21,7 @@ import (
 // scriptParams are the testscript parameters shared by every script suite:
 // a clean environment (no user config, no color) and the custom commands below.
 func scriptParams(dir string) testscript.Params {
-	return testscript.Params{
+	p := testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -48,7 +48,14 @@ func scriptParams(dir string) testscript.Params {
 			"putbytes":  cmdPutbytes,
 		},
 	}
+	for name, c := range extraCmds {
+		p.Cmds[name] = c
+	}
+	return p
 }
+
+// extraCmds lets other test files add script commands.
+var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
 // scriptCondition answers [root] (running as uid 0) and [driver:NAME]
 // (hunk exec's driver NAME is usable here; see sandbox tests).

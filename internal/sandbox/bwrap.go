@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,8 +26,8 @@ type bwrapDriver struct{}
 
 func (bwrapDriver) Name() string { return "bwrap" }
 
-// bwrapPath finds bubblewrap.
-func bwrapPath() (string, error) { return exec.LookPath("bwrap") }
+// bwrapPath finds bubblewrap (once per process).
+var bwrapPath = sync.OnceValues(func() (string, error) { return exec.LookPath("bwrap") })
 
 // Probe checks cheaply (no process started) that bubblewrap is installed and
 // that, when not root, user namespaces are allowed. Test goes further.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -118,13 +119,19 @@ func cgroupPlaces() map[string]cgroupPlace {
 	return places
 }
 
-// cgroupCaps reports which limits cgroups can enforce here.
-func cgroupCaps() (memory, pids, cpus bool) {
+var cgroupCapsOnce = sync.OnceValues(func() (bool, [3]bool) {
 	pl := cgroupPlaces()
-	_, memory = pl[ctrlMemory]
-	_, pids = pl[ctrlPids]
-	_, cpus = pl[ctrlCPU]
-	return
+	_, memory := pl[ctrlMemory]
+	_, pids := pl[ctrlPids]
+	_, cpus := pl[ctrlCPU]
+	return true, [3]bool{memory, pids, cpus}
+})
+
+// cgroupCaps reports which limits cgroups can enforce here (computed once
+// per process).
+func cgroupCaps() (memory, pids, cpus bool) {
+	_, c := cgroupCapsOnce()
+	return c[0], c[1], c[2]
 }
 
 // cgroup is the set of child cgroups (one per hierarchy) a run's processes

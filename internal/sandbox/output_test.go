@@ -88,3 +88,23 @@ func BenchmarkCapture(b *testing.B) {
 		c.Write(buf)
 	}
 }
+
+// FuzzCapture checks that whatever the chunking, the kept bytes are the head
+// and tail of the stream with the marker between, live and captured alike.
+func FuzzCapture(f *testing.F) {
+	f.Add([]byte("hello, world"), uint16(5), uint8(3))
+	f.Add(bytes.Repeat([]byte("ab"), 100), uint16(7), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, max uint16, chunk uint8) {
+		var live bytes.Buffer
+		c := NewCapture(int64(max), &live)
+		step := int(chunk) + 1
+		for i := 0; i < len(data); i += step {
+			c.Write(data[i:min(i+step, len(data))])
+		}
+		c.Close()
+		w := want(data, int64(max))
+		if !bytes.Equal(c.Bytes(), w) || !bytes.Equal(live.Bytes(), w) {
+			t.Fatalf("max %d chunk %d: got %q live %q want %q", max, step, c.Bytes(), live.Bytes(), w)
+		}
+	})
+}

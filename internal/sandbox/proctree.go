@@ -49,42 +49,147 @@ func processTable() []procInfo {
 	return out
 }
 
-// descendants returns the processes below root (not root itself).
-func descendants(root int) []procInfo {
-	tab := processTable()
-	kids := map[int][]procInfo{}
-	for _, p := range tab {
-		kids[p.ppid] = append(kids[p.ppid], p)
+// tree is the set of processes a run owns: the main process and everything
+// below it, the orphans it leaves (the calling process is a child subreaper
+// while a run is active, so setsid'd and daemonized grandchildren come back
+// to it rather than to init) and everything below those, plus everything in
+// the run's cgroup when it has one. Children the caller already had when the
+// run started are not the run's; a caller must not start other children while
+// a run is active (hunk runs one command per process).
+type tree struct {
+	self    int
+	mainPid int // waited for by os/exec; never reaped here
+	before  map[int]bool
+	cg      *cgroup
+}
+
+// newTree records the caller's children before the run's main process starts.
+func newTree(cg *cgroup) *tree {
+	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg}
+	kids, ok := childrenOf(t.self)
+	if !ok {
+		for _, p := range processTable() {
+			if p.ppid == t.self {
+				kids = append(kids, p.pid)
+			}
+		}
+	}
+	for _, k := range kids {
+		t.before[k] = true
+	}
+	return t
+}
+
+// childrenOf lists pid's children from /proc/PID/task/*/children, which
+// touches only pid's own entries (a full /proc scan costs milliseconds on a
+// busy machine). ok is false when the kernel lacks that file.
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	tids, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, tid := range tids {
+		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		if err != nil {
+			if os.IsNotExist(err) {
+				if _, e := os.Stat(dir + "/" + tid); e == nil {
+					return nil, false // the thread exists: no children file in this kernel
+				}
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, k)
+			}
+		}
+	}
+	return kids, true
+}
+
+// stateOf reads one process's state; ok is false when it is gone.
+func stateOf(pid int) (zombie, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false, false
+	}
+	return s[i+2] == 'Z' || s[i+2] == 'X', true
+}
+
+// members returns the processes of the tree as they are now.
+func (t *tree) members() []procInfo {
+	kids, ok := childrenOf(t.self)
+	if !ok {
+		return t.membersByScan()
+	}
+	var roots []int
+	if t.mainPid > 0 {
+		roots = append(roots, t.mainPid)
+	}
+	for _, k := range kids {
+		if k != t.mainPid && !t.before[k] {
+			roots = append(roots, k)
+		}
 	}
 	var out []procInfo
-	queue := []int{root}
+	seen := map[int]bool{}
+	queue := roots
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		for _, k := range kids[p] {
-			out = append(out, k)
-			queue = append(queue, k.pid)
+		if seen[p] {
+			continue
 		}
+		seen[p] = true
+		zombie, ok := stateOf(p)
+		if !ok {
+			continue
+		}
+		out = append(out, procInfo{pid: p, zombie: zombie})
+		ks, _ := childrenOf(p)
+		queue = append(queue, ks...)
 	}
 	return out
 }
 
-// tree is the set of processes a run owns: everything below the calling
-// process (which is a child subreaper while a run is active, so orphaned
-// grandchildren, setsid'd or daemonized, come back to it rather than to
-// init), plus everything in the run's cgroup when it has one.
-type tree struct {
-	self    int
-	mainPid int // waited for by os/exec; never reaped here
-	cg      *cgroup
+// membersByScan is members from a scan of the whole process table.
+func (t *tree) membersByScan() []procInfo {
+	tab := processTable()
+	kids := map[int][]procInfo{}
+	var roots []procInfo
+	for _, p := range tab {
+		kids[p.ppid] = append(kids[p.ppid], p)
+		if p.pid == t.mainPid || (p.ppid == t.self && !t.before[p.pid]) {
+			roots = append(roots, p)
+		}
+	}
+	out := roots
+	queue := append([]procInfo(nil), roots...)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[p.pid] {
+			out = append(out, k)
+			queue = append(queue, k)
+		}
+	}
+	return out
 }
 
 // alive returns the live (non-zombie) members of the tree.
 func (t *tree) alive() []int {
 	var pids []int
 	seen := map[int]bool{}
-	for _, p := range descendants(t.self) {
-		if !p.zombie {
+	for _, p := range t.members() {
+		if !p.zombie && !seen[p.pid] {
 			pids = append(pids, p.pid)
 			seen[p.pid] = true
 		}
@@ -111,10 +216,10 @@ func (t *tree) signal(sig syscall.Signal) int {
 // reap collects the zombies that are our own children (orphans that came
 // back to us), except the main process, which os/exec waits for.
 func (t *tree) reap() {
-	for _, p := range processTable() {
-		if p.ppid == t.self && p.zombie && p.pid != t.mainPid {
+	for _, p := range t.members() {
+		if p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
 			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil) // ECHILD unless ours
 		}
 	}
 }

@@ -67,6 +67,12 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 		wOut.Close()
 		return Outcome{}, err
 	}
+	// Bigger pipes, fewer wake-ups for a command that prints a lot.
+	for _, f := range []*os.File{rOut, rErr} {
+		if rc, err := f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+		}
+	}
 	cmd.Stdout, cmd.Stderr = wOut, wErr
 	if spec.Stdin != nil {
 		cmd.Stdin = spec.Stdin
@@ -77,6 +83,7 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 
+	t := newTree(cg)
 	start := time.Now()
 	err = cmd.Start()
 	wOut.Close()
@@ -99,7 +106,7 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 		}()
 	}
 
-	t := &tree{self: os.Getpid(), mainPid: cmd.Process.Pid, cg: cg}
+	t.mainPid = cmd.Process.Pid
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
