@@ -222,7 +222,7 @@ func engineFailure(e *engine, spec Spec, err error) error {
 	case isStatus(err, http.StatusNotFound) && strings.Contains(strings.ToLower(err.Error()), "image"):
 		return missingImage(e, spec.Image, err)
 	}
-	return result.Wrap(result.SandboxUnavailable, err, "docker: "+err.Error())
+	return &result.Error{Code: result.SandboxUnavailable, Msg: "docker: " + err.Error(), Err: err}
 }
 
 func missingImage(e *engine, image string, err error) error {
@@ -249,7 +249,15 @@ func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg
 	err := e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
 	if err != nil && spec.Pull && isStatus(err, http.StatusNotFound) {
 		if perr := pullImage(ctx, e, spec.Image); perr != nil {
-			return "", perr
+			var ue *unreachableError
+			if errors.As(perr, &ue) {
+				return "", perr
+			}
+			return "", (&result.Error{Code: result.SandboxUnavailable, Err: perr,
+				Msg: fmt.Sprintf("image %s not found on the Docker engine at %s, and pulling it failed: %v", spec.Image, e.host, perr)}).
+				WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", spec.Image),
+					"or load it into the engine from a file: docker load -i IMAGE.tar").
+				WithDetail("image", spec.Image)
 		}
 		err = e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
 	}
