@@ -249,15 +249,7 @@ func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg
 	err := e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
 	if err != nil && spec.Pull && isStatus(err, http.StatusNotFound) {
 		if perr := pullImage(ctx, e, spec.Image); perr != nil {
-			var ue *unreachableError
-			if errors.As(perr, &ue) {
-				return "", perr
-			}
-			return "", (&result.Error{Code: result.SandboxUnavailable, Err: perr,
-				Msg: fmt.Sprintf("image %s not found on the Docker engine at %s, and pulling it failed: %v", spec.Image, e.host, perr)}).
-				WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", spec.Image),
-					"or load it into the engine from a file: docker load -i IMAGE.tar").
-				WithDetail("image", spec.Image)
+			return "", pullFailure(e, spec, perr)
 		}
 		err = e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
 	}
@@ -273,6 +265,19 @@ func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg
 		}
 	}
 	return out.ID, nil
+}
+
+// pullFailure is the error for a missing image that could not be pulled.
+func pullFailure(e *engine, spec Spec, err error) error {
+	var ue *unreachableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
+		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s, and pulling it failed: %v", spec.Image, e.host, err)}).
+		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", spec.Image),
+			"or load it into the engine from a file: docker load -i IMAGE.tar").
+		WithDetail("image", spec.Image)
 }
 
 // pullImage pulls image (docker pull), reading the progress stream to its
@@ -588,13 +593,14 @@ func ownerGone(owner string) bool {
 }
 
 // configHash names a warm container: everything that shapes it.
-func configHash(spec Spec, cfg containerConfig) string {
+func configHash(spec Spec, cfg containerConfig, imageID string) string {
 	b, _ := json.Marshal(struct {
-		V     int
-		Cfg   containerConfig
-		Idle  time.Duration
-		Image string
-	}{1, cfg, spec.Idle, spec.Image})
+		V       int
+		Cfg     containerConfig
+		Idle    time.Duration
+		Image   string
+		ImageID string
+	}{1, cfg, spec.Idle, spec.Image, imageID})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:10])
 }

@@ -69,6 +69,7 @@ func requireDriver(name string) bool {
 func dockerSpec(t *testing.T, warm bool, argv ...string) Spec {
 	ws := t.TempDir()
 	_ = os.Chmod(ws, 0o777)
+	t.Cleanup(func() { removeWorkspaceContainers(t, ws) })
 	return Spec{
 		Argv: argv, Workspace: ws, Workdir: ws,
 		Env:     []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"},
@@ -286,7 +287,12 @@ func TestDockerContainerConfig(t *testing.T) {
 	spec := dockerSpec(t, true, "true")
 	spec.Memory, spec.Pids, spec.CPUs = 128<<20, 64, 0.5
 	runDocker(t, d, spec)
-	name, _ := warmName(spec)
+	e, _ := d.engine()
+	id, err := imageID(context.Background(), e, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _ := warmName(spec, id)
 	c, err := client.New(client.FromEnv)
 	if err != nil {
 		t.Fatal(err)
@@ -353,5 +359,23 @@ func TestDockerGCLeftovers(t *testing.T) {
 	}
 	if err := e.do(ctx, "GET", "/containers/"+dead+"/json", nil, nil, nil); !isStatus(err, 404) {
 		t.Fatalf("the dead hunk's container is still there: %v", err)
+	}
+}
+
+// removeWorkspaceContainers removes what a test left on the engine for
+// workspace ws (its warm containers), through the official client.
+func removeWorkspaceContainers(t *testing.T, ws string) {
+	c, err := client.New(client.FromEnv)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	ctx := context.Background()
+	l, err := c.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", labelWorkspace+"="+ws)})
+	if err != nil {
+		return
+	}
+	for _, it := range l.Items {
+		_, _ = c.ContainerRemove(ctx, it.ID, client.ContainerRemoveOptions{Force: true})
 	}
 }

@@ -45,8 +45,9 @@ done
 `
 
 // warmName is the name of the warm container for spec: one per workspace
-// and configuration (image, network, read-only, limits, user, idle period).
-func warmName(spec Spec) (string, containerConfig) {
+// and configuration (image and its id, network, read-only, limits, user,
+// idle period) — an image rebuilt under the same tag gets a new container.
+func warmName(spec Spec, imageID string) (string, containerConfig) {
 	cfg := containerFor(spec)
 	cfg.Env = []string{"HOME=/tmp"} // commands get theirs through exec
 	idle := int64(spec.Idle / time.Second)
@@ -54,7 +55,7 @@ func warmName(spec Spec) (string, containerConfig) {
 		idle = 600
 	}
 	cfg.Cmd = []string{"/bin/sh", "-c", keeperScript, "hunk-keeper", strconv.FormatInt(idle, 10)}
-	hash := configHash(spec, cfg)
+	hash := configHash(spec, cfg, imageID)
 	cfg.Labels = map[string]string{
 		labelManaged: "1", labelMode: "warm", labelWorkspace: spec.Workspace, labelConfig: hash,
 	}
@@ -65,9 +66,23 @@ func warmName(spec Spec) (string, containerConfig) {
 // creating or restarting it as needed. Concurrent hunks agree on the name;
 // the loser of a create race uses the winner's container.
 func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
-	name, cfg := warmName(spec)
+	imageID, err := imageID(ctx, e, spec)
+	if err != nil {
+		return "", err
+	}
+	name, cfg := warmName(spec, imageID)
 	var lastErr error
-	for try := 0; try < 4; try++ {
+	// Transitional states (being removed, restarting) settle within
+	// seconds; give them that long.
+	deadline := time.Now().Add(20 * time.Second)
+	for try := 0; time.Now().Before(deadline); try++ {
+		if try > 0 {
+			select {
+			case <-time.After(time.Duration(min(try, 10)) * 20 * time.Millisecond):
+			case <-ctx.Done():
+				return "", errInterrupted
+			}
+		}
 		var info struct {
 			ID    string `json:"Id"`
 			State struct {
@@ -104,10 +119,27 @@ func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
 			lastErr = err
 			removeContainer(e, info.ID)
 		default: // dead, removing, paused, restarting: start afresh
+			lastErr = fmt.Errorf("container is %s", info.State.Status)
 			removeContainer(e, info.ID)
 		}
 	}
 	return "", fmt.Errorf("no usable warm container %s: %v", name, lastErr)
+}
+
+// imageID is the id of spec's image, pulled first when missing and
+// spec.Pull asks for it.
+func imageID(ctx context.Context, e *engine, spec Spec) (string, error) {
+	var img struct {
+		ID string `json:"Id"`
+	}
+	err := e.do(ctx, http.MethodGet, "/images/"+spec.Image+"/json", nil, nil, &img)
+	if err != nil && spec.Pull && isStatus(err, http.StatusNotFound) {
+		if perr := pullImage(ctx, e, spec.Image); perr != nil {
+			return "", pullFailure(e, spec, perr)
+		}
+		err = e.do(ctx, http.MethodGet, "/images/"+spec.Image+"/json", nil, nil, &img)
+	}
+	return img.ID, err
 }
 
 // runWarm runs spec through exec in the warm container. Docker cannot kill
@@ -140,8 +172,10 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 			execID = out.ID
 			break
 		}
-		// The keeper may have just stopped the container for idleness.
-		if try < 2 && (isStatus(err, http.StatusConflict) || isStatus(err, http.StatusNotFound)) {
+		// The keeper may have just stopped the container for idleness, or
+		// it is going down after a command brought it down.
+		if try < 5 && (isStatus(err, http.StatusConflict) || isStatus(err, http.StatusNotFound)) {
+			time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
 			continue
 		}
 		return runState{}, err
