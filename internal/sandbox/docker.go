@@ -315,9 +315,13 @@ func readJSONStream(r io.Reader, what string) error {
 	}
 }
 
-// splitRef splits "repo:tag" (the tag after the last slash) into repo and tag.
+// splitRef splits "repo:tag" (the tag after the last slash) into repo and
+// tag; a reference by digest (repo@sha256:…) stays whole.
 func splitRef(ref string) (string, string) {
-	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") && !strings.Contains(ref[i:], "@") {
+	if strings.Contains(ref, "@") {
+		return ref, "" // by digest
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") && i < len(ref)-1 {
 		return ref[:i], ref[i+1:]
 	}
 	return ref, ""
@@ -463,6 +467,8 @@ func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stde
 	select {
 	case w := <-waitc:
 		if w.err != nil {
+			// Lost track of the container: do not let it run on.
+			removeContainer(e, id)
 			return runState{}, w.err
 		}
 		st.code = w.code

@@ -125,7 +125,7 @@ func elfDynamic(path string) (bool, error) {
 	} else {
 		off, size, num = int64(bo.Uint32(h[0x1c:])), int(bo.Uint16(h[0x2a:])), int(bo.Uint16(h[0x2c:]))
 	}
-	if size < 4 || num > 4096 {
+	if size < 4 || size > 256 || num > 4096 {
 		return false, errors.New("malformed ELF program headers")
 	}
 	ph := make([]byte, size*num)

@@ -379,3 +379,51 @@ func removeWorkspaceContainers(t *testing.T, ws string) {
 		_, _ = c.ContainerRemove(ctx, it.ID, client.ContainerRemoveOptions{Force: true})
 	}
 }
+
+// FuzzElfDynamic: the hand-written ELF reader never panics or over-allocates
+// on arbitrary files.
+func FuzzElfDynamic(f *testing.F) {
+	if b, err := os.ReadFile("/bin/busybox"); err == nil && len(b) > 4096 {
+		f.Add(b[:4096])
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	f.Add([]byte("#!/bin/sh\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "bin")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = elfDynamic(p)
+	})
+}
+
+// FuzzSplitRef: splitting an image reference loses nothing.
+func FuzzSplitRef(f *testing.F) {
+	for _, s := range []string{"busybox", "hunk-test:latest", "localhost:5000/a/b:v1", "a@sha256:abc", "a:b@sha256:c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		repo, tag := splitRef(ref)
+		if tag == "" && repo != ref || tag != "" && repo+":"+tag != ref {
+			t.Fatalf("splitRef(%q) = %q, %q", ref, repo, tag)
+		}
+		if strings.Contains(tag, "/") {
+			t.Fatalf("splitRef(%q): tag %q has a slash", ref, tag)
+		}
+	})
+}
+
+func TestSplitRef(t *testing.T) {
+	for ref, want := range map[string][2]string{
+		"busybox":               {"busybox", ""},
+		"hunk-test:latest":      {"hunk-test", "latest"},
+		"localhost:5000/a/b":    {"localhost:5000/a/b", ""},
+		"localhost:5000/a/b:v1": {"localhost:5000/a/b", "v1"},
+		"a@sha256:abc":          {"a@sha256:abc", ""},
+	} {
+		if r, tag := splitRef(ref); r != want[0] || tag != want[1] {
+			t.Errorf("splitRef(%q) = %q, %q; want %q, %q", ref, r, tag, want[0], want[1])
+		}
+	}
+}
