@@ -37,7 +37,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // defaultDockerHost is where the engine listens when DOCKER_HOST is unset.
@@ -50,7 +49,6 @@ type engine struct {
 	net    string // unix or tcp
 	addr   string // host:port for tcp, the socket path for unix
 	tls    *tls.Config
-	hc     *http.Client
 }
 
 // engineError is a non-2xx answer from the engine.
@@ -111,13 +109,6 @@ func newEngine(dockerHost string) (*engine, error) {
 	default:
 		return nil, fmt.Errorf("DOCKER_HOST %q: unsupported scheme %q (want unix or tcp)", dockerHost, u.Scheme)
 	}
-	e.hc = &http.Client{Transport: &http.Transport{
-		DialContext:         func(ctx context.Context, _, _ string) (net.Conn, error) { return e.dialRaw(ctx) },
-		TLSClientConfig:     e.tls,
-		MaxIdleConnsPerHost: 8,
-		IdleConnTimeout:     30 * time.Second,
-		DisableCompression:  true,
-	}}
 	return e, nil
 }
 
@@ -211,32 +202,60 @@ func (e *engine) do(ctx context.Context, method, path string, q url.Values, in, 
 	return nil
 }
 
-// send sends one request and returns the response for a 2xx status, else an
-// *engineError carrying the engine's message.
+// send sends one request on a connection of its own and returns the
+// response for a 2xx status, else an *engineError carrying the engine's
+// message. Closing the response body closes the connection; cancelling ctx
+// closes it too. (No http.Client: its Transport, with HTTP/2 and connection
+// pooling, would add megabytes to a binary started once per tool call, for
+// the handful of requests a run makes over a local socket.)
 func (e *engine) send(ctx context.Context, method, path string, q url.Values, body io.Reader, ctype string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, e.url(path, q), body)
+	req, err := http.NewRequest(method, e.url(path, q), body)
 	if err != nil {
 		return nil, err
 	}
+	req.Host = "docker"
 	if body != nil {
 		req.Header.Set("Content-Type", ctype)
 	}
-	resp, err := e.hc.Do(req)
+	conn, err := e.dial(ctx)
 	if err != nil {
-		var ue *unreachableError
-		if errors.As(err, &ue) {
-			return nil, ue
-		}
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	fail := func(err error) (*http.Response, error) {
+		stop()
+		conn.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &unreachableError{Host: e.host, Err: err}
 	}
+	if err := req.Write(conn); err != nil {
+		return fail(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		return fail(err)
+	}
+	resp.Body = &connBody{ReadCloser: resp.Body, conn: conn, stop: stop}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		return nil, readEngineError(resp)
 	}
 	return resp, nil
+}
+
+// connBody is a response body that owns its connection.
+type connBody struct {
+	io.ReadCloser
+	conn net.Conn
+	stop func() bool
+}
+
+func (b *connBody) Close() error {
+	b.stop()
+	b.ReadCloser.Close()
+	return b.conn.Close()
 }
 
 func readEngineError(resp *http.Response) error {
