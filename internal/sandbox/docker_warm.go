@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -55,6 +57,14 @@ func warmName(spec Spec, imageID string) (string, containerConfig) {
 		idle = 600
 	}
 	cfg.Cmd = []string{"/bin/sh", "-c", keeperScript, "hunk-keeper", strconv.FormatInt(idle, 10)}
+	// The workspace directory itself, not just its path: a bind mount holds
+	// on to the directory it was made from, so a workspace deleted and
+	// created again at the same path needs a new container.
+	if fi, err := os.Stat(spec.Workspace); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			imageID += fmt.Sprintf("|ws=%d:%d", st.Dev, st.Ino)
+		}
+	}
 	hash := configHash(spec, cfg, imageID)
 	cfg.Labels = map[string]string{
 		labelManaged: "1", labelMode: "warm", labelWorkspace: spec.Workspace, labelConfig: hash,
