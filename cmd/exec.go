@@ -295,8 +295,10 @@ func reportExec(app *App, o *execOptions, r sandbox.Result) error {
 	switch {
 	case r.TimedOut:
 		note = fmt.Sprintf("Command timed out after %s seconds", seconds(o.Timeout))
-	case r.OOMKilled:
+	case r.OOMKilled && r.ExitCode == 137:
 		note = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", o.Memory)
+	case r.OOMKilled:
+		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", o.Memory)
 	}
 	details := map[string]any{
 		"exitCode":   r.ExitCode,

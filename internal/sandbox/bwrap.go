@@ -97,20 +97,29 @@ func BwrapArgs(spec Spec, statusFD int) []string {
 	if !isRoot() {
 		a = append(a, "--unshare-user")
 	}
+	hidden := []string{"/run"}
+	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
+		hidden = append(hidden, "/var/run")
+	}
 	a = append(a,
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--tmpfs", "/tmp",
-		"--tmpfs", "/run",
 	)
-	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
-		a = append(a, "--tmpfs", "/var/run")
+	for _, h := range hidden {
+		a = append(a, "--tmpfs", h)
 	}
 	if spec.ReadOnly {
 		a = append(a, "--ro-bind", spec.Workspace, spec.Workspace)
 	} else {
 		a = append(a, "--bind", spec.Workspace, spec.Workspace)
+	}
+	// A workspace above /run (/, /var) would bring it back: hide it again.
+	for _, h := range hidden {
+		if ws := strings.TrimSuffix(spec.Workspace, "/") + "/"; strings.HasPrefix(h+"/", ws) {
+			a = append(a, "--tmpfs", h)
+		}
 	}
 	if isRoot() {
 		a = append(a, "--cap-drop", "ALL")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 )
 
 func init() {
@@ -71,7 +71,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	} else {
 		pol.RW = append(pol.RW, spec.Workspace)
 	}
-	env := append(append([]string(nil), spec.Env...), "TMPDIR="+tmp)
+	var env []string
+	for _, kv := range spec.Env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
 	cfg := initConfig{
 		Argv:     spec.Argv,
 		Env:      env,
@@ -127,15 +133,4 @@ func runInit(ctx context.Context, driver string, spec Spec, cfg initConfig) (Res
 		return Result{}, &UnavailableError{Driver: driver, Reason: err.Error()}
 	}
 	return finish(driver, out, cg, st), nil
-}
-
-// absDir returns the absolute, symlink-free form of dir.
-func absDir(dir string) string {
-	if a, err := filepath.Abs(dir); err == nil {
-		dir = a
-	}
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	return dir
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -61,6 +62,11 @@ type tree struct {
 	mainPid int // waited for by os/exec; never reaped here
 	before  map[int]bool
 	cg      *cgroup
+	others  bool // a process besides the main one was ever signaled
+	// mainDone is set once os/exec has reaped the main process: its pid may
+	// then belong to someone else and is no longer a root of the tree.
+	mainDone atomic.Bool
+	killed   map[int]bool // processes sent SIGKILL
 }
 
 // newTree records the caller's children before the run's main process starts.
@@ -131,7 +137,7 @@ func (t *tree) members() []procInfo {
 		return t.membersByScan()
 	}
 	var roots []int
-	if t.mainPid > 0 {
+	if t.mainPid > 0 && !t.mainDone.Load() {
 		roots = append(roots, t.mainPid)
 	}
 	for _, k := range kids {
@@ -167,7 +173,7 @@ func (t *tree) membersByScan() []procInfo {
 	var roots []procInfo
 	for _, p := range tab {
 		kids[p.ppid] = append(kids[p.ppid], p)
-		if p.pid == t.mainPid || (p.ppid == t.self && !t.before[p.pid]) {
+		if (p.pid == t.mainPid && !t.mainDone.Load()) || (p.ppid == t.self && !t.before[p.pid]) {
 			roots = append(roots, p)
 		}
 	}
@@ -209,8 +215,39 @@ func (t *tree) signal(sig syscall.Signal) int {
 	pids := t.alive()
 	for _, p := range pids {
 		_ = syscall.Kill(p, sig)
+		if p != t.mainPid {
+			t.others = true
+		}
+	}
+	if sig == syscall.SIGKILL {
+		if t.killed == nil {
+			t.killed = map[int]bool{}
+		}
+		for _, p := range pids {
+			t.killed[p] = true
+		}
 	}
 	return len(pids)
+}
+
+// leftovers double-checks, once the tree looks empty, that it is: when the
+// run ever had a process killed or besides its main one, a scan of the whole
+// process table (the per-process children lists the fast path reads can miss
+// a child being reparented at that very moment) must find no live member —
+// a process already sent SIGKILL still counts until it is dead, which on a
+// loaded machine takes a while. It SIGKILLs what it finds and returns how many.
+func (t *tree) leftovers() int {
+	if len(t.killed) == 0 && !t.others {
+		return 0
+	}
+	n := 0
+	for _, p := range t.membersByScan() {
+		if !p.zombie {
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			n++
+		}
+	}
+	return n
 }
 
 // reap collects the zombies that are our own children (orphans that came
@@ -230,6 +267,9 @@ func (t *tree) kill(limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for {
 		n := t.signal(syscall.SIGKILL)
+		if n == 0 {
+			n = t.leftovers()
+		}
 		t.reap()
 		if n == 0 || time.Now().After(deadline) {
 			return

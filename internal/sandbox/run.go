@@ -108,7 +108,11 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 
 	t.mainPid = cmd.Process.Pid
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		t.mainDone.Store(true)
+		done <- err
+	}()
 
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
@@ -167,15 +171,12 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 }
 
 // finish turns an outcome into the Result every driver reports: 124 for a
-// timeout, 137 with OOMKilled for a memory kill.
+// timeout; OOMKilled when the kernel killed a process of the run for the
+// memory limit (the command itself then exits 137, SIGKILL; when only a
+// child was killed, the command's own code is kept).
 func finish(driver string, out Outcome, cg *cgroup, st Streams) Result {
 	r := Result{Driver: driver, ExitCode: out.ExitCode, TimedOut: out.TimedOut, Duration: out.Duration}
-	if cg.oomKilled() {
-		r.OOMKilled = true
-		if !out.TimedOut {
-			r.ExitCode = 137
-		}
-	}
+	r.OOMKilled = cg.oomKilled()
 	if out.TimedOut {
 		r.ExitCode = 124
 	}
