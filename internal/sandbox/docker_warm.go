@@ -112,8 +112,11 @@ func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
 				return "", err
 			}
 			if err := e.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
+				// Removed under our feet (--gc elsewhere), or a real failure:
+				// try again, and report it if it persists.
+				lastErr = fmt.Errorf("starting the warm container: %w", err)
 				removeContainer(e, id)
-				return "", fmt.Errorf("starting the warm container: %w", err)
+				continue
 			}
 			return id, nil
 		case err != nil:
@@ -157,6 +160,32 @@ func imageID(ctx context.Context, e *engine, spec Spec) (string, error) {
 // command gets a new one. A configuration change gives a different name,
 // hence a new container.
 func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+	for try := 0; ; try++ {
+		st, engineMsg, err := d.runWarmOnce(ctx, e, spec, stdout, stderr)
+		// The container went away between our check and the exec (stopped
+		// for idleness, or removed by --gc elsewhere): the command never
+		// started, so run it in a fresh one.
+		if errors.Is(err, errNotStarted) && try < 10 {
+			time.Sleep(time.Duration(try) * 20 * time.Millisecond)
+			continue
+		}
+		if errors.Is(err, errNotStarted) {
+			err = fmt.Errorf("the warm container kept going away before the command could start: %s", engineMsg)
+			engineMsg = ""
+		}
+		if engineMsg != "" {
+			fmt.Fprintf(stderr, "hunk: %s\n", engineMsg)
+		}
+		return st, err
+	}
+}
+
+// errNotStarted: the exec never started because its container went away.
+var errNotStarted = errors.New("the command did not start: its container went away")
+
+// runWarmOnce runs spec once in the warm container; engineMsg is the
+// engine's own message when it could not start the command.
+func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (st runState, engineMsg string, err error) {
 	execCfg := struct {
 		AttachStdin, AttachStdout, AttachStderr, Tty bool
 		Cmd                                          []string
@@ -168,10 +197,10 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 		Cmd: spec.Argv, Env: dockerEnv(spec.Env), WorkingDir: spec.Workdir,
 	}
 	var id, execID string
+	deadline := time.Now().Add(15 * time.Second)
 	for try := 0; ; try++ {
-		var err error
 		if id, err = ensureWarm(ctx, e, spec); err != nil {
-			return runState{}, err
+			return runState{}, "", err
 		}
 		var out struct {
 			ID string `json:"Id"`
@@ -184,24 +213,28 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 		}
 		// The keeper may have just stopped the container for idleness, or
 		// it is going down after a command brought it down.
-		if try < 5 && (isStatus(err, http.StatusConflict) || isStatus(err, http.StatusNotFound)) {
-			time.Sleep(time.Duration(try+1) * 50 * time.Millisecond)
+		if time.Now().Before(deadline) && (isStatus(err, http.StatusConflict) || isStatus(err, http.StatusNotFound)) {
+			time.Sleep(time.Duration(min(try+1, 10)) * 30 * time.Millisecond)
 			continue
 		}
-		return runState{}, err
+		return runState{}, "", err
 	}
 	started := time.Now()
 	conn, err := e.hijack(ctx, "/exec/"+execID+"/start", nil, map[string]bool{"Detach": false, "Tty": false})
 	if err != nil {
+		var ee *engineError
+		if errors.As(err, &ee) && !containerRunning(ctx, e, id) {
+			return runState{}, err.Error(), errNotStarted
+		}
 		if c := startExitCode(err); c != 0 {
 			fmt.Fprintf(stderr, "hunk: %v\n", err)
-			return runState{code: c}, nil
+			return runState{code: c}, "", nil
 		}
-		return runState{}, err
+		return runState{}, "", err
 	}
 	defer conn.Close()
 	copied := make(chan error, 1)
-	sniff := &execFailure{w: stdout, errw: stderr}
+	sniff := &execFailure{w: stdout}
 	go func() {
 		_, err := stdcopy.StdCopy(sniff, stderr, conn)
 		copied <- err
@@ -225,17 +258,26 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 		// every process the command started.
 		removeContainer(e, id)
 		drain(copied, conn)
-		return runState{timedOut: true}, nil
+		return runState{timedOut: true}, "", nil
 	case <-ctx.Done():
 		removeContainer(e, id)
 		drain(copied, conn)
-		return runState{}, errInterrupted
+		return runState{}, "", errInterrupted
 	}
-	code, err := execExitCode(ctx, e, execID)
+	code, pid, err := execExitCode(ctx, e, execID)
+	if isStatus(err, http.StatusNotFound) && sniff.msg != "" {
+		return runState{}, sniff.msg, errNotStarted // the engine said so first
+	}
+	if isStatus(err, http.StatusNotFound) {
+		return runState{}, "", fmt.Errorf("the warm container was removed while the command ran (hunk exec --gc elsewhere?); its outcome is unknown")
+	}
 	if err != nil {
-		return runState{}, err
+		return runState{}, "", err
 	}
-	st := runState{code: code}
+	if pid == 0 && !containerRunning(ctx, e, id) {
+		return runState{}, sniff.msg, errNotStarted
+	}
+	st = runState{code: code}
 	if code == 126 && sniff.msg != "" {
 		// The runtime could not start the command: say so the way a shell
 		// does, with its exit code (127 not found, 126 not executable).
@@ -246,54 +288,63 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 	if code == 137 && spec.Memory > 0 {
 		st.oom = oomKilled(e, id, started)
 	}
-	return st, nil
+	return st, sniff.msg, nil
 }
 
 // execFailure passes the command's stdout through, except the engine's own
 // message when the runtime could not start the command (Docker writes "OCI
-// runtime exec failed: ..." as the exec's first stdout frame); that goes to
-// stderr as a hunk message and is remembered.
+// runtime exec failed: ..." or "cannot exec in a stopped state" as the exec's
+// first stdout frame), which it keeps in msg instead.
 type execFailure struct {
-	w, errw io.Writer
-	seen    bool
-	msg     string
+	w    io.Writer
+	seen bool
+	msg  string
 }
 
 func (f *execFailure) Write(p []byte) (int, error) {
 	if !f.seen {
 		f.seen = true
-		if bytes.HasPrefix(p, []byte("OCI runtime exec failed")) || bytes.HasPrefix(p, []byte("OCI runtime exec error")) {
-			f.msg = strings.TrimSpace(string(p))
-			fmt.Fprintf(f.errw, "hunk: %s\n", f.msg)
-			return len(p), nil
+		for _, prefix := range []string{"OCI runtime exec failed", "OCI runtime exec error", "cannot exec in a ", "task ", "ttrpc: ", "No such exec instance", "No such container"} {
+			if bytes.HasPrefix(p, []byte(prefix)) {
+				f.msg = strings.TrimSpace(string(p))
+				return len(p), nil
+			}
 		}
 	}
 	return f.w.Write(p)
 }
 
 // execExitCode waits (briefly: the stream has ended) for the exec to be
-// reported finished and returns its exit code.
-func execExitCode(ctx context.Context, e *engine, execID string) (int, error) {
+// reported finished and returns its exit code and process id (0: the
+// command never started).
+func execExitCode(ctx context.Context, e *engine, execID string) (code, pid int, err error) {
 	for i := 0; ; i++ {
 		var info struct {
 			Running  bool
 			ExitCode *int
+			Pid      int
 		}
 		if err := e.do(ctx, http.MethodGet, "/exec/"+execID+"/json", nil, nil, &info); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if !info.Running && info.ExitCode != nil {
-			return *info.ExitCode, nil
+			return *info.ExitCode, info.Pid, nil
 		}
 		if i > 200 {
-			return 0, fmt.Errorf("exec %s: still running after its output ended", execID)
+			return 0, 0, fmt.Errorf("exec %s: still running after its output ended", execID)
 		}
 		select {
 		case <-time.After(5 * time.Millisecond):
 		case <-ctx.Done():
-			return 0, errInterrupted
+			return 0, 0, errInterrupted
 		}
 	}
+}
+
+// containerRunning reports whether container id exists and runs.
+func containerRunning(ctx context.Context, e *engine, id string) bool {
+	var info struct{ State struct{ Running bool } }
+	return e.do(ctx, http.MethodGet, "/containers/"+id+"/json", nil, nil, &info) == nil && info.State.Running
 }
 
 // GC removes hunk's containers from the engine: every warm container not
