@@ -286,7 +286,6 @@ func TestDockerContainerConfig(t *testing.T) {
 	d := dockerOrSkip(t)
 	spec := dockerSpec(t, true, "true")
 	spec.Memory, spec.Pids, spec.CPUs = 128<<20, 64, 0.5
-	runDocker(t, d, spec)
 	e, _ := d.engine()
 	id, err := imageID(context.Background(), e, spec)
 	if err != nil {
@@ -298,9 +297,18 @@ func TestDockerContainerConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	r, err := c.ContainerInspect(context.Background(), name, client.ContainerInspectOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// A --gc of a concurrent test run may remove the container between the
+	// run and the inspection: try again then.
+	var r client.ContainerInspectResult
+	for try := 0; ; try++ {
+		runDocker(t, d, spec)
+		r, err = c.ContainerInspect(context.Background(), name, client.ContainerInspectOptions{})
+		if err == nil {
+			break
+		}
+		if try == 3 {
+			t.Fatal(err)
+		}
 	}
 	h := r.Container.HostConfig
 	got := fmt.Sprintf("net=%s rorootfs=%v capdrop=%v secopt=%v init=%v mem=%d swap=%d pids=%d cpus=%d log=%s tmpfs=%v user=%s",
@@ -314,7 +322,7 @@ func TestDockerContainerConfig(t *testing.T) {
 	if len(r.Container.Mounts) != 1 || r.Container.Mounts[0].Source != spec.Workspace || r.Container.Mounts[0].Destination != spec.Workspace || !r.Container.Mounts[0].RW {
 		t.Fatalf("mounts: %+v", r.Container.Mounts)
 	}
-	removed, err := d.GC(context.Background())
+	removed, err := d.gc(context.Background(), spec.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +358,7 @@ func TestDockerGCLeftovers(t *testing.T) {
 	dead := mk(strings.Replace(selfOwner(), fmt.Sprintf("/%d/", os.Getpid()), "/4194303/", 1))
 	alive := mk(selfOwner())
 	defer removeContainer(e, alive)
-	removed, err := d.GC(ctx)
+	removed, err := d.gc(ctx, spec.Workspace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,4 +434,30 @@ func TestSplitRef(t *testing.T) {
 			t.Errorf("splitRef(%q) = %q, %q; want %q, %q", ref, r, tag, want[0], want[1])
 		}
 	}
+}
+
+// TestDockerWarmVsGC: warm commands succeed while --gc (once a second)
+// keeps removing their container: a command that never started is run
+// again in a fresh one. (A --gc in a tight loop starves them, rightly
+// reported as "kept going away".)
+func TestDockerWarmVsGC(t *testing.T) {
+	d := dockerOrSkip(t)
+	spec := dockerSpec(t, true, "echo", "ok")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			_, _ = d.gc(ctx, spec.Workspace)
+			time.Sleep(time.Second)
+		}
+	}()
+	for i := 0; i < 15; i++ {
+		res, err := d.Run(context.Background(), spec)
+		if err != nil || res.ExitCode != 0 || string(res.Stdout) != "ok\n" {
+			t.Errorf("run %d: %v exit %d %q %q", i, err, res.ExitCode, res.Stdout, res.Stderr)
+		}
+	}
+	cancel()
+	<-done
 }

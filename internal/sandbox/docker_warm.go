@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -304,7 +305,7 @@ type execFailure struct {
 func (f *execFailure) Write(p []byte) (int, error) {
 	if !f.seen {
 		f.seen = true
-		for _, prefix := range []string{"OCI runtime exec failed", "OCI runtime exec error", "cannot exec in a ", "task ", "ttrpc: ", "No such exec instance", "No such container"} {
+		for _, prefix := range []string{"OCI runtime exec failed", "OCI runtime exec error", "cannot exec in a ", "task ", "ttrpc: ", "No such exec instance", "No such container", "container is not running"} {
 			if bytes.HasPrefix(p, []byte(prefix)) {
 				f.msg = strings.TrimSpace(string(p))
 				return len(p), nil
@@ -352,12 +353,20 @@ func containerRunning(ctx context.Context, e *engine, id string) bool {
 // (killed before it could remove it) or whose deadline passed. It never
 // kills a command in flight: cold containers of hunks still running and
 // busy warm ones are left alone. It returns the names removed.
-func (d *Docker) GC(ctx context.Context) ([]string, error) {
+func (d *Docker) GC(ctx context.Context) ([]string, error) { return d.gc(ctx, "") }
+
+// gc is GC, limited to the containers of workspace ws when ws is not "".
+func (d *Docker) gc(ctx context.Context, ws string) ([]string, error) {
 	e, err := d.engine()
 	if err != nil {
 		return nil, err
 	}
-	filters := `{"label":["` + labelManaged + `=1"]}`
+	labels := []string{labelManaged + "=1"}
+	if ws != "" {
+		labels = append(labels, labelWorkspace+"="+ws)
+	}
+	fb, _ := json.Marshal(map[string][]string{"label": labels})
+	filters := string(fb)
 	var list []struct {
 		ID     string `json:"Id"`
 		Names  []string
