@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -110,7 +111,10 @@ func treeState(ts *testscript.TestScript, dir string) map[string]string {
 	return st
 }
 
-var snapshots = map[string]map[string]string{}
+var (
+	snapshotsMu sync.Mutex // scripts run in parallel
+	snapshots   = map[string]map[string]string{}
+)
 
 // snapshot NAME [DIR]: record the state of DIR (default: the work dir).
 func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
@@ -121,7 +125,10 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 {
 		dir = args[1]
 	}
-	snapshots[ts.Getenv("WORK")+"\x00"+args[0]] = treeState(ts, dir)
+	st := treeState(ts, dir)
+	snapshotsMu.Lock()
+	snapshots[ts.Getenv("WORK")+"\x00"+args[0]] = st
+	snapshotsMu.Unlock()
 }
 
 // unchanged NAME [DIR]: DIR is exactly as snapshot NAME recorded it: no file
@@ -134,7 +141,9 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 {
 		dir = args[1]
 	}
+	snapshotsMu.Lock()
 	before, ok := snapshots[ts.Getenv("WORK")+"\x00"+args[0]]
+	snapshotsMu.Unlock()
 	if !ok {
 		ts.Fatalf("no snapshot %q", args[0])
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -36,79 +35,62 @@ type cgroupPlace struct {
 	parent string // directory of hunk's own cgroup for that controller
 }
 
-// cgroupPlaces finds, for each controller, the cgroup directory hunk itself
-// is in. Controllers with no usable hierarchy are absent.
-func cgroupPlaces() map[string]cgroupPlace {
-	mounts := map[string]string{} // controller (or "" for v2) -> mount point
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, x := range fields {
-			if x == "-" {
-				sep = i
-				break
-			}
-		}
-		if sep < 0 || sep+3 >= len(fields) || len(fields) < 5 {
-			continue
-		}
-		switch fields[sep+1] {
-		case "cgroup2":
-			if _, ok := mounts[""]; !ok {
-				mounts[""] = fields[4]
-			}
-		case "cgroup":
-			for _, o := range strings.Split(fields[sep+3], ",") {
-				if o == ctrlMemory || o == ctrlPids || o == ctrlCPU {
-					mounts[o] = fields[4]
-				}
-			}
-		}
-	}
-	f.Close()
+// cgroupRoot is where the cgroup hierarchies are mounted (everywhere in
+// practice; reading /proc/self/mountinfo instead costs more than the rest of
+// a run's set-up on a machine with many mounts).
+const cgroupRoot = "/sys/fs/cgroup"
 
-	own := map[string]string{} // controller ("" for v2) -> path inside hierarchy
+// cgroupPlaces finds, for each controller, the writable cgroup directory
+// hunk itself is in. Controllers with no usable hierarchy are absent.
+func cgroupPlaces() map[string]cgroupPlace {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return nil
 	}
+	places := map[string]cgroupPlace{}
+	v2path, hasV2 := "", false
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
 		if parts[0] == "0" && parts[1] == "" {
-			own[""] = parts[2]
+			v2path, hasV2 = parts[2], true
 			continue
 		}
 		for _, c := range strings.Split(parts[1], ",") {
-			own[c] = parts[2]
-		}
-	}
-
-	places := map[string]cgroupPlace{}
-	var v2ctrls []string
-	if m, ok := mounts[""]; ok {
-		if p, ok := own[""]; ok {
-			dir := filepath.Join(m, p)
-			if b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil {
-				v2ctrls = strings.Fields(string(b))
-				for _, c := range v2ctrls {
-					places[c] = cgroupPlace{v2: true, parent: dir}
+			if c != ctrlMemory && c != ctrlPids && c != ctrlCPU {
+				continue
+			}
+			// "cpu" may be mounted as "cpu,cpuacct" (with a "cpu" symlink).
+			for _, m := range []string{c, parts[1]} {
+				var fs unix.Statfs_t
+				if unix.Statfs(filepath.Join(cgroupRoot, m), &fs) != nil || fs.Type != unix.CGROUP_SUPER_MAGIC {
+					continue
+				}
+				dir := filepath.Join(cgroupRoot, m, parts[2])
+				if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err == nil {
+					places[c] = cgroupPlace{parent: dir}
+					break
 				}
 			}
 		}
 	}
-	for _, c := range []string{ctrlMemory, ctrlPids, ctrlCPU} {
-		if m, ok := mounts[c]; ok {
-			if p, ok := own[c]; ok {
-				places[c] = cgroupPlace{parent: filepath.Join(m, p)}
+	if hasV2 {
+		// The unified hierarchy: at the root on pure v2 systems, under
+		// "unified" on hybrid ones.
+		for _, m := range []string{cgroupRoot, filepath.Join(cgroupRoot, "unified")} {
+			dir := filepath.Join(m, v2path)
+			b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+			if err != nil {
+				continue
 			}
+			for _, c := range strings.Fields(string(b)) {
+				if _, v1 := places[c]; !v1 {
+					places[c] = cgroupPlace{v2: true, parent: dir}
+				}
+			}
+			break
 		}
 	}
 	for c, pl := range places {

@@ -191,10 +191,13 @@ func (t *tree) membersByScan() []procInfo {
 }
 
 // alive returns the live (non-zombie) members of the tree.
-func (t *tree) alive() []int {
+func (t *tree) alive() []int { return t.live(t.members()) }
+
+// live picks the live processes of ms, adding the cgroup's.
+func (t *tree) live(ms []procInfo) []int {
 	var pids []int
 	seen := map[int]bool{}
-	for _, p := range t.members() {
+	for _, p := range ms {
 		if !p.zombie && !seen[p.pid] {
 			pids = append(pids, p.pid)
 			seen[p.pid] = true
@@ -212,7 +215,13 @@ func (t *tree) alive() []int {
 
 // signal sends sig to every live member; it reports how many it found.
 func (t *tree) signal(sig syscall.Signal) int {
-	pids := t.alive()
+	n, _ := t.signalMembers(sig, t.members())
+	return n
+}
+
+// signalMembers sends sig to the live processes among ms (and the cgroup's).
+func (t *tree) signalMembers(sig syscall.Signal, ms []procInfo) (int, []procInfo) {
+	pids := t.live(ms)
 	for _, p := range pids {
 		_ = syscall.Kill(p, sig)
 		if p != t.mainPid {
@@ -227,7 +236,7 @@ func (t *tree) signal(sig syscall.Signal) int {
 			t.killed[p] = true
 		}
 	}
-	return len(pids)
+	return len(pids), ms
 }
 
 // leftovers double-checks, once the tree looks empty, that it is: when the
@@ -250,10 +259,10 @@ func (t *tree) leftovers() int {
 	return n
 }
 
-// reap collects the zombies that are our own children (orphans that came
-// back to us), except the main process, which os/exec waits for.
-func (t *tree) reap() {
-	for _, p := range t.members() {
+// reap collects, among ms, the zombies that are our own children (orphans
+// that came back to us), except the main process, which os/exec waits for.
+func (t *tree) reap(ms []procInfo) {
+	for _, p := range ms {
 		if p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil) // ECHILD unless ours
@@ -266,11 +275,11 @@ func (t *tree) reap() {
 func (t *tree) kill(limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for {
-		n := t.signal(syscall.SIGKILL)
+		n, ms := t.signalMembers(syscall.SIGKILL, t.members())
 		if n == 0 {
 			n = t.leftovers()
 		}
-		t.reap()
+		t.reap(ms)
 		if n == 0 || time.Now().After(deadline) {
 			return
 		}
@@ -285,8 +294,9 @@ func (t *tree) terminate(grace time.Duration) {
 		deadline := time.Now().Add(grace)
 		for time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
-			t.reap()
-			if len(t.alive()) == 0 {
+			ms := t.members()
+			t.reap(ms)
+			if len(t.live(ms)) == 0 {
 				break
 			}
 		}

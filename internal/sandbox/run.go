@@ -83,6 +83,11 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 
+	// os/exec checks once per process that pidfds work by cloning a child
+	// that exits at once; have that happen now, not among the run's processes.
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Release()
+	}
 	t := newTree(cg)
 	start := time.Now()
 	err = cmd.Start()
