@@ -196,6 +196,25 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
 	return res, nil
 }
 
+// dockerStdin is the stdin to attach for spec: nil when there is none or it
+// is /dev/null — attaching a stream costs the engine a pipe and copiers per
+// command, for nothing.
+func dockerStdin(spec Spec) io.Reader {
+	f, ok := spec.Stdin.(*os.File)
+	if !ok {
+		return spec.Stdin
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil // closed or invalid: nothing to read
+	}
+	null, err := os.Stat(os.DevNull)
+	if err == nil && os.SameFile(fi, null) {
+		return nil
+	}
+	return f
+}
+
 // runState is how a container run ended.
 type runState struct {
 	code     int
@@ -366,6 +385,7 @@ func randomName(prefix string) string {
 // when hunk is killed, once the command ends; `hunk exec --gc` removes
 // containers whose hunk is gone before that).
 func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+	spec.Stdin = dockerStdin(spec)
 	cfg := containerFor(spec)
 	cfg.Cmd = spec.Argv
 	cfg.AttachStdout, cfg.AttachStderr = true, true

@@ -161,6 +161,7 @@ func imageID(ctx context.Context, e *engine, spec Spec) (string, error) {
 // command gets a new one. A configuration change gives a different name,
 // hence a new container.
 func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+	spec.Stdin = dockerStdin(spec)
 	for try := 0; ; try++ {
 		st, engineMsg, err := d.runWarmOnce(ctx, e, spec, stdout, stderr)
 		// The container went away between our check and the exec (stopped
