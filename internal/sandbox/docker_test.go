@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -460,4 +461,31 @@ func TestDockerWarmVsGC(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestDockerDialStdio runs a command over the connection remote TLS and ssh
+// engines use: the docker CLI's `docker system dial-stdio`.
+func TestDockerDialStdio(t *testing.T) {
+	d := dockerOrSkip(t)
+	if _, err := exec.LookPath("docker"); err != nil {
+		t.Skip("SKIPPED: no docker CLI")
+	}
+	e, err := d.engine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.net != "unix" {
+		t.Skipf("SKIPPED: DOCKER_HOST %s is not a unix socket", e.host)
+	}
+	e.net = "helper"
+	ctx := context.Background()
+	if err := e.ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spec := dockerSpec(t, false, dsh("echo out; echo err >&2; exit 3")...)
+	var out, errb bytes.Buffer
+	st, err := d.runCold(ctx, e, spec, &out, &errb)
+	if err != nil || st.code != 3 || out.String() != "out\n" || errb.String() != "err\n" {
+		t.Fatalf("over dial-stdio: %+v %v %q %q", st, err, out.String(), errb.String())
+	}
 }
