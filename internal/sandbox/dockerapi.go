@@ -19,7 +19,10 @@ package sandbox
 // The client speaks unversioned paths (the engine's current API version),
 // which Docker and Podman both serve, so no version negotiation round trip is
 // needed; the request bodies use only fields that have been stable since API
-// 1.25.
+// 1.25. For the same start-up reason it uses no http.Client (its Transport,
+// with HTTP/2, cost 0.4 ms per start) and no in-process TLS (0.2 ms): each
+// request gets a connection of its own, and TLS or ssh engines are reached
+// through `docker system dial-stdio`.
 
 import (
 	"bufio"
