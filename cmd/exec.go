@@ -40,6 +40,8 @@ type execOptions struct {
 	Pull        bool
 	KeepWarm    bool
 	Idle        time.Duration
+
+	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
 
 // envAllowList are the variables of hunk's environment a command gets.
@@ -88,7 +90,7 @@ killed for memory.`,
 			if o.MaxOutput, err = parseSize(cfg.MaxOutput); err != nil {
 				return result.Usagef("--max-output %q: %v", cfg.MaxOutput, err).WithHint("sizes look like 1MiB, 64K or 65536")
 			}
-			if o.ListDrivers {
+			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
 			}
 			switch {
@@ -130,9 +132,9 @@ killed for memory.`,
 	f.String("driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none")
 	f.BoolVar(&o.ListDrivers, "drivers", false, "list the drivers, whether each works here and what it enforces")
 	f.String("image", "", "container image (docker driver)")
-	f.BoolVar(&o.Pull, "pull", false, "pull the image even if present (docker driver)")
+	f.BoolVar(&o.Pull, "pull", false, "pull the image when the engine lacks it (docker driver; never without this flag)")
 	f.Bool("keep-warm", false, "keep the container for the next run (docker driver)")
-	f.Duration("idle", 10*time.Minute, "remove a warm container after this long unused (docker driver)")
+	f.Duration("idle", 10*time.Minute, "stop a warm container after this long unused (docker driver; --gc removes it)")
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
@@ -140,6 +142,7 @@ killed for memory.`,
 	} {
 		configKey(f, flag, key)
 	}
+	addDockerAdminFlags(f, o)
 	_ = c.RegisterFlagCompletionFunc("driver", cobra.FixedCompletions([]string{"auto", "bwrap", "landlock", "docker", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -191,6 +194,9 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	defer stop()
 	if o.ListDrivers {
 		return listDrivers(ctx, app)
+	}
+	if o.dockerAdmin() {
+		return runDockerAdmin(ctx, app, o)
 	}
 	ws, err := app.Workspace()
 	if err != nil {
@@ -251,7 +257,10 @@ func sandboxError(err error) error {
 	var ue *sandbox.UnavailableError
 	var le *sandbox.LimitError
 	var de *sandbox.UnknownDriverError
+	var re *result.Error
 	switch {
+	case errors.As(err, &re):
+		return re // already typed by the driver (docker)
 	case errors.As(err, &ue):
 		e := result.Errorf(result.SandboxUnavailable, "%s", ue.Error())
 		if ue.Hint != "" {

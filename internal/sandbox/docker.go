@@ -1,0 +1,632 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/mount"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// Labels every hunk container carries, so `hunk exec --gc` finds them.
+const (
+	labelManaged   = "dev.hunk.managed"   // "1"
+	labelMode      = "dev.hunk.mode"      // cold or warm
+	labelWorkspace = "dev.hunk.workspace" // host path of the workspace
+	labelOwner     = "dev.hunk.owner"     // cold: boot id/pid/start time of the hunk that runs it
+	labelDeadline  = "dev.hunk.deadline"  // cold: unix time after which it is surely a leftover
+	labelConfig    = "dev.hunk.config"    // warm: hash of the configuration
+)
+
+func init() { Register("docker", func() Driver { return &Docker{} }) }
+
+// Docker runs each command in a container of the Docker engine at Host
+// (DOCKER_HOST when empty; Podman's Docker-compatible socket works too).
+//
+// Every container: no network (host network with Spec.Network), read-only
+// root filesystem, a tmpfs /tmp, all capabilities dropped, no-new-privileges,
+// an init process, the caller's uid:gid, the workspace bind-mounted at its
+// own path (read-only with Spec.ReadOnly), memory = memory+swap, pids and cpu
+// limits, logging off. Cold (default): one container per command, removed
+// by the engine when it ends and killed on timeout or cancellation. Warm
+// (Spec.KeepWarm): one container per workspace and configuration, commands
+// run in it through exec; see runWarm.
+type Docker struct {
+	Host string // engine address; "" = $DOCKER_HOST or the default socket
+}
+
+// Name implements Driver.
+func (d *Docker) Name() string { return "docker" }
+
+func (d *Docker) engine() (*engine, error) {
+	h := d.Host
+	if h == "" {
+		h = os.Getenv("DOCKER_HOST")
+	}
+	return newEngine(h)
+}
+
+// Probe implements Driver: the driver works when the engine answers a ping.
+// With an engine every limit is enforced by its cgroups; a limit this
+// engine's kernel cannot apply is refused at Run (the engine warns that it
+// discarded it).
+func (d *Docker) Probe(ctx context.Context) Caps {
+	e, err := d.engine()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		err = e.ping(ctx)
+	}
+	if err != nil {
+		return Caps{Reason: err.Error()}
+	}
+	return Caps{Available: true, Reason: "Docker engine at " + e.host,
+		Filesystem: true, Network: true, Timeout: true, Memory: true, Pids: true, CPUs: true}
+}
+
+// containerConfig is the body of POST /containers/create: the fields hunk
+// sets (a subset of the Engine API's ContainerConfig and HostConfig, stable
+// since API 1.25).
+type containerConfig struct {
+	Image        string
+	Cmd          []string
+	Env          []string          `json:",omitempty"`
+	WorkingDir   string            `json:",omitempty"`
+	User         string            `json:",omitempty"`
+	Labels       map[string]string `json:",omitempty"`
+	AttachStdin  bool
+	AttachStdout bool
+	AttachStderr bool
+	OpenStdin    bool
+	StdinOnce    bool
+	Tty          bool
+	HostConfig   hostConfig
+}
+
+type hostConfig struct {
+	NetworkMode    string
+	ReadonlyRootfs bool
+	Tmpfs          map[string]string
+	CapDrop        []string
+	SecurityOpt    []string
+	Init           bool
+	Mounts         []mount.Mount
+	Memory         int64 `json:",omitempty"`
+	MemorySwap     int64 `json:",omitempty"`
+	PidsLimit      int64 `json:",omitempty"`
+	NanoCPUs       int64 `json:",omitempty"`
+	LogConfig      struct{ Type string }
+	AutoRemove     bool
+}
+
+// containerFor is the container configuration for spec (cmd and labels are
+// the caller's).
+func containerFor(spec Spec) containerConfig {
+	c := containerConfig{
+		Image:      spec.Image,
+		Env:        dockerEnv(spec.Env),
+		WorkingDir: spec.Workdir,
+		User:       fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()),
+	}
+	h := &c.HostConfig
+	h.NetworkMode = "none"
+	if spec.Network {
+		// The host's network, as the other drivers give: a listener on the
+		// host's 127.0.0.1 is reachable, and no bridge or iptables rules are
+		// needed on the engine.
+		h.NetworkMode = "host"
+	}
+	h.ReadonlyRootfs = true
+	h.Tmpfs = map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"}
+	h.CapDrop = []string{"ALL"}
+	h.SecurityOpt = []string{"no-new-privileges"}
+	h.Init = true
+	h.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: spec.Workspace, Target: spec.Workspace, ReadOnly: spec.ReadOnly}}
+	if spec.Memory > 0 {
+		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
+	}
+	h.PidsLimit = int64(spec.Pids)
+	h.NanoCPUs = int64(spec.CPUs * 1e9)
+	h.LogConfig.Type = "none"
+	return c
+}
+
+// dockerEnv is the command's environment inside a container: the host's HOME
+// does not exist there, so HOME is the writable /tmp.
+func dockerEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME=/tmp")
+}
+
+// Run implements Driver.
+func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
+	res := Result{Driver: d.Name()}
+	if spec.Image == "" {
+		return res, result.Errorf(result.SandboxUnavailable, "the docker driver needs an image").
+			WithHint("pass --image IMAGE or set exec.image in the config",
+				"make a small one offline: hunk exec --driver docker --make-image hunk-sandbox:latest")
+	}
+	if len(spec.Argv) == 0 {
+		return res, result.Usagef("no command to run")
+	}
+	e, err := d.engine()
+	if err != nil {
+		return res, result.Errorf(result.SandboxUnavailable, "%v", err)
+	}
+	stdout := NewCapture(spec.MaxOutput, spec.Stdout)
+	stderr := NewCapture(spec.MaxOutput, spec.Stderr)
+	start := time.Now()
+	run := d.runCold
+	if spec.KeepWarm {
+		run = d.runWarm
+	}
+	st, err := run(ctx, e, spec, stdout, stderr)
+	stdout.Close()
+	stderr.Close()
+	res.Duration = time.Since(start)
+	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
+	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	if err != nil {
+		return res, engineFailure(e, spec, err)
+	}
+	res.ExitCode, res.TimedOut, res.OOMKilled = st.code, st.timedOut, st.oom
+	if st.timedOut {
+		res.ExitCode = 124
+	}
+	return res, nil
+}
+
+// dockerStdin is the stdin to attach for spec: nil when there is none or it
+// is /dev/null — attaching a stream costs the engine a pipe and copiers per
+// command, for nothing.
+func dockerStdin(spec Spec) io.Reader {
+	f, ok := spec.Stdin.(*os.File)
+	if !ok {
+		return spec.Stdin
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil // closed or invalid: nothing to read
+	}
+	null, err := os.Stat(os.DevNull)
+	if err == nil && os.SameFile(fi, null) {
+		return nil
+	}
+	return f
+}
+
+// runState is how a container run ended.
+type runState struct {
+	code     int
+	timedOut bool
+	oom      bool
+}
+
+// errInterrupted is returned when ctx was cancelled (Ctrl-C, SIGTERM): the
+// container was killed and removed.
+var errInterrupted = errors.New("interrupted: the container was killed")
+
+// engineFailure turns an engine error into hunk's typed error.
+func engineFailure(e *engine, spec Spec, err error) error {
+	var re *result.Error
+	var ue *unreachableError
+	switch {
+	case errors.As(err, &re):
+		return re
+	case errors.Is(err, errInterrupted):
+		return &result.Error{Code: result.SandboxUnavailable, Msg: err.Error(), Exit: 130, Err: err}
+	case errors.As(err, &ue):
+		return (&result.Error{Code: result.SandboxUnavailable, Msg: err.Error(), Err: err}).
+			WithHint("start the Docker daemon, or point DOCKER_HOST at a running engine (Podman: unix://$XDG_RUNTIME_DIR/podman/podman.sock)")
+	case isStatus(err, http.StatusNotFound) && strings.Contains(strings.ToLower(err.Error()), "image"):
+		return missingImage(e, spec.Image, err)
+	}
+	return &result.Error{Code: result.SandboxUnavailable, Msg: "docker: " + err.Error(), Err: err}
+}
+
+func missingImage(e *engine, image string, err error) error {
+	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
+		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s", image, e.host)}).
+		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", image),
+			fmt.Sprintf("or fetch it: docker pull %s (or add --pull)", image)).
+		WithDetail("image", image)
+}
+
+// createContainer creates a container, pulling the image first when it is
+// missing and spec.Pull asks for it. A limit the engine reports it
+// discarded (its kernel cannot enforce it) removes the container again and
+// fails with LIMIT_UNENFORCEABLE.
+func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg containerConfig) (string, error) {
+	var out struct {
+		ID       string `json:"Id"`
+		Warnings []string
+	}
+	q := url.Values{}
+	if name != "" {
+		q.Set("name", name)
+	}
+	err := e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
+	if err != nil && spec.Pull && isStatus(err, http.StatusNotFound) {
+		if perr := pullImage(ctx, e, spec.Image); perr != nil {
+			return "", pullFailure(e, spec, perr)
+		}
+		err = e.do(ctx, http.MethodPost, "/containers/create", q, cfg, &out)
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, w := range out.Warnings {
+		lw := strings.ToLower(w)
+		if strings.Contains(lw, "discard") || strings.Contains(lw, "does not support") {
+			removeContainer(e, out.ID)
+			return "", result.Errorf(result.LimitUnenforceable, "the Docker engine cannot enforce a requested limit: %s", w).
+				WithHint("drop the limit, or use an engine whose kernel has the cgroup controller")
+		}
+	}
+	return out.ID, nil
+}
+
+// pullFailure is the error for a missing image that could not be pulled.
+func pullFailure(e *engine, spec Spec, err error) error {
+	var ue *unreachableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
+		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s, and pulling it failed: %v", spec.Image, e.host, err)}).
+		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", spec.Image),
+			"or load it into the engine from a file: docker load -i IMAGE.tar").
+		WithDetail("image", spec.Image)
+}
+
+// pullImage pulls image (docker pull), reading the progress stream to its
+// end and failing on an error message in it.
+func pullImage(ctx context.Context, e *engine, image string) error {
+	repo, tag := splitRef(image)
+	q := url.Values{"fromImage": {repo}}
+	if tag != "" {
+		q.Set("tag", tag)
+	}
+	resp, err := e.send(ctx, http.MethodPost, "/images/create", q, nil, "")
+	if err != nil {
+		return fmt.Errorf("pulling %s: %w", image, err)
+	}
+	defer resp.Body.Close()
+	return readJSONStream(resp.Body, "pulling "+image)
+}
+
+// readJSONStream reads the engine's progress messages and returns the first
+// error one.
+func readJSONStream(r io.Reader, what string) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m struct {
+			Error string `json:"error"`
+		}
+		if err := dec.Decode(&m); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("%s: %v", what, err)
+		}
+		if m.Error != "" {
+			return fmt.Errorf("%s: %s", what, m.Error)
+		}
+	}
+}
+
+// splitRef splits "repo:tag" (the tag after the last slash) into repo and
+// tag; a reference by digest (repo@sha256:…) stays whole.
+func splitRef(ref string) (string, string) {
+	if strings.Contains(ref, "@") {
+		return ref, "" // by digest
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") && i < len(ref)-1 {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
+// removeContainer force-removes a container, with its own deadline: it runs
+// also when the caller's context is already cancelled.
+func removeContainer(e *engine, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = e.do(ctx, http.MethodDelete, "/containers/"+id, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil)
+}
+
+func killContainer(e *engine, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = e.do(ctx, http.MethodPost, "/containers/"+id+"/kill", url.Values{"signal": {"KILL"}}, nil, nil)
+}
+
+// startExitCode maps a failure to start the command to the shell's codes:
+// 127 not found, 126 not executable; 0 when it is some other failure.
+func startExitCode(err error) int {
+	msg := strings.ToLower(err.Error())
+	switch {
+	case strings.Contains(msg, "executable file not found"), strings.Contains(msg, "no such file or directory"):
+		return 127
+	case strings.Contains(msg, "permission denied"), strings.Contains(msg, "is a directory"):
+		return 126
+	}
+	return 0
+}
+
+// randomName is a fresh container name with prefix.
+func randomName(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// runCold runs spec in a container of its own, created, attached, started,
+// waited for and removed (by the engine: AutoRemove, so it also goes away
+// when hunk is killed, once the command ends; `hunk exec --gc` removes
+// containers whose hunk is gone before that).
+func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+	spec.Stdin = dockerStdin(spec)
+	cfg := containerFor(spec)
+	cfg.Cmd = spec.Argv
+	cfg.AttachStdout, cfg.AttachStderr = true, true
+	if spec.Stdin != nil {
+		cfg.AttachStdin, cfg.OpenStdin, cfg.StdinOnce = true, true, true
+	}
+	cfg.HostConfig.AutoRemove = true
+	deadline := time.Now().Add(spec.Timeout + time.Minute)
+	if spec.Timeout <= 0 {
+		deadline = time.Now().Add(7 * 24 * time.Hour)
+	}
+	cfg.Labels = map[string]string{
+		labelManaged: "1", labelMode: "cold", labelWorkspace: spec.Workspace,
+		labelOwner: selfOwner(), labelDeadline: strconv.FormatInt(deadline.Unix(), 10),
+	}
+	created := time.Now()
+	id, err := createContainer(ctx, e, randomName("hunk-"), spec, cfg)
+	if err != nil {
+		return runState{}, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			removeContainer(e, id)
+		}
+	}()
+	q := url.Values{"stream": {"1"}, "stdout": {"1"}, "stderr": {"1"}}
+	if spec.Stdin != nil {
+		q.Set("stdin", "1")
+	}
+	conn, err := e.hijack(ctx, "/containers/"+id+"/attach", q, nil)
+	if err != nil {
+		return runState{}, err
+	}
+	defer conn.Close()
+
+	// Wait for removal, not just exit, so the container is gone when hunk
+	// returns (as `docker run --rm` does).
+	type waitRes struct {
+		code int
+		err  error
+	}
+	waitc := make(chan waitRes, 1)
+	waitCtx, cancelWait := context.WithCancel(context.Background())
+	defer cancelWait()
+	waitReady := make(chan struct{})
+	go func() {
+		var w struct {
+			StatusCode int
+			Error      *struct{ Message string }
+		}
+		resp, err := e.send(waitCtx, http.MethodPost, "/containers/"+id+"/wait", url.Values{"condition": {"removed"}}, nil, "")
+		close(waitReady)
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&w)
+			resp.Body.Close()
+			if err == nil && w.Error != nil && w.Error.Message != "" {
+				err = errors.New(w.Error.Message)
+			}
+		}
+		waitc <- waitRes{w.StatusCode, err}
+	}()
+	// The wait must be registered before the start, or a fast command's
+	// removal could be missed; the engine registers it before it answers
+	// with the headers.
+	select {
+	case <-waitReady:
+	case <-ctx.Done():
+	}
+
+	if err := e.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
+		if c := startExitCode(err); c != 0 {
+			fmt.Fprintf(stderr, "hunk: %v\n", err)
+			return runState{code: c}, nil
+		}
+		return runState{}, err
+	}
+	started = true
+
+	copied := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, conn)
+		copied <- err
+	}()
+	if spec.Stdin != nil {
+		go func() {
+			_, _ = io.Copy(conn, spec.Stdin)
+			_ = conn.CloseWrite()
+		}()
+	}
+
+	var timer <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	var st runState
+	select {
+	case w := <-waitc:
+		if w.err != nil {
+			// Lost track of the container: do not let it run on.
+			removeContainer(e, id)
+			return runState{}, w.err
+		}
+		st.code = w.code
+	case <-timer:
+		st.timedOut = true
+		killContainer(e, id)
+	case <-ctx.Done():
+		killContainer(e, id)
+		awaitRemoval(waitc)
+		return runState{}, errInterrupted
+	}
+	if st.timedOut {
+		w := awaitRemoval(waitc)
+		if w != nil {
+			removeContainer(e, id)
+		}
+	}
+	drain(copied, conn)
+	if st.code == 137 && spec.Memory > 0 && !st.timedOut {
+		st.oom = oomKilled(e, id, created)
+	}
+	return st, nil
+}
+
+// awaitRemoval waits (bounded) for the wait goroutine after a kill; it
+// returns an error when the container did not go away in time.
+func awaitRemoval[T any](waitc <-chan T) error {
+	select {
+	case <-waitc:
+		return nil
+	case <-time.After(20 * time.Second):
+		return errors.New("container not removed in time")
+	}
+}
+
+// drain waits for the output copier to reach the end of the stream; a stream
+// the engine keeps open after the command ended is cut after a grace period.
+func drain(copied <-chan error, conn io.Closer) {
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		conn.Close()
+		<-copied
+	}
+}
+
+// oomKilled asks the engine's event log whether container id was killed by
+// the memory limit since since (the "oom" event; it works also after the
+// container was removed).
+func oomKilled(e *engine, id string, since time.Time) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	filters, _ := json.Marshal(map[string][]string{"container": {id}, "event": {"oom"}})
+	for try := 0; try < 3; try++ {
+		until := time.Now()
+		q := url.Values{
+			"since":   {fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())},
+			"until":   {fmt.Sprintf("%d.%09d", until.Unix(), until.Nanosecond())},
+			"filters": {string(filters)},
+		}
+		resp, err := e.send(ctx, http.MethodGet, "/events", q, nil, "")
+		if err != nil {
+			return false
+		}
+		var ev struct{ Action, Status string }
+		found := json.NewDecoder(resp.Body).Decode(&ev) == nil && (ev.Action == "oom" || ev.Status == "oom")
+		resp.Body.Close()
+		if found {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+var (
+	ownerOnce sync.Once
+	ownerID   string
+)
+
+// selfOwner identifies this hunk process for `--gc`: boot id, pid and start
+// time (so a reused pid is not mistaken for it).
+func selfOwner() string {
+	ownerOnce.Do(func() { ownerID = processOwner(os.Getpid()) })
+	return ownerID
+}
+
+func processOwner(pid int) string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return fmt.Sprintf("%s/%d/%s", strings.TrimSpace(string(boot)), pid, procStart(pid))
+}
+
+// procStart is field 22 of /proc/PID/stat (start time in clock ticks), or ""
+// when the process does not exist.
+func procStart(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// ownerGone reports whether the hunk process named by an owner label has
+// certainly exited (same machine, that pid no longer the same process).
+func ownerGone(owner string) bool {
+	parts := strings.Split(owner, "/")
+	if len(parts) != 3 {
+		return false
+	}
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if parts[0] != strings.TrimSpace(string(boot)) {
+		return false // another machine: only the deadline decides
+	}
+	pid, err := strconv.Atoi(parts[1])
+	if err != nil {
+		return false
+	}
+	return procStart(pid) != parts[2]
+}
+
+// configHash names a warm container: everything that shapes it.
+func configHash(spec Spec, cfg containerConfig, imageID string) string {
+	b, _ := json.Marshal(struct {
+		V       int
+		Cfg     containerConfig
+		Idle    time.Duration
+		Image   string
+		ImageID string
+	}{1, cfg, spec.Idle, spec.Image, imageID})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:10])
+}
