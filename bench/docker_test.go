@@ -48,12 +48,12 @@ func BenchmarkDockerCold(b *testing.B) {
 			dn = append(dn, runOnce(b, dir, "", "docker", "run", "--rm", "--network", "none", img, "true").Wall)
 			hk = append(hk, runOnce(b, dir, "", bin, "exec", "--driver", "docker", "--image", img, "--", "true").Wall)
 		}
-		d, h := medianOf(dr), medianOf(hk)
+		d, h := med(dr), med(hk)
 		b.ReportMetric(ms(d), "docker-run-ms")
 		b.ReportMetric(ms(h), "hunk-cold-ms")
 		b.ReportMetric(float64(h)/float64(d), "x-docker-run")
 		// The same without a network, as hunk's containers are.
-		b.ReportMetric(ms(medianOf(dn)), "docker-run-none-ms")
+		b.ReportMetric(ms(med(dn)), "docker-run-none-ms")
 	}
 }
 
@@ -80,14 +80,3 @@ func BenchmarkDockerWarm(b *testing.B) {
 	}
 }
 
-func medianOf(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s[len(s)/2]
-}
