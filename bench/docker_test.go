@@ -79,4 +79,3 @@ func BenchmarkDockerWarm(b *testing.B) {
 		}
 	}
 }
-
