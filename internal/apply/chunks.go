@@ -196,27 +196,13 @@ func split(name string, content []byte) (*text, error) {
 	return t, nil
 }
 
-// dominant is the ending new lines get: the most common one (LF when none;
-// ties go to LF, then CRLF), as workspace.Doc.Dominant.
+// dominant is the ending new lines get (workspace.EOLCounts.Dominant).
 func (t *text) dominant() string {
-	var lf, crlf, cr int
+	var c workspace.EOLCounts
 	for _, e := range t.eols {
-		switch e {
-		case "\n":
-			lf++
-		case "\r\n":
-			crlf++
-		case "\r":
-			cr++
-		}
+		c.Add(e)
 	}
-	switch {
-	case crlf > lf && crlf >= cr:
-		return "\r\n"
-	case cr > lf && cr > crlf:
-		return "\r"
-	}
-	return "\n"
+	return c.Dominant()
 }
 
 // applyChunks is ApplyChunks, also returning how each chunk was located.

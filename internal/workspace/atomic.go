@@ -84,16 +84,9 @@ func (w *Workspace) WriteFileParts(name string, parts [][]byte, opt WriteOptions
 	if perm == 0 {
 		perm = 0o666
 	}
-	var old fs.FileInfo
-	if fi, err := w.Lstat(target); err == nil {
-		if fi.IsDir() {
-			return result.Errorf(result.IsDirectory, "%s: is a directory", name)
-		}
-		if opt.CreateOnly {
-			return result.Errorf(result.AlreadyExists, "%s: file already exists", name)
-		}
-		old = fi
-	} else if re := result.As(err); re.Code != result.NotFound {
+	fi, err := w.Lstat(target)
+	old, err := replaceable(name, fi, err, opt)
+	if err != nil {
 		return err
 	}
 	dir, _ := splitName(target)
@@ -256,6 +249,25 @@ func (w *Workspace) Lock(names ...string) (unlock func(), err error) {
 		held = append(held, f)
 	}
 	return release, nil
+}
+
+// replaceable checks what Lstat (fi, err) said of a write's target: a
+// directory cannot be replaced, an existing file not with CreateOnly; a
+// missing one is fine (old is nil). Other errors pass through.
+func replaceable(name string, fi fs.FileInfo, err error, opt WriteOptions) (old fs.FileInfo, _ error) {
+	if err != nil {
+		if result.As(err).Code == result.NotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
+	}
+	if opt.CreateOnly {
+		return nil, result.Errorf(result.AlreadyExists, "%s: file already exists", name)
+	}
+	return fi, nil
 }
 
 // IsTemp reports whether a base name is one of hunk's temporary files.

@@ -38,6 +38,7 @@ func TestRaceDirectorySwappedForSymlink(t *testing.T) {
 	if testing.Short() {
 		iterations = 500
 	}
+	const minSwaps = 200
 	var stop atomic.Bool
 	var swaps atomic.Int64
 	done := make(chan struct{})
@@ -56,7 +57,10 @@ func TestRaceDirectorySwappedForSymlink(t *testing.T) {
 		}
 	}()
 	var inside, refused int
-	for i := 0; i < iterations; i++ {
+	// At least `iterations` writes, and on until the swapper has swapped
+	// often enough that every phase of a write met a swap (bounded).
+	i := 0
+	for ; (i < iterations || swaps.Load() < minSwaps) && i < 100*iterations; i++ {
 		err := w.WriteFile("d/f.txt", []byte("payload"), WriteOptions{})
 		if err == nil {
 			inside++
@@ -78,8 +82,8 @@ func TestRaceDirectorySwappedForSymlink(t *testing.T) {
 	if len(ents) != 0 {
 		t.Fatalf("outside directory holds %d entries after the race (%v)", len(ents), ents[0].Name())
 	}
-	t.Logf("%d writes: %d inside, %d refused; %d swaps", iterations, inside, refused, swaps.Load())
-	if swaps.Load() < 100 {
-		t.Fatalf("only %d swaps happened: the race was not exercised", swaps.Load())
+	t.Logf("%d writes: %d inside, %d refused; %d swaps", i, inside, refused, swaps.Load())
+	if swaps.Load() < minSwaps || inside == 0 || refused == 0 {
+		t.Fatalf("%d swaps, %d writes inside, %d refused: the race was not exercised", swaps.Load(), inside, refused)
 	}
 }

@@ -131,21 +131,25 @@ func SplitLines(s string) []Line {
 	return lines
 }
 
-// EOL returns the document's line-ending style.
-func (d *Doc) EOL() EOL {
-	var lf, crlf, cr int
-	for _, l := range d.Lines {
-		switch l.EOL {
-		case "\n":
-			lf++
-		case "\r\n":
-			crlf++
-		case "\r":
-			cr++
-		}
+// EOLCounts counts line endings by kind.
+type EOLCounts struct{ LF, CRLF, CR int }
+
+// Add counts one line ending ("" counts nothing).
+func (c *EOLCounts) Add(eol string) {
+	switch eol {
+	case "\n":
+		c.LF++
+	case "\r\n":
+		c.CRLF++
+	case "\r":
+		c.CR++
 	}
+}
+
+// Style is the line-ending style the counts describe.
+func (c EOLCounts) Style() EOL {
 	kinds := 0
-	for _, n := range []int{lf, crlf, cr} {
+	for _, n := range []int{c.LF, c.CRLF, c.CR} {
 		if n > 0 {
 			kinds++
 		}
@@ -155,36 +159,39 @@ func (d *Doc) EOL() EOL {
 		return None
 	case kinds > 1:
 		return Mixed
-	case crlf > 0:
+	case c.CRLF > 0:
 		return CRLF
-	case cr > 0:
+	case c.CR > 0:
 		return CR
 	}
 	return LF
 }
 
-// Dominant is the ending new lines should get: the most common one in the
-// document (LF when there is none; ties go to LF, then CRLF).
-func (d *Doc) Dominant() string {
-	var lf, crlf, cr int
-	for _, l := range d.Lines {
-		switch l.EOL {
-		case "\n":
-			lf++
-		case "\r\n":
-			crlf++
-		case "\r":
-			cr++
-		}
-	}
+// Dominant is the ending new lines should get: the most common one (LF when
+// there is none; ties go to LF, then CRLF).
+func (c EOLCounts) Dominant() string {
 	switch {
-	case crlf > lf && crlf >= cr:
+	case c.CRLF > c.LF && c.CRLF >= c.CR:
 		return "\r\n"
-	case cr > lf && cr > crlf:
+	case c.CR > c.LF && c.CR > c.CRLF:
 		return "\r"
 	}
 	return "\n"
 }
+
+func (d *Doc) counts() EOLCounts {
+	var c EOLCounts
+	for _, l := range d.Lines {
+		c.Add(l.EOL)
+	}
+	return c
+}
+
+// EOL returns the document's line-ending style.
+func (d *Doc) EOL() EOL { return d.counts().Style() }
+
+// Dominant is the ending new lines should get (see EOLCounts.Dominant).
+func (d *Doc) Dominant() string { return d.counts().Dominant() }
 
 // FinalNewline reports whether the last line ends with a line break (true
 // for an empty document, which has nothing to terminate).

@@ -92,16 +92,8 @@ func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
 	if perm == 0 {
 		perm = 0o666
 	}
-	var old fs.FileInfo
-	if err == nil {
-		if fi.IsDir() {
-			return result.Errorf(result.IsDirectory, "%s: is a directory", name)
-		}
-		if opt.CreateOnly {
-			return result.Errorf(result.AlreadyExists, "%s: file already exists", name)
-		}
-		old = fi
-	} else if re := result.As(err); re.Code != result.NotFound {
+	old, err := replaceable(name, fi, err, opt)
+	if err != nil {
 		return err
 	}
 	dir, _ := splitName(target)
