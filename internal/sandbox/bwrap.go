@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -162,11 +163,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	// (exit 1); decide 126/127 first. The host paths the sandbox sees are
 	// the host's, but for /tmp, /run and /dev.
 	if _, code, msg := lookPath(spec.Argv[0], envValue(spec.Env, "PATH"), dir); code != 0 {
-		st := NewStreams(spec)
-		fmt.Fprintf(st.Stderr, "hunk: %s\n", msg)
-		r := Result{Driver: "bwrap", ExitCode: code}
-		st.Fill(&r)
-		return r, nil
+		return notStarted("bwrap", spec, code, msg), nil
 	}
 
 	cg, err := newCgroup(spec)
@@ -181,26 +178,51 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	defer statusR.Close()
 	args := BwrapArgs(spec, 3)
-	var cmd *exec.Cmd
-	if cg != nil {
-		// Join the cgroups before bubblewrap forks anything: through the init.
-		cmd, err = initCmd(ctx, initConfig{Argv: append([]string{bwrap}, args...), Exact: true, Dir: dir, Cgroups: cg.procsFiles(), Env: []string{}}, dir)
-		if err != nil {
-			statusW.Close()
-			return Result{}, err
-		}
-	} else {
-		cmd = exec.Command(bwrap, args...)
-		cmd.Dir = dir
-		cmd.Env = []string{}
-	}
+	// No init: bubblewrap is started from a thread placed in the run's
+	// cgroups (start.go), so everything it forks is in them.
+	cmd := command(bwrap, append([]string{bwrap}, args...), nil, dir)
 	cmd.ExtraFiles = []*os.File{statusW}
 
 	status := make(chan int, 1) // the command's exit code, -1 if it never ran
-	go func() { status <- readBwrapStatus(statusR) }()
+	childPid := make(chan int, 1)
+	go func() { status <- readBwrapStatus(statusR, childPid) }()
+
+	// bubblewrap reports the command's exit as soon as it has it; its pid
+	// namespace's init (its child) then dies with it (--die-with-parent)
+	// and, an orphan, comes back to hunk: wait for it, and the namespace is
+	// gone — nothing else of the run can be left. Once bubblewrap has
+	// exited, the init is hunk's child until reaped, so its pid is safe to
+	// signal.
+	afterExit := func() {
+		statusW.Close() // EOF for the reader when bubblewrap never started it
+		var pid int
+		select {
+		case pid = <-childPid:
+		case <-time.After(time.Second):
+		}
+		if pid <= 0 {
+			return
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		reaped := make(chan struct{})
+		go func() {
+			var ws syscall.WaitStatus
+			for {
+				_, err := syscall.Wait4(pid, &ws, 0, nil)
+				if err != syscall.EINTR {
+					break
+				}
+			}
+			close(reaped)
+		}()
+		select {
+		case <-reaped:
+		case <-time.After(5 * time.Second): // the full search takes over
+		}
+	}
 
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, cmd, cg, st)
+	out, err := supervise(ctx, spec, cmd, cg, st, superviseOpts{afterExit: afterExit})
 	statusW.Close()
 	if err != nil {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
@@ -221,8 +243,16 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 }
 
 // readBwrapStatus reads bubblewrap's JSON status lines until EOF and returns
-// the command's exit code, or -1 when bubblewrap never reported one.
-func readBwrapStatus(r io.Reader) int {
+// the command's exit code, or -1 when bubblewrap never reported one. The pid
+// of bubblewrap's child (the namespace's init) goes to childPid when
+// reported, 0 at EOF otherwise.
+func readBwrapStatus(r io.Reader, childPid chan<- int) int {
+	sentPid := false
+	defer func() {
+		if !sentPid {
+			childPid <- 0
+		}
+	}()
 	code := -1
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -232,6 +262,10 @@ func readBwrapStatus(r io.Reader) int {
 		}
 		if v, ok := m["exit-code"].(float64); ok {
 			code = int(v)
+		}
+		if v, ok := m["child-pid"].(float64); ok && !sentPid {
+			childPid <- int(v)
+			sentPid = true
 		}
 	}
 	return code

@@ -2,10 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 )
@@ -88,21 +86,6 @@ type UnknownDriverError struct {
 
 func (e *UnknownDriverError) Error() string {
 	return "unknown sandbox driver " + `"` + e.Name + `"` + " (known: auto, " + strings.Join(e.Known, ", ") + ")"
-}
-
-// initCmd builds the command that starts the sandbox init with cfg.
-func initCmd(ctx context.Context, cfg initConfig, dir string) (*exec.Cmd, error) {
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(selfExe)
-	// Run as "hunk" so that a test binary standing in for hunk dispatches
-	// to the real main; the init path runs before any of that.
-	cmd.Args = []string{"hunk"}
-	cmd.Env = []string{initEnv + "=" + string(raw)}
-	cmd.Dir = dir
-	return cmd, nil
 }
 
 // checkLimits refuses a spec asking for a limit caps says the driver cannot
