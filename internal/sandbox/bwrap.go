@@ -32,9 +32,14 @@ var bwrapPath = sync.OnceValues(func() (string, error) { return exec.LookPath("b
 
 // Probe checks cheaply (no process started) that bubblewrap is installed and
 // that, when not root, user namespaces are allowed. Test goes further.
-func (bwrapDriver) Probe(ctx context.Context) Caps {
+func (d bwrapDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
+
+// probe is Probe, the cgroup capabilities only when limits is set.
+func (bwrapDriver) probe(limits bool) Caps {
 	c := Caps{Timeout: true}
-	c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	if limits {
+		c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	}
 	if _, err := bwrapPath(); err != nil {
 		c.Reason = "bubblewrap is not installed (apt-get install bubblewrap)"
 		return c
@@ -147,7 +152,7 @@ func BwrapArgs(spec Spec, statusFD int) []string {
 }
 
 func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	caps := d.Probe(ctx)
+	caps := d.probe(spec.limited())
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: caps.Reason, Hint: "apt-get install bubblewrap, or --driver landlock"}
 	}

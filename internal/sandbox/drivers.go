@@ -88,6 +88,20 @@ func (e *UnknownDriverError) Error() string {
 	return "unknown sandbox driver " + `"` + e.Name + `"` + " (known: auto, " + strings.Join(e.Known, ", ") + ")"
 }
 
+// quickProber is a driver whose probe can skip the cgroup capabilities.
+type quickProber interface{ probe(limits bool) Caps }
+
+// available reports whether d works here, as cheaply as d allows.
+func available(ctx context.Context, d Driver) bool {
+	if q, ok := d.(quickProber); ok {
+		return q.probe(false).Available
+	}
+	return d.Probe(ctx).Available
+}
+
+// limited reports whether s asks for a limit that needs cgroups.
+func (s Spec) limited() bool { return s.Memory > 0 || s.Pids > 0 || s.CPUs > 0 }
+
 // checkLimits refuses a spec asking for a limit caps says the driver cannot
 // enforce.
 func checkLimits(name string, spec Spec, c Caps) error {
@@ -126,7 +140,7 @@ func Run(ctx context.Context, name string, spec Spec) (Result, error) {
 	var firstErr error
 	for _, n := range AutoOrder {
 		d := Lookup(n)
-		if d == nil || !d.Probe(ctx).Available {
+		if d == nil || !available(ctx, d) {
 			continue
 		}
 		r, err := d.Run(ctx, spec)
