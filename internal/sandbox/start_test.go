@@ -101,3 +101,105 @@ func TestConfinementStaysOnItsThread(t *testing.T) {
 		t.Errorf("after a run: %v", err)
 	}
 }
+
+// Under cgroup v2 the command is cloned straight into the run's cgroup
+// (CLONE_INTO_CGROUP): checked on whatever v2 hierarchy is writable here
+// (on a hybrid machine, the unified one, even without controllers).
+func TestStartIntoV2Cgroup(t *testing.T) {
+	var root string
+	for _, m := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		if _, err := os.Stat(filepath.Join(m, "cgroup.controllers")); err == nil {
+			root = m
+			break
+		}
+	}
+	if root == "" || os.Geteuid() != 0 {
+		t.Skip("SKIPPED: no cgroup v2 hierarchy writable here")
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own string
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("0::")) {
+			own = string(line[3:])
+		}
+	}
+	dir := filepath.Join(root, own, "hunk-test-v2-"+filepath.Base(t.TempDir()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("SKIPPED: cannot create a v2 cgroup: %v", err)
+	}
+	cg := &cgroup{dirs: []string{dir}, v2: map[string]bool{dir: true}, v2fd: -1}
+	defer cg.destroy()
+	var out bytes.Buffer
+	cmd := command("/bin/cat", []string{"cat", "/proc/self/cgroup"}, nil, "/")
+	cmd.Stdout = &out
+	done, err := startOnThread(cmd, threadSetup{cg: cg}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := "0::" + filepath.Join(own, filepath.Base(dir))
+	if !bytes.Contains(out.Bytes(), []byte(want+"\n")) {
+		t.Fatalf("the command's cgroups:\n%s\nwant a line %q", out.Bytes(), want)
+	}
+	// hunk itself stayed where it was.
+	if b2, _ := os.ReadFile("/proc/self/cgroup"); !bytes.Equal(b, b2) {
+		t.Fatalf("hunk's own cgroups changed:\n%s\nwas\n%s", b2, b)
+	}
+}
+
+// Under cgroup v1 the start thread joins the cgroup to fork and leaves it
+// at once: the command is in it, hunk (every thread of it) is not after.
+func TestStartIntoV1CgroupLeaves(t *testing.T) {
+	mem, pids, _ := cgroupCaps()
+	if !mem || !pids {
+		t.Skip("SKIPPED: cgroups not writable here")
+	}
+	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 0.2")
+	s.Pids = 5
+	cg, err := newCgroup(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.destroy()
+	var out bytes.Buffer
+	cmd := command("/bin/sh", s.Argv, nil, "/")
+	cmd.Stdout = &out
+	done, err := startOnThread(cmd, threadSetup{cg: cg}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	procs := cg.procs()
+	var tasks []byte
+	for _, d := range cg.dirs {
+		b, _ := os.ReadFile(filepath.Join(d, "tasks"))
+		tasks = append(tasks, b...)
+	}
+	threads, _ := os.ReadDir("/proc/self/task")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(procs) == 0 || procs[0] != cmd.Process.Pid {
+		t.Errorf("cgroup holds %v, want the command %d first", procs, cmd.Process.Pid)
+	}
+	for _, th := range threads {
+		if bytes.Contains(append([]byte("\n"), tasks...), []byte("\n"+th.Name()+"\n")) {
+			t.Errorf("thread %s of hunk is still in the cgroup: tasks %q", th.Name(), tasks)
+		}
+	}
+
+	if !bytes.Contains(out.Bytes(), []byte(filepath.Base(cg.dirs[0]))) {
+		t.Errorf("the command is not in the cgroup:\n%s", out.Bytes())
+	}
+	// pids.max is back to the limit asked for.
+	for _, d := range cg.dirs {
+		if b, err := os.ReadFile(filepath.Join(d, "pids.max")); err == nil && string(bytes.TrimSpace(b)) != "5" {
+			t.Errorf("pids.max = %q, want 5", b)
+		}
+	}
+}
