@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func init() { Register("bwrap", func() Driver { return bwrapDriver{} }) }
@@ -195,9 +197,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	// bubblewrap reports the command's exit as soon as it has it; its pid
 	// namespace's init (its child) then dies with it (--die-with-parent)
 	// and, an orphan, comes back to hunk: wait for it, and the namespace is
-	// gone — nothing else of the run can be left. Once bubblewrap has
-	// exited, the init is hunk's child until reaped, so its pid is safe to
-	// signal.
+	// gone — nothing else of the run can be left.
 	afterExit := func() {
 		statusW.Close() // EOF for the reader when bubblewrap never started it
 		var pid int
@@ -206,6 +206,13 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		case <-time.After(time.Second):
 		}
 		if pid <= 0 {
+			return
+		}
+		// Only a child of hunk's, which nobody else can reap, is safe to
+		// signal by pid; one bubblewrap reaped itself took its namespace
+		// with it.
+		var info unix.Siginfo
+		if unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) == unix.ECHILD {
 			return
 		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
