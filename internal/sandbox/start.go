@@ -54,6 +54,7 @@ func startOnThread(cmd *exec.Cmd, s threadSetup, done func()) (<-chan error, err
 		// (with its Landlock domain, filter and cgroups) with it.
 		runtime.LockOSThread()
 		if err := s.apply(cmd); err != nil {
+			s.leave() // closes what was opened; the thread dies with the goroutine
 			started <- err
 			return
 		}
