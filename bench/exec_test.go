@@ -91,3 +91,57 @@ func medianCPU(b *testing.B, n int, dir string, argv ...string) cpuRun {
 	}
 	return cpuRun{Wall: med(walls), CPU: med(cpus)}
 }
+
+// BenchmarkExecDriver measures the drivers' own cost, without hunk's process
+// start-up: sandbox.Run of `true` inside this process against running `true`
+// (none, landlock) or bubblewrap with the same arguments (bwrap) from it.
+// Medians of 51 runs, wall time.
+func BenchmarkExecDriver(b *testing.B) {
+	dir := b.TempDir()
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := sandbox.Spec{Argv: []string{truePath}, Workspace: dir, Workdir: dir, Env: []string{"PATH=/usr/bin:/bin"}}
+	const n = 51
+	median := func(f func()) time.Duration {
+		var d []time.Duration
+		for i := 0; i <= n; i++ {
+			start := time.Now()
+			f()
+			if i > 0 { // the first is a warm-up
+				d = append(d, time.Since(start))
+			}
+		}
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return d[len(d)/2]
+	}
+	run := func(argv ...string) func() {
+		return func() {
+			if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+				b.Fatalf("%v: %v", argv, err)
+			}
+		}
+	}
+	driver := func(name string) func() {
+		return func() {
+			r, err := sandbox.Lookup(name).Run(context.Background(), spec)
+			if err != nil || r.ExitCode != 0 {
+				b.Fatalf("%s: %v (exit %d: %s)", name, err, r.ExitCode, r.Stderr)
+			}
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		plain := median(run(truePath))
+		b.ReportMetric(ms(plain), "true-ms")
+		b.ReportMetric(ms(median(driver("none"))-plain), "none-driver-overhead-ms")
+		if sandbox.Lookup("landlock").Probe(context.Background()).Available {
+			b.ReportMetric(ms(median(driver("landlock"))-plain), "landlock-driver-overhead-ms")
+		}
+		if bw, err := exec.LookPath("bwrap"); err == nil {
+			byHand := median(run(append([]string{bw}, sandbox.BwrapArgs(spec, 0)...)...))
+			b.ReportMetric(ms(byHand), "bwrap-by-hand-ms")
+			b.ReportMetric(ms(median(driver("bwrap"))-byHand), "bwrap-driver-overhead-ms")
+		}
+	}
+}

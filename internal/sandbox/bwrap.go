@@ -12,7 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func init() { Register("bwrap", func() Driver { return bwrapDriver{} }) }
@@ -31,9 +34,14 @@ var bwrapPath = sync.OnceValues(func() (string, error) { return exec.LookPath("b
 
 // Probe checks cheaply (no process started) that bubblewrap is installed and
 // that, when not root, user namespaces are allowed. Test goes further.
-func (bwrapDriver) Probe(ctx context.Context) Caps {
+func (d bwrapDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
+
+// probe is Probe, the cgroup capabilities only when limits is set.
+func (bwrapDriver) probe(limits bool) Caps {
 	c := Caps{Timeout: true}
-	c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	if limits {
+		c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	}
 	if _, err := bwrapPath(); err != nil {
 		c.Reason = "bubblewrap is not installed (apt-get install bubblewrap)"
 		return c
@@ -146,7 +154,7 @@ func BwrapArgs(spec Spec, statusFD int) []string {
 }
 
 func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	caps := d.Probe(ctx)
+	caps := d.probe(spec.limited())
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: caps.Reason, Hint: "apt-get install bubblewrap, or --driver landlock"}
 	}
@@ -162,11 +170,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	// (exit 1); decide 126/127 first. The host paths the sandbox sees are
 	// the host's, but for /tmp, /run and /dev.
 	if _, code, msg := lookPath(spec.Argv[0], envValue(spec.Env, "PATH"), dir); code != 0 {
-		st := NewStreams(spec)
-		fmt.Fprintf(st.Stderr, "hunk: %s\n", msg)
-		r := Result{Driver: "bwrap", ExitCode: code}
-		st.Fill(&r)
-		return r, nil
+		return notStarted("bwrap", spec, code, msg), nil
 	}
 
 	cg, err := newCgroup(spec)
@@ -181,26 +185,56 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	defer statusR.Close()
 	args := BwrapArgs(spec, 3)
-	var cmd *exec.Cmd
-	if cg != nil {
-		// Join the cgroups before bubblewrap forks anything: through the init.
-		cmd, err = initCmd(ctx, initConfig{Argv: append([]string{bwrap}, args...), Exact: true, Dir: dir, Cgroups: cg.procsFiles(), Env: []string{}}, dir)
-		if err != nil {
-			statusW.Close()
-			return Result{}, err
-		}
-	} else {
-		cmd = exec.Command(bwrap, args...)
-		cmd.Dir = dir
-		cmd.Env = []string{}
-	}
+	// No init: bubblewrap is started from a thread placed in the run's
+	// cgroups (start.go), so everything it forks is in them.
+	cmd := command(bwrap, append([]string{bwrap}, args...), nil, dir)
 	cmd.ExtraFiles = []*os.File{statusW}
 
 	status := make(chan int, 1) // the command's exit code, -1 if it never ran
-	go func() { status <- readBwrapStatus(statusR) }()
+	childPid := make(chan int, 1)
+	go func() { status <- readBwrapStatus(statusR, childPid) }()
+
+	// bubblewrap reports the command's exit as soon as it has it; its pid
+	// namespace's init (its child) then dies with it (--die-with-parent)
+	// and, an orphan, comes back to hunk: wait for it, and the namespace is
+	// gone — nothing else of the run can be left.
+	afterExit := func() {
+		statusW.Close() // EOF for the reader when bubblewrap never started it
+		var pid int
+		select {
+		case pid = <-childPid:
+		case <-time.After(time.Second):
+		}
+		if pid <= 0 {
+			return
+		}
+		// Only a child of hunk's, which nobody else can reap, is safe to
+		// signal by pid; one bubblewrap reaped itself took its namespace
+		// with it.
+		var info unix.Siginfo
+		if unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) == unix.ECHILD {
+			return
+		}
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		reaped := make(chan struct{})
+		go func() {
+			var ws syscall.WaitStatus
+			for {
+				_, err := syscall.Wait4(pid, &ws, 0, nil)
+				if err != syscall.EINTR {
+					break
+				}
+			}
+			close(reaped)
+		}()
+		select {
+		case <-reaped:
+		case <-time.After(5 * time.Second): // the full search takes over
+		}
+	}
 
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, cmd, cg, st)
+	out, err := supervise(ctx, spec, cmd, cg, st, superviseOpts{afterExit: afterExit})
 	statusW.Close()
 	if err != nil {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
@@ -221,8 +255,16 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 }
 
 // readBwrapStatus reads bubblewrap's JSON status lines until EOF and returns
-// the command's exit code, or -1 when bubblewrap never reported one.
-func readBwrapStatus(r io.Reader) int {
+// the command's exit code, or -1 when bubblewrap never reported one. The pid
+// of bubblewrap's child (the namespace's init) goes to childPid when
+// reported, 0 at EOF otherwise.
+func readBwrapStatus(r io.Reader, childPid chan<- int) int {
+	sentPid := false
+	defer func() {
+		if !sentPid {
+			childPid <- 0
+		}
+	}()
 	code := -1
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -232,6 +274,10 @@ func readBwrapStatus(r io.Reader) int {
 		}
 		if v, ok := m["exit-code"].(float64); ok {
 			code = int(v)
+		}
+		if v, ok := m["child-pid"].(float64); ok && !sentPid {
+			childPid <- int(v)
+			sentPid = true
 		}
 	}
 	return code

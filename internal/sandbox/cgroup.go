@@ -119,9 +119,20 @@ func cgroupCaps() (memory, pids, cpus bool) {
 // cgroup is the set of child cgroups (one per hierarchy) a run's processes
 // are put in.
 type cgroup struct {
-	dirs  []string // created directories, one per hierarchy
-	mem   string   // the directory holding the memory controller, if any
+	dirs  []string        // created directories, one per hierarchy
+	v2    map[string]bool // those of dirs in the unified (v2) hierarchy
+	mem   string          // the directory holding the memory controller, if any
 	memV2 bool
+	// A v1 pids cgroup counts the start thread while it sits there to fork
+	// the command: pids.max holds one more until the thread has left.
+	pidsDir string
+	pids    int
+
+	// Opened for the start thread (see start.go) before it is confined.
+	v2fd    int        // the v2 cgroup's directory, for CLONE_INTO_CGROUP; -1 if none
+	join    []*os.File // the v1 cgroups' tasks files
+	leave   []*os.File // the tasks files of hunk's own v1 cgroups
+	pidsMax *os.File
 }
 
 var cgroupSeq atomic.Int64
@@ -150,7 +161,7 @@ func newCgroup(spec Spec) (*cgroup, error) {
 		}
 	}
 	name := fmt.Sprintf("hunk-exec-%d-%d", os.Getpid(), cgroupSeq.Add(1))
-	cg := &cgroup{}
+	cg := &cgroup{v2: map[string]bool{}, v2fd: -1}
 	byDir := map[string][]string{} // created dir -> controllers in it
 	for _, c := range want {
 		pl := places[c]
@@ -165,6 +176,7 @@ func newCgroup(spec Spec) (*cgroup, error) {
 				return nil, limitError(c, fmt.Sprintf("creating cgroup: %v", err))
 			}
 			cg.dirs = append(cg.dirs, dir)
+			cg.v2[dir] = pl.v2
 		}
 		byDir[dir] = append(byDir[dir], c)
 		if err := cg.set(c, pl.v2, dir, spec); err != nil {
@@ -229,7 +241,11 @@ func (cg *cgroup) set(c string, v2 bool, dir string, spec Spec) error {
 		_ = w("memory.swappiness", "0")
 		return nil
 	case ctrlPids:
-		return w("pids.max", strconv.Itoa(spec.Pids))
+		if v2 {
+			return w("pids.max", strconv.Itoa(spec.Pids))
+		}
+		cg.pidsDir, cg.pids = dir, spec.Pids
+		return w("pids.max", strconv.Itoa(spec.Pids+1))
 	case ctrlCPU:
 		const period = 100000
 		quota := int64(spec.CPUs * period)
@@ -247,17 +263,78 @@ func (cg *cgroup) set(c string, v2 bool, dir string, spec Spec) error {
 	return nil
 }
 
-// procsFiles are the cgroup.procs files a process writes its pid to, to join.
-func (cg *cgroup) procsFiles() []string {
-	if cg == nil {
-		return nil
-	}
-	var out []string
+// openForThread opens what the start thread needs to place the command in
+// the cgroups: a v2 cgroup's directory (the command is cloned into it), and
+// for v1, where a single thread can change cgroups, the tasks files to move
+// the thread in and back out, and pids.max to tighten once it is out.
+func (cg *cgroup) openForThread() error {
 	for _, d := range cg.dirs {
-		out = append(out, filepath.Join(d, "cgroup.procs"))
+		if cg.v2[d] {
+			fd, err := unix.Open(d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return fmt.Errorf("opening cgroup %s: %w", d, err)
+			}
+			cg.v2fd = fd
+			continue
+		}
+		in, err := os.OpenFile(filepath.Join(d, "tasks"), os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("joining cgroup: %w", err)
+		}
+		cg.join = append(cg.join, in)
+		out, err := os.OpenFile(filepath.Join(filepath.Dir(d), "tasks"), os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("joining cgroup: %w", err)
+		}
+		cg.leave = append(cg.leave, out)
 	}
-	return out
+	if cg.pidsDir != "" {
+		f, err := os.OpenFile(filepath.Join(cg.pidsDir, "pids.max"), os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("setting pids.max: %w", err)
+		}
+		cg.pidsMax = f
+	}
+	return nil
 }
+
+// enterThread moves the calling thread into the v1 cgroups.
+func (cg *cgroup) enterThread() error {
+	id := tid()
+	for _, f := range cg.join {
+		if _, err := f.Write(id); err != nil {
+			return fmt.Errorf("joining cgroup %s: %w", f.Name(), err)
+		}
+	}
+	return nil
+}
+
+// leaveThread, once the command has started, sets the pids limit to its
+// value (while the thread still counts, so the command never has more) and
+// moves the calling thread back to hunk's own cgroups; it closes the files.
+func (cg *cgroup) leaveThread() {
+	if cg.pidsMax != nil {
+		_, _ = cg.pidsMax.Write([]byte(strconv.Itoa(cg.pids)))
+		cg.pidsMax.Close()
+		cg.pidsMax = nil
+	}
+	id := tid()
+	for _, f := range cg.leave {
+		_, _ = f.Write(id)
+		f.Close()
+	}
+	for _, f := range cg.join {
+		f.Close()
+	}
+	cg.join, cg.leave = nil, nil
+	if cg.v2fd >= 0 {
+		unix.Close(cg.v2fd)
+		cg.v2fd = -1
+	}
+}
+
+// empty reports whether no process is left in the cgroups.
+func (cg *cgroup) empty() bool { return len(cg.procs()) == 0 }
 
 // procs lists the processes in the cgroups.
 func (cg *cgroup) procs() []int {
@@ -266,13 +343,15 @@ func (cg *cgroup) procs() []int {
 	}
 	var out []int
 	seen := map[int]bool{}
+	self := os.Getpid()
 	for _, d := range cg.dirs {
 		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
 		if err != nil {
 			continue
 		}
 		for _, f := range strings.Fields(string(b)) {
-			if p, err := strconv.Atoi(f); err == nil && !seen[p] {
+			// hunk itself is listed while its start thread is in a v1 cgroup.
+			if p, err := strconv.Atoi(f); err == nil && !seen[p] && p != self {
 				seen[p] = true
 				out = append(out, p)
 			}

@@ -2,10 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 )
@@ -90,20 +88,19 @@ func (e *UnknownDriverError) Error() string {
 	return "unknown sandbox driver " + `"` + e.Name + `"` + " (known: auto, " + strings.Join(e.Known, ", ") + ")"
 }
 
-// initCmd builds the command that starts the sandbox init with cfg.
-func initCmd(ctx context.Context, cfg initConfig, dir string) (*exec.Cmd, error) {
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return nil, err
+// quickProber is a driver whose probe can skip the cgroup capabilities.
+type quickProber interface{ probe(limits bool) Caps }
+
+// available reports whether d works here, as cheaply as d allows.
+func available(ctx context.Context, d Driver) bool {
+	if q, ok := d.(quickProber); ok {
+		return q.probe(false).Available
 	}
-	cmd := exec.Command(selfExe)
-	// Run as "hunk" so that a test binary standing in for hunk dispatches
-	// to the real main; the init path runs before any of that.
-	cmd.Args = []string{"hunk"}
-	cmd.Env = []string{initEnv + "=" + string(raw)}
-	cmd.Dir = dir
-	return cmd, nil
+	return d.Probe(ctx).Available
 }
+
+// limited reports whether s asks for a limit that needs cgroups.
+func (s Spec) limited() bool { return s.Memory > 0 || s.Pids > 0 || s.CPUs > 0 }
 
 // checkLimits refuses a spec asking for a limit caps says the driver cannot
 // enforce.
@@ -143,7 +140,7 @@ func Run(ctx context.Context, name string, spec Spec) (Result, error) {
 	var firstErr error
 	for _, n := range AutoOrder {
 		d := Lookup(n)
-		if d == nil || !d.Probe(ctx).Available {
+		if d == nil || !available(ctx, d) {
 			continue
 		}
 		r, err := d.Run(ctx, spec)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -19,10 +20,16 @@ type landlockDriver struct{}
 
 func (landlockDriver) Name() string { return "landlock" }
 
-func (landlockDriver) Probe(ctx context.Context) Caps {
+func (d landlockDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
+
+// probe is Probe; without limits, the cgroup capabilities are left false
+// (finding them costs a dozen system calls a run without limits can skip).
+func (landlockDriver) probe(limits bool) Caps {
 	abi := landlockABI()
 	c := Caps{Timeout: true}
-	c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	if limits {
+		c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	}
 	switch {
 	case abi < 1:
 		c.Reason = "the kernel has no Landlock (Linux 5.13+ with landlock in the lsm= list)"
@@ -46,7 +53,7 @@ var (
 )
 
 func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	caps := d.Probe(ctx)
+	caps := d.probe(spec.limited())
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "landlock", Reason: caps.Reason, Hint: "install bubblewrap for the bwrap driver, or --driver none to run without isolation"}
 	}
@@ -78,15 +85,11 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		}
 	}
 	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
-	cfg := initConfig{
-		Argv:     spec.Argv,
-		Env:      env,
-		Dir:      spec.Workdir,
-		Setsid:   true,
-		Landlock: &pol,
-		Seccomp:  &seccompPolicy{Network: spec.Network, Unix: landlockConfinesUnix(abi)},
+	setup := threadSetup{
+		landlock: &pol,
+		seccomp:  &seccompPolicy{Network: spec.Network, Unix: landlockConfinesUnix(abi)},
 	}
-	return runInit(ctx, "landlock", spec, cfg)
+	return runDirect(ctx, "landlock", spec, env, setup)
 }
 
 // noneDriver runs the command without isolation (only when asked for by
@@ -95,42 +98,61 @@ type noneDriver struct{}
 
 func (noneDriver) Name() string { return "none" }
 
-func (noneDriver) Probe(ctx context.Context) Caps {
+func (d noneDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
+
+func (noneDriver) probe(limits bool) Caps {
 	c := Caps{Available: true, Timeout: true, Reason: "no isolation: the command can read and write anything hunk can, and reach the network"}
-	c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	if limits {
+		c.Memory, c.Pids, c.CPUs = cgroupCaps()
+	}
 	return c
 }
 
 func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	if err := checkLimits("none", spec, d.Probe(ctx)); err != nil {
+	if err := checkLimits("none", spec, d.probe(spec.limited())); err != nil {
 		return Result{}, err
 	}
-	cfg := initConfig{Argv: spec.Argv, Env: spec.Env, Dir: spec.Workdir, Setsid: true}
-	return runInit(ctx, "none", spec, cfg)
+	return runDirect(ctx, "none", spec, spec.Env, threadSetup{})
 }
 
-// runInit runs cfg through the sandbox init under the supervisor, in the
-// cgroups spec's limits need.
-func runInit(ctx context.Context, driver string, spec Spec, cfg initConfig) (Result, error) {
+// runDirect starts the command itself (in a new session, from a thread
+// confined by setup and placed in the run's cgroups) under the supervisor.
+func runDirect(ctx context.Context, driver string, spec Spec, env []string, setup threadSetup) (Result, error) {
+	dir := spec.Workdir
+	if dir == "" {
+		dir = spec.Workspace
+	}
+	// 126 and 127 decided with the command's PATH, as a shell would.
+	path, code, msg := lookPath(spec.Argv[0], envValue(env, "PATH"), dir)
+	if code != 0 {
+		return notStarted(driver, spec, code, msg), nil
+	}
 	cg, err := newCgroup(spec)
 	if err != nil {
 		return Result{}, err
 	}
 	defer cg.destroy()
-	cfg.Cgroups = cg.procsFiles()
-	dir := spec.Workdir
-	if dir == "" {
-		dir = spec.Workspace
-	}
-	cfg.Dir = dir
-	cmd, err := initCmd(ctx, cfg, dir)
-	if err != nil {
-		return Result{}, err
-	}
+	cmd := command(path, spec.Argv, env, dir)
+	cmd.SysProcAttr.Setsid = true
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, cmd, cg, st)
-	if err != nil {
+	out, err := supervise(ctx, spec, cmd, cg, st, superviseOpts{setup: setup})
+	var se *startError
+	switch {
+	case errors.As(err, &se):
+		code, msg := startFailure(spec.Argv[0], se.err)
+		return notStarted(driver, spec, code, msg), nil
+	case err != nil:
 		return Result{}, &UnavailableError{Driver: driver, Reason: err.Error()}
 	}
 	return finish(driver, out, cg, st), nil
+}
+
+// notStarted is the result of a command that could not be started: the
+// shell's exit code (126, 127) and its message on stderr.
+func notStarted(driver string, spec Spec, code int, msg string) Result {
+	st := NewStreams(spec)
+	fmt.Fprintf(st.Stderr, "hunk: %s\n", msg)
+	r := Result{Driver: driver, ExitCode: code}
+	st.Fill(&r)
+	return r
 }

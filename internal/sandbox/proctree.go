@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // procInfo is one line of the process table.
@@ -67,11 +69,40 @@ type tree struct {
 	// then belong to someone else and is no longer a root of the tree.
 	mainDone atomic.Bool
 	killed   map[int]bool // processes sent SIGKILL
+	// hadChildren: the caller had children before the run (a test binary),
+	// so that "no child left" cannot be told by one system call.
+	hadChildren bool
+}
+
+// hasChildren reports whether the calling process has any child, live or
+// zombie, without reaping one.
+func hasChildren() bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT|unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		return err != unix.ECHILD
+	}
+}
+
+// settled reports, cheaply, that nothing of the run is left once its main
+// process has been reaped: hunk has no child (every orphan of the tree is
+// re-parented to hunk, its subreaper, so a live descendant means a child)
+// and the run's cgroups are empty. False means "look closer", not "something
+// is left".
+func (t *tree) settled() bool {
+	return !t.hadChildren && !t.others && !hasChildren() && t.cg.empty()
 }
 
 // newTree records the caller's children before the run's main process starts.
 func newTree(cg *cgroup) *tree {
 	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg}
+	if !hasChildren() {
+		return t // hunk's case: the run's processes are its only children
+	}
+	t.hadChildren = true
 	kids, ok := childrenOf(t.self)
 	if !ok {
 		for _, p := range processTable() {

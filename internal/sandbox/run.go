@@ -54,7 +54,11 @@ var subreaperOnce sync.Once
 // SIGKILL), and nothing of the tree left running once the main process has
 // exited — background and daemonized processes included, which the calling
 // process, made a child subreaper, gets back as orphans.
-func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Streams) (Outcome, error) {
+//
+// The command is started by startOnThread with opts.setup (and cg) applied
+// to the thread that forks it. A failure to start is a *setupError (the
+// confinement failed) or a *startError (the exec failed).
+func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 
 	rOut, wOut, err := os.Pipe()
@@ -90,12 +94,17 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 	}
 	t := newTree(cg)
 	start := time.Now()
-	err = cmd.Start()
+	opts.setup.cg = cg
+	done, err := startOnThread(cmd, opts.setup, func() { t.mainDone.Store(true) })
 	wOut.Close()
 	wErr.Close()
 	if err != nil {
 		rOut.Close()
 		rErr.Close()
+		var se *setupError
+		if !errors.As(err, &se) {
+			err = &startError{err}
+		}
 		return Outcome{}, err
 	}
 	var copies sync.WaitGroup
@@ -112,12 +121,6 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 	}
 
 	t.mainPid = cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() {
-		err := cmd.Wait()
-		t.mainDone.Store(true)
-		done <- err
-	}()
 
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
@@ -139,8 +142,16 @@ func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Str
 		waitErr = <-done
 	}
 	out.Duration = time.Since(start)
-	// The main process is gone: what it left behind goes too.
-	t.kill(5 * time.Second)
+	// The main process is gone: what it left behind goes too. In the
+	// common case nothing is left — no child of hunk (every orphan of the
+	// tree comes back to hunk, the subreaper), an empty cgroup — and one
+	// system call or two say so; otherwise the tree is searched and killed.
+	if !out.TimedOut && !out.Canceled && opts.afterExit != nil {
+		opts.afterExit()
+	}
+	if out.TimedOut || out.Canceled || !t.settled() {
+		t.kill(5 * time.Second)
+	}
 
 	// Every writer of the pipes is dead now; wait for the copies to drain
 	// (bounded, in case something outside the tree inherited a pipe).
@@ -189,5 +200,17 @@ func finish(driver string, out Outcome, cg *cgroup, st Streams) Result {
 	return r
 }
 
-// selfExe is the path hunk re-executes for its sandbox init.
-const selfExe = "/proc/self/exe"
+// superviseOpts are a driver's additions to supervise.
+type superviseOpts struct {
+	setup threadSetup // confinement of the start thread (cg is filled in)
+	// afterExit, when set, runs once the main process has exited by itself,
+	// before the check for leftovers: it waits for what the driver knows
+	// dies with the main process (bwrap: its pid namespace).
+	afterExit func()
+}
+
+// startError is a command that could not be executed.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }

@@ -1,0 +1,205 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The landlock driver confines the thread it starts the command from. The
+// confinement must not leak to the rest of the process: neither to a
+// goroutine running while the command runs, nor to one after, nor to a
+// process hunk starts afterwards without the sandbox.
+func TestConfinementStaysOnItsThread(t *testing.T) {
+	d := Lookup("landlock")
+	if c := d.Probe(context.Background()); !c.Available {
+		if required("landlock") {
+			t.Fatalf("landlock required: %s", c.Reason)
+		}
+		t.Skipf("SKIPPED: landlock not available: %s", c.Reason)
+	}
+	outside := t.TempDir()
+	// Unconfined work that must keep working: a socket, a write outside the
+	// workspace, a child process writing outside the workspace. Each on a
+	// thread of its own (locked), so that every thread of the process is
+	// eventually exercised, new ones included.
+	probe := func(tag string, child bool) error {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ln.Close()
+		if err := os.WriteFile(filepath.Join(outside, tag), []byte("x"), 0o644); err != nil {
+			return err
+		}
+		if !child {
+			return nil
+		}
+		out, err := exec.Command("/bin/sh", "-c", "echo y > "+filepath.Join(outside, tag+".child")+" && echo ok").CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("ok")) {
+			return &exec.Error{Name: "child " + tag, Err: err}
+		}
+		return nil
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// No child process here: while a run is active, every child
+				// of the process belongs to the run (see tree).
+				if err := probe("during-"+string(rune('a'+i))+"-"+string(rune('0'+n%10)), false); err != nil {
+					errs <- err
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}()
+	}
+	for i := 0; i < 5; i++ {
+		s := sh(t, "exec 3<>/dev/tcp/127.0.0.1/1 2>/dev/null; echo x > "+filepath.Join(outside, "from-sandbox")+" 2>/dev/null && echo escaped")
+		r := mustRun(t, d, s)
+		if bytes.Contains(r.Stdout, []byte("escaped")) {
+			t.Fatalf("the sandboxed command wrote outside the workspace")
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("unconfined goroutine during a run: %v", err)
+	}
+	// After the runs, on fresh locked threads and on whatever thread runs
+	// this goroutine.
+	for i := 0; i < 4; i++ {
+		done := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			done <- probe("after-"+string(rune('a'+i)), true)
+		}()
+		if err := <-done; err != nil {
+			t.Errorf("after a run: %v", err)
+		}
+	}
+	if err := probe("after-main", true); err != nil {
+		t.Errorf("after a run: %v", err)
+	}
+}
+
+// Under cgroup v2 the command is cloned straight into the run's cgroup
+// (CLONE_INTO_CGROUP): checked on whatever v2 hierarchy is writable here
+// (on a hybrid machine, the unified one, even without controllers).
+func TestStartIntoV2Cgroup(t *testing.T) {
+	var root string
+	for _, m := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		if _, err := os.Stat(filepath.Join(m, "cgroup.controllers")); err == nil {
+			root = m
+			break
+		}
+	}
+	if root == "" || os.Geteuid() != 0 {
+		t.Skip("SKIPPED: no cgroup v2 hierarchy writable here")
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own string
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("0::")) {
+			own = string(line[3:])
+		}
+	}
+	dir := filepath.Join(root, own, "hunk-test-v2-"+filepath.Base(t.TempDir()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("SKIPPED: cannot create a v2 cgroup: %v", err)
+	}
+	cg := &cgroup{dirs: []string{dir}, v2: map[string]bool{dir: true}, v2fd: -1}
+	defer cg.destroy()
+	var out bytes.Buffer
+	cmd := command("/bin/cat", []string{"cat", "/proc/self/cgroup"}, nil, "/")
+	cmd.Stdout = &out
+	done, err := startOnThread(cmd, threadSetup{cg: cg}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := "0::" + filepath.Join(own, filepath.Base(dir))
+	if !bytes.Contains(out.Bytes(), []byte(want+"\n")) {
+		t.Fatalf("the command's cgroups:\n%s\nwant a line %q", out.Bytes(), want)
+	}
+	// hunk itself stayed where it was.
+	if b2, _ := os.ReadFile("/proc/self/cgroup"); !bytes.Equal(b, b2) {
+		t.Fatalf("hunk's own cgroups changed:\n%s\nwas\n%s", b2, b)
+	}
+}
+
+// Under cgroup v1 the start thread joins the cgroup to fork and leaves it
+// at once: the command is in it, hunk (every thread of it) is not after.
+func TestStartIntoV1CgroupLeaves(t *testing.T) {
+	mem, pids, _ := cgroupCaps()
+	if !mem || !pids {
+		t.Skip("SKIPPED: cgroups not writable here")
+	}
+	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 0.2")
+	s.Pids = 5
+	cg, err := newCgroup(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.destroy()
+	var out bytes.Buffer
+	cmd := command("/bin/sh", s.Argv, nil, "/")
+	cmd.Stdout = &out
+	done, err := startOnThread(cmd, threadSetup{cg: cg}, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	procs := cg.procs()
+	var tasks []byte
+	for _, d := range cg.dirs {
+		b, _ := os.ReadFile(filepath.Join(d, "tasks"))
+		tasks = append(tasks, b...)
+	}
+	threads, _ := os.ReadDir("/proc/self/task")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(procs) == 0 || procs[0] != cmd.Process.Pid {
+		t.Errorf("cgroup holds %v, want the command %d first", procs, cmd.Process.Pid)
+	}
+	for _, th := range threads {
+		if bytes.Contains(append([]byte("\n"), tasks...), []byte("\n"+th.Name()+"\n")) {
+			t.Errorf("thread %s of hunk is still in the cgroup: tasks %q", th.Name(), tasks)
+		}
+	}
+
+	if !bytes.Contains(out.Bytes(), []byte(filepath.Base(cg.dirs[0]))) {
+		t.Errorf("the command is not in the cgroup:\n%s", out.Bytes())
+	}
+	// pids.max is back to the limit asked for.
+	for _, d := range cg.dirs {
+		if b, err := os.ReadFile(filepath.Join(d, "pids.max")); err == nil && string(bytes.TrimSpace(b)) != "5" {
+			t.Errorf("pids.max = %q, want 5", b)
+		}
+	}
+}
