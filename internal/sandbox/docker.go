@@ -465,17 +465,7 @@ func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stde
 	}
 	started = true
 
-	copied := make(chan error, 1)
-	go func() {
-		_, err := stdcopy.StdCopy(stdout, stderr, conn)
-		copied <- err
-	}()
-	if spec.Stdin != nil {
-		go func() {
-			_, _ = io.Copy(conn, spec.Stdin)
-			_ = conn.CloseWrite()
-		}()
-	}
+	copied := pump(conn, stdout, stderr, spec.Stdin)
 
 	var timer <-chan time.Time
 	if spec.Timeout > 0 {
@@ -629,4 +619,22 @@ func configHash(spec Spec, cfg containerConfig, imageID string) string {
 	}{1, cfg, spec.Idle, spec.Image, imageID})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:10])
+}
+
+// pump copies a hijacked attach or exec stream: the engine's multiplexed
+// output to stdout and stderr, and stdin (if any) to the command, closing
+// the write side at its end. The channel reports when the output has ended.
+func pump(conn *hijacked, stdout, stderr io.Writer, stdin io.Reader) <-chan error {
+	copied := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, conn)
+		copied <- err
+	}()
+	if stdin != nil {
+		go func() {
+			_, _ = io.Copy(conn, stdin)
+			_ = conn.CloseWrite()
+		}()
+	}
+	return copied
 }

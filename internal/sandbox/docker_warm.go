@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/moby/moby/api/pkg/stdcopy"
 )
 
 // keeperScript is the main process of a warm container (under the engine's
@@ -235,18 +233,8 @@ func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, 
 		return runState{}, "", err
 	}
 	defer conn.Close()
-	copied := make(chan error, 1)
 	sniff := &execFailure{w: stdout}
-	go func() {
-		_, err := stdcopy.StdCopy(sniff, stderr, conn)
-		copied <- err
-	}()
-	if spec.Stdin != nil {
-		go func() {
-			_, _ = io.Copy(conn, spec.Stdin)
-			_ = conn.CloseWrite()
-		}()
-	}
+	copied := pump(conn, sniff, stderr, spec.Stdin)
 	var timer <-chan time.Time
 	if spec.Timeout > 0 {
 		t := time.NewTimer(spec.Timeout)
