@@ -128,16 +128,7 @@ func TestDockerNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello\n"))
-			c.Close()
-		}
-	}()
+	serve(ln, []byte("hello\n"))
 	port := ln.Addr().(*net.TCPAddr).Port
 	modes(t, func(t *testing.T, warm bool) {
 		spec := dockerSpec(t, warm, dsh(fmt.Sprintf(`nc -w 2 127.0.0.1 %d </dev/null`, port))...)
