@@ -176,6 +176,25 @@ func parseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
+// interruptContext returns a context canceled when hunk gets SIGINT,
+// SIGTERM or SIGHUP, so that the run kills the command's whole process tree
+// before hunk exits. Catching the signals is set up in the background (each
+// costs a round trip to the runtime's signal thread, which a small machine
+// pays in fractions of a millisecond); handling is closed once it is done.
+// The handlers stay until hunk exits.
+func interruptContext() (ctx context.Context, handling <-chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		close(ready)
+		<-sig
+		cancel()
+	}()
+	return ctx, ready
+}
+
 // execEnv is the command's environment: the allow-list from hunk's, then --env.
 func execEnv(extra []string) []string {
 	var env []string
@@ -190,8 +209,7 @@ func execEnv(extra []string) []string {
 }
 
 func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	ctx, handling := interruptContext()
 	if o.ListDrivers {
 		return listDrivers(ctx, app)
 	}
@@ -245,6 +263,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	if o.Driver == "none" {
 		app.Warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
 	}
+	<-handling // from here on, an interrupt stops the command, not just hunk
 	r, err := sandbox.Run(ctx, o.Driver, spec)
 	if err != nil {
 		return sandboxError(err)

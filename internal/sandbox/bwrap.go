@@ -1,12 +1,10 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -179,32 +177,29 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	defer cg.destroy()
 
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
+	var sp [2]int
+	if err := unix.Pipe2(sp[:], unix.O_CLOEXEC); err != nil {
 		return Result{}, err
 	}
-	defer statusR.Close()
+	statusR := sp[0]
+	defer unix.Close(statusR)
+	if err := unix.SetNonblock(statusR, true); err != nil {
+		unix.Close(sp[1])
+		return Result{}, err
+	}
 	args := BwrapArgs(spec, 3)
 	// No init: bubblewrap is started from a thread placed in the run's
 	// cgroups (start.go), so everything it forks is in them.
-	cmd := command(bwrap, append([]string{bwrap}, args...), nil, dir)
-	cmd.ExtraFiles = []*os.File{statusW}
-
-	status := make(chan int, 1) // the command's exit code, -1 if it never ran
-	childPid := make(chan int, 1)
-	go func() { status <- readBwrapStatus(statusR, childPid) }()
+	p := command(bwrap, append([]string{bwrap}, args...), nil, dir)
+	p.extra = []int{sp[1]} // closed by supervise once bubblewrap has started
+	status := &bwrapStatus{code: -1}
 
 	// bubblewrap reports the command's exit as soon as it has it; its pid
 	// namespace's init (its child) then dies with it (--die-with-parent)
 	// and, an orphan, comes back to hunk: wait for it, and the namespace is
 	// gone — nothing else of the run can be left.
 	afterExit := func() {
-		statusW.Close() // EOF for the reader when bubblewrap never started it
-		var pid int
-		select {
-		case pid = <-childPid:
-		case <-time.After(time.Second):
-		}
+		pid := status.childPid
 		if pid <= 0 {
 			return
 		}
@@ -233,13 +228,14 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		}
 	}
 
+	opts := superviseOpts{afterExit: afterExit, extra: []extraStream{{fd: statusR, w: status}}}
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, cmd, cg, st, superviseOpts{afterExit: afterExit})
-	statusW.Close()
+	out, err := supervise(ctx, spec, p, cg, st, opts)
 	if err != nil {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
 	}
-	code := <-status
+	status.flush()
+	code := status.code
 	if code < 0 && !out.TimedOut && !out.Canceled {
 		st.Stderr.Close()
 		msg := strings.TrimSpace(string(st.Stderr.Bytes()))
@@ -254,31 +250,46 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	return finish("bwrap", out, cg, st), nil
 }
 
-// readBwrapStatus reads bubblewrap's JSON status lines until EOF and returns
-// the command's exit code, or -1 when bubblewrap never reported one. The pid
-// of bubblewrap's child (the namespace's init) goes to childPid when
-// reported, 0 at EOF otherwise.
-func readBwrapStatus(r io.Reader, childPid chan<- int) int {
-	sentPid := false
-	defer func() {
-		if !sentPid {
-			childPid <- 0
+// bwrapStatus parses bubblewrap's JSON status lines as they arrive (it is
+// the writer supervise copies the status descriptor into): the command's
+// exit code (-1 until reported) and the pid of bubblewrap's child, the pid
+// namespace's init (0 until reported).
+type bwrapStatus struct {
+	code     int
+	childPid int
+	partial  []byte
+}
+
+func (s *bwrapStatus) Write(p []byte) (int, error) {
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
 		}
-	}()
-	code := -1
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			continue
-		}
-		if v, ok := m["exit-code"].(float64); ok {
-			code = int(v)
-		}
-		if v, ok := m["child-pid"].(float64); ok && !sentPid {
-			childPid <- int(v)
-			sentPid = true
-		}
+		s.line(s.partial[:i])
+		s.partial = s.partial[i+1:]
 	}
-	return code
+	return len(p), nil
+}
+
+// flush parses a last line that had no newline.
+func (s *bwrapStatus) flush() {
+	if len(s.partial) > 0 {
+		s.line(s.partial)
+		s.partial = nil
+	}
+}
+
+func (s *bwrapStatus) line(b []byte) {
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return
+	}
+	if v, ok := m["exit-code"].(float64); ok {
+		s.code = int(v)
+	}
+	if v, ok := m["child-pid"].(float64); ok && s.childPid == 0 {
+		s.childPid = int(v)
+	}
 }

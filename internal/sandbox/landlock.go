@@ -132,10 +132,10 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, setu
 		return Result{}, err
 	}
 	defer cg.destroy()
-	cmd := command(path, spec.Argv, env, dir)
-	cmd.SysProcAttr.Setsid = true
+	p := command(path, spec.Argv, env, dir)
+	p.setsid = true
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, cmd, cg, st, superviseOpts{setup: setup})
+	out, err := supervise(ctx, spec, p, cg, st, superviseOpts{setup: setup})
 	var se *startError
 	switch {
 	case errors.As(err, &se):

@@ -2,12 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -48,142 +48,316 @@ func (s Streams) Fill(r *Result) {
 
 var subreaperOnce sync.Once
 
-// supervise runs cmd (fully configured but for its standard streams) as the
-// root of a process tree: output captured without ever blocking the tree,
-// the timeout and ctx enforced on every process of it (SIGTERM, KillGrace,
-// SIGKILL), and nothing of the tree left running once the main process has
-// exited — background and daemonized processes included, which the calling
-// process, made a child subreaper, gets back as orphans.
+// supervise runs p as the root of a process tree: output captured without
+// ever blocking the tree, the timeout and ctx enforced on every process of
+// it (SIGTERM, KillGrace, SIGKILL), and nothing of the tree left running
+// once the main process has exited — background and daemonized processes
+// included, which the calling process, made a child subreaper, gets back as
+// orphans.
 //
-// The command is started by startOnThread with opts.setup (and cg) applied
-// to the thread that forks it. A failure to start is a *setupError (the
+// The whole run happens on one new goroutine locked to its thread, which
+// applies opts.setup (and cg) to itself, forks the command and watches it
+// (start.go explains why). A failure to start is a *setupError (the
 // confinement failed) or a *startError (the exec failed).
-func supervise(ctx context.Context, spec Spec, cmd *exec.Cmd, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
+func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
+	type result struct {
+		out Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		// Never unlocked: the goroutine exits locked and takes the thread
+		// (with its Landlock domain, filter and cgroups) with it.
+		runtime.LockOSThread()
+		out, err := superviseHere(ctx, spec, p, cg, st, opts)
+		done <- result{out, err}
+	}()
+	r := <-done
+	return r.out, r.err
+}
+
+// stream is one descriptor the supervisor reads until EOF.
+type stream struct {
+	fd  int
+	w   io.Writer
+	eof bool
+}
+
+// superviseHere is supervise on the calling, locked thread.
+func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 
-	rOut, wOut, err := os.Pipe()
+	fds := append([]int(nil), p.extra...) // every descriptor still open here, closed on return
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	pipe := func() (r, w int, err error) {
+		var pp [2]int
+		if err := unix.Pipe2(pp[:], unix.O_CLOEXEC); err != nil {
+			return -1, -1, err
+		}
+		fds = append(fds, pp[0], pp[1])
+		// Bigger pipes, fewer wake-ups for a command that prints a lot.
+		_, _ = unix.FcntlInt(uintptr(pp[0]), unix.F_SETPIPE_SZ, 1<<20)
+		return pp[0], pp[1], unix.SetNonblock(pp[0], true)
+	}
+	rOut, wOut, err := pipe()
 	if err != nil {
 		return Outcome{}, err
 	}
-	rErr, wErr, err := os.Pipe()
+	rErr, wErr, err := pipe()
 	if err != nil {
-		rOut.Close()
-		wOut.Close()
 		return Outcome{}, err
 	}
-	// Bigger pipes, fewer wake-ups for a command that prints a lot.
-	for _, f := range []*os.File{rOut, rErr} {
-		if rc, err := f.SyscallConn(); err == nil {
-			_ = rc.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20) })
+	stdin, closeStdin, err := stdinFD(spec.Stdin, &fds)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer closeStdin()
+	// ctx's cancellation (hunk interrupted) wakes the poll through an eventfd.
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return Outcome{}, err
+	}
+	fds = append(fds, wake)
+	var wakeMu sync.Mutex
+	wakeClosed := false
+	signalWake := func() {
+		wakeMu.Lock()
+		defer wakeMu.Unlock()
+		if !wakeClosed {
+			_, _ = unix.Write(wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
 		}
 	}
-	cmd.Stdout, cmd.Stderr = wOut, wErr
-	if spec.Stdin != nil {
-		cmd.Stdin = spec.Stdin
-	}
-	cmd.WaitDelay = time.Second
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	stopWake := context.AfterFunc(ctx, signalWake)
+	defer func() {
+		stopWake()
+		wakeMu.Lock() // a wake-up under way finishes before wake is closed
+		wakeClosed = true
+		wakeMu.Unlock()
+	}()
 
-	// os/exec checks once per process that pidfds work by cloning a child
-	// that exits at once; have that happen now, not among the run's processes.
-	if p, err := os.FindProcess(os.Getpid()); err == nil {
-		_ = p.Release()
-	}
 	t := newTree(cg)
+	setup := opts.setup
+	setup.cg = cg
+	sys := &syscall.SysProcAttr{}
 	start := time.Now()
-	opts.setup.cg = cg
-	done, err := startOnThread(cmd, opts.setup, func() { t.mainDone.Store(true) })
-	wOut.Close()
-	wErr.Close()
-	if err != nil {
-		rOut.Close()
-		rErr.Close()
-		var se *setupError
-		if !errors.As(err, &se) {
-			err = &startError{err}
-		}
+	if err := setup.apply(sys); err != nil {
+		setup.leave()
 		return Outcome{}, err
 	}
-	var copies sync.WaitGroup
-	for _, c := range []struct {
-		r *os.File
-		w io.Writer
-	}{{rOut, st.Stdout}, {rErr, st.Stderr}} {
-		copies.Add(1)
+	pid, pidfd, err := p.start(stdin, wOut, wErr, sys)
+	setup.leave()
+	for _, fd := range p.extra {
+		unix.Close(fd)
+	}
+	fds = without(fds, p.extra...)
+	if err != nil {
+		return Outcome{}, &startError{err}
+	}
+	if pidfd >= 0 {
+		fds = append(fds, pidfd)
+	}
+	t.mainPid = pid
+	// The write ends belong to the command now.
+	unix.Close(wOut)
+	unix.Close(wErr)
+	fds = without(fds, wOut, wErr)
+
+	streams := []*stream{{fd: rOut, w: st.Stdout}, {fd: rErr, w: st.Stderr}}
+	for _, x := range opts.extra {
+		streams = append(streams, &stream{fd: x.fd, w: x.w})
+	}
+	buf := make([]byte, 32<<10)
+	readAll := func(s *stream) {
+		for !s.eof {
+			n, err := unix.Read(s.fd, buf)
+			if n > 0 {
+				_, _ = s.w.Write(buf[:n])
+				continue
+			}
+			if err == unix.EINTR {
+				continue
+			}
+			if err != unix.EAGAIN {
+				s.eof = true // EOF, or an error that will not go away
+			}
+			return
+		}
+	}
+
+	var (
+		out        Outcome
+		ws         syscall.WaitStatus
+		mainDone   bool
+		terminated atomic.Bool // the background terminate has finished
+		stopping   bool        // timed out or canceled: terminate started
+		drainBy    time.Time   // the tree is gone: drain the pipes until then
+	)
+	var deadline time.Time
+	if spec.Timeout > 0 {
+		deadline = start.Add(spec.Timeout)
+	}
+	reapMain := func() bool {
+		for {
+			wpid, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if wpid == pid || err == syscall.ECHILD {
+				return true
+			}
+			return false
+		}
+	}
+	stop := func() {
+		// SIGTERM, the grace period, SIGKILL: on another goroutine, so that
+		// this one keeps draining the pipes the tree may still write to.
+		stopping = true
 		go func() {
-			defer copies.Done()
-			buf := make([]byte, 64<<10)
-			_, _ = io.CopyBuffer(c.w, c.r, buf)
+			t.terminate(KillGrace)
+			terminated.Store(true)
+			signalWake()
 		}()
 	}
+	pfds := make([]unix.PollFd, 0, len(streams)+2)
+	for {
+		if !mainDone && !stopping {
+			switch {
+			case ctx.Err() != nil:
+				out.Canceled = true
+				stop()
+			case !deadline.IsZero() && !time.Now().Before(deadline):
+				out.TimedOut = true
+				stop()
+			}
+		}
+		if mainDone && drainBy.IsZero() && (!stopping || terminated.Load()) {
+			// The main process is gone: what it left behind goes too. In
+			// the common case nothing is left — no child of hunk (every
+			// orphan of the tree comes back to hunk, the subreaper), an
+			// empty cgroup — and one system call or two say so; otherwise
+			// the tree is searched and killed.
+			if !stopping && opts.afterExit != nil {
+				for _, s := range streams[2:] {
+					readAll(s) // what the driver reported, before it is asked
+				}
+				opts.afterExit()
+			}
+			if stopping || !t.settled() {
+				t.kill(5 * time.Second)
+			}
+			// Every writer of the pipes is dead now; drain them (bounded,
+			// in case something outside the tree inherited a pipe).
+			drainBy = time.Now().Add(2 * time.Second)
+		}
+		open := false
+		for _, s := range streams[:2] {
+			open = open || !s.eof
+		}
+		if !drainBy.IsZero() && (!open || !time.Now().Before(drainBy)) {
+			break
+		}
 
-	t.mainPid = cmd.Process.Pid
+		pfds = pfds[:0]
+		for _, s := range streams {
+			if !s.eof {
+				pfds = append(pfds, unix.PollFd{Fd: int32(s.fd), Events: unix.POLLIN})
+			}
+		}
+		if !mainDone && pidfd >= 0 {
+			pfds = append(pfds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+		}
+		pfds = append(pfds, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
+		timeout := -1
+		until := func(at time.Time) {
+			if at.IsZero() {
+				return
+			}
+			ms := int(time.Until(at)/time.Millisecond) + 1
+			if ms < 0 {
+				ms = 0
+			}
+			if timeout < 0 || ms < timeout {
+				timeout = ms
+			}
+		}
+		if !mainDone && !stopping {
+			until(deadline)
+		}
+		until(drainBy)
+		if !mainDone && pidfd < 0 {
+			until(time.Now().Add(10 * time.Millisecond)) // no pidfd: look every 10 ms
+		}
+		if _, err := unix.Poll(pfds, timeout); err != nil && err != unix.EINTR {
+			return out, fmt.Errorf("poll: %w", err)
+		}
+		for _, s := range streams {
+			readAll(s)
+		}
+		var drop [8]byte
+		_, _ = unix.Read(wake, drop[:])
+		if !mainDone && reapMain() {
+			mainDone = true
+			t.mainDone.Store(true)
+			out.Duration = time.Since(start)
+		}
+	}
 
-	var timeout <-chan time.Time
-	if spec.Timeout > 0 {
-		timer := time.NewTimer(spec.Timeout)
-		defer timer.Stop()
-		timeout = timer.C
-	}
-	var out Outcome
-	var waitErr error
-	select {
-	case waitErr = <-done:
-	case <-timeout:
-		out.TimedOut = true
-	case <-ctx.Done():
-		out.Canceled = true
-	}
-	if out.TimedOut || out.Canceled {
-		t.terminate(KillGrace)
-		waitErr = <-done
-	}
-	out.Duration = time.Since(start)
-	// The main process is gone: what it left behind goes too. In the
-	// common case nothing is left — no child of hunk (every orphan of the
-	// tree comes back to hunk, the subreaper), an empty cgroup — and one
-	// system call or two say so; otherwise the tree is searched and killed.
-	if !out.TimedOut && !out.Canceled && opts.afterExit != nil {
-		opts.afterExit()
-	}
-	if out.TimedOut || out.Canceled || !t.settled() {
-		t.kill(5 * time.Second)
-	}
-
-	// Every writer of the pipes is dead now; wait for the copies to drain
-	// (bounded, in case something outside the tree inherited a pipe).
-	drained := make(chan struct{})
-	go func() { copies.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(2 * time.Second):
-		rOut.Close()
-		rErr.Close()
-		<-drained
-	}
-	rOut.Close()
-	rErr.Close()
-
-	ps := cmd.ProcessState
-	if ps == nil {
-		return out, fmt.Errorf("waiting for the command: %v", waitErr)
-	}
-	ws, _ := ps.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
 		out.Signaled = true
 		out.ExitCode = 128 + int(ws.Signal())
 	default:
-		out.ExitCode = ps.ExitCode()
-	}
-	var ee *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &ee) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return out, waitErr
+		out.ExitCode = ws.ExitStatus()
 	}
 	return out, nil
+}
+
+// stdinFD is the descriptor the command reads: r's own for a file, /dev/null
+// for none, else a pipe fed from r by a goroutine (stopped by done once the
+// run is over). Descriptors opened here are added to fds (closed by the
+// caller).
+func stdinFD(r io.Reader, fds *[]int) (fd int, done func(), err error) {
+	switch f := r.(type) {
+	case *os.File:
+		return int(f.Fd()), func() {}, nil
+	case nil:
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, nil, err
+		}
+		*fds = append(*fds, fd)
+		return fd, func() {}, nil
+	}
+	var pp [2]int
+	if err := unix.Pipe2(pp[:], unix.O_CLOEXEC); err != nil {
+		return -1, nil, err
+	}
+	*fds = append(*fds, pp[0])
+	pw := os.NewFile(uintptr(pp[1]), "stdin")
+	go func() {
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pp[0], func() { pw.Close() }, nil
+}
+
+// without returns fds less the given ones.
+func without(fds []int, drop ...int) []int {
+	out := fds[:0]
+	for _, fd := range fds {
+		keep := true
+		for _, d := range drop {
+			keep = keep && fd != d
+		}
+		if keep {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // finish turns an outcome into the Result every driver reports: 124 for a
@@ -205,8 +379,18 @@ type superviseOpts struct {
 	setup threadSetup // confinement of the start thread (cg is filled in)
 	// afterExit, when set, runs once the main process has exited by itself,
 	// before the check for leftovers: it waits for what the driver knows
-	// dies with the main process (bwrap: its pid namespace).
+	// dies with the main process (bwrap: its pid namespace). What the extra
+	// streams hold by then has been read.
 	afterExit func()
+	// extra are further descriptors to read until EOF (bwrap's status).
+	extra []extraStream
+}
+
+// extraStream is a descriptor of the driver's own that supervise reads
+// into w alongside the command's output.
+type extraStream struct {
+	fd int
+	w  io.Writer
 }
 
 // startError is a command that could not be executed.

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,17 +17,24 @@ import (
 // Landlock, seccomp filters and no_new_privs are properties of a thread, and
 // a process forked by a thread inherits that thread's: its credentials (which
 // hold the Landlock domain), its filter, its no_new_privs flag, and — under
-// cgroup v1, where a thread can sit in its own cgroup — its cgroups. os/exec
-// forks from the thread of the goroutine that calls Start. So the driver
-// starts the command from a goroutine locked to its OS thread
-// (runtime.LockOSThread) after confining that thread alone: no TSYNC, so no
-// other thread of hunk is touched, and a locked thread runs nothing but its
-// own goroutine (the scheduler gives it no other one, and the runtime creates
-// new threads from a clean template thread, never from a locked one). The
-// goroutine then waits for the command and exits still locked, and the
-// runtime destroys the tainted thread with it: the thread is never unlocked,
-// never reused. Waiting on that same thread also keeps the command's parent
-// death signal (Pdeathsig, bound to the forking thread) from firing early.
+// cgroup v1, where a thread can sit in its own cgroup — its cgroups. So a run
+// is supervised from start to end by one goroutine locked to its OS thread
+// (runtime.LockOSThread), which confines that thread alone (no TSYNC, so no
+// other thread of hunk is touched; a locked thread runs nothing but its own
+// goroutine, and the runtime creates new threads from a clean template
+// thread, never from a locked one), forks the command from it, and then
+// watches the command's pipes, its pidfd and the deadline with poll(2) on
+// that same thread. The goroutine exits still locked and the runtime
+// destroys the tainted thread with it: never unlocked, never reused. The
+// forking thread living as long as the command also keeps the command's
+// parent-death signal (Pdeathsig, bound to the forking thread) from firing
+// early.
+//
+// One thread for everything is also what makes a run cheap: no goroutine per
+// pipe, no hand-off between threads to start, wait and drain (on a small
+// virtual machine each wake-up of another thread costs a good fraction of a
+// millisecond), and no os/exec, whose first Start clones a throw-away child
+// to test pidfd support.
 //
 // This replaces a re-executed init (hunk started again as /proc/self/exe to
 // confine itself and exec the command), which cost a second start of the
@@ -43,37 +48,6 @@ type threadSetup struct {
 	cg       *cgroup
 }
 
-// startOnThread starts cmd from a dedicated locked thread set up as s says.
-// On success, the returned channel delivers cmd.Wait's result once the
-// command has exited (done is called first, on that thread).
-func startOnThread(cmd *exec.Cmd, s threadSetup, done func()) (<-chan error, error) {
-	started := make(chan error, 1)
-	waited := make(chan error, 1)
-	go func() {
-		// Never unlocked: the goroutine exits locked and takes the thread
-		// (with its Landlock domain, filter and cgroups) with it.
-		runtime.LockOSThread()
-		if err := s.apply(cmd); err != nil {
-			s.leave() // closes what was opened; the thread dies with the goroutine
-			started <- err
-			return
-		}
-		err := cmd.Start()
-		s.leave()
-		started <- err
-		if err != nil {
-			return
-		}
-		err = cmd.Wait()
-		done()
-		waited <- err
-	}()
-	if err := <-started; err != nil {
-		return nil, err
-	}
-	return waited, nil
-}
-
 // setupError is a failure to confine the start thread (nothing ran).
 type setupError struct{ err error }
 
@@ -83,15 +57,15 @@ func (e *setupError) Unwrap() error { return e.err }
 // apply confines the calling (locked) thread and places it, or arranges for
 // the command to be placed, in the run's cgroups. Files it needs later are
 // opened first: once confined, the thread cannot open them.
-func (s *threadSetup) apply(cmd *exec.Cmd) error {
+func (s *threadSetup) apply(sys *syscall.SysProcAttr) error {
 	if cg := s.cg; cg != nil {
 		if err := cg.openForThread(); err != nil {
 			return &setupError{err}
 		}
 		if cg.v2fd >= 0 {
 			// cgroup v2: the child is cloned straight into its cgroup.
-			cmd.SysProcAttr.UseCgroupFD = true
-			cmd.SysProcAttr.CgroupFD = cg.v2fd
+			sys.UseCgroupFD = true
+			sys.CgroupFD = cg.v2fd
 		}
 	}
 	if s.landlock != nil {
@@ -120,13 +94,47 @@ func (s *threadSetup) leave() {
 	}
 }
 
-// command builds the exec.Cmd for argv (path already resolved) with exactly
-// env (never hunk's own: a nil Env would mean hunk's environment).
-func command(path string, argv, env []string, dir string) *exec.Cmd {
+// proc is the command a run starts: the program (path resolved), its
+// argument vector, exactly its environment (never hunk's own), its working
+// directory, and descriptors it gets as 3, 4, … (hunk's copies are closed
+// once it has started).
+type proc struct {
+	path   string
+	argv   []string
+	env    []string
+	dir    string
+	setsid bool
+	extra  []int
+}
+
+// command returns the proc for argv (path already resolved) with exactly env.
+func command(path string, argv, env []string, dir string) *proc {
 	if env == nil {
 		env = []string{}
 	}
-	return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: dir, SysProcAttr: &syscall.SysProcAttr{}}
+	return &proc{path: path, argv: argv, env: env, dir: dir}
+}
+
+// start forks and execs p from the calling thread (locked, set up by the
+// caller) with stdin, stdout and stderr as its first three descriptors. It
+// returns the pid and a pidfd for it (-1 when the kernel has none).
+func (p *proc) start(stdin, stdout, stderr int, sys *syscall.SysProcAttr) (pid, pidfd int, err error) {
+	files := []uintptr{uintptr(stdin), uintptr(stdout), uintptr(stderr)}
+	for _, fd := range p.extra {
+		files = append(files, uintptr(fd))
+	}
+	sys.Setsid = p.setsid
+	sys.Pdeathsig = syscall.SIGKILL
+	pidfd = -1
+	sys.PidFD = &pidfd
+	attr := &syscall.ProcAttr{Dir: p.dir, Env: p.env, Files: files, Sys: sys}
+	pid, err = syscall.ForkExec(p.path, p.argv, attr)
+	if err == syscall.EINVAL || err == syscall.ENOSYS {
+		// A kernel without CLONE_PIDFD (before 5.2): poll the pid instead.
+		sys.PidFD, pidfd = nil, -1
+		pid, err = syscall.ForkExec(p.path, p.argv, attr)
+	}
+	return pid, pidfd, err
 }
 
 // Exit codes of a command that could not be started, as shells use them.
