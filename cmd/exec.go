@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 )
@@ -176,25 +175,6 @@ func parseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// interruptContext returns a context canceled when hunk gets SIGINT,
-// SIGTERM or SIGHUP, so that the run kills the command's whole process tree
-// before hunk exits. Catching the signals is set up in the background (each
-// costs a round trip to the runtime's signal thread, which a small machine
-// pays in fractions of a millisecond); handling is closed once it is done.
-// The handlers stay until hunk exits.
-func interruptContext() (ctx context.Context, handling <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan struct{})
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		close(ready)
-		<-sig
-		cancel()
-	}()
-	return ctx, ready
-}
-
 // execEnv is the command's environment: the allow-list from hunk's, then --env.
 func execEnv(extra []string) []string {
 	var env []string
@@ -209,7 +189,7 @@ func execEnv(extra []string) []string {
 }
 
 func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
-	ctx, handling := interruptContext()
+	ctx, handling := early.Interrupt()
 	if o.ListDrivers {
 		return listDrivers(ctx, app)
 	}

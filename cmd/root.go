@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -207,27 +208,13 @@ func register(name string, newCmd func(*App) *cobra.Command) {
 	commandOrder = append(commandOrder, name)
 }
 
-// rootValueFlags are the root flags that take a separate value argument.
-var rootValueFlags = map[string]bool{"-C": true, "--root": true, "--color": true, "--config": true}
-
 // commandNamed finds the subcommand args name: the first argument that is
 // not a root flag (or its value). ok is false when it is not a registered
 // command (help, completion, a typo, none at all).
 func commandNamed(args []string) (string, bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return "", false
-		case rootValueFlags[a]:
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			_, ok := commands[a]
-			return a, ok
-		}
-	}
-	return "", false
+	name := early.Subcommand(args)
+	_, ok := commands[name]
+	return name, ok
 }
 
 // configKey marks flag name of fs as the command-line form of config key

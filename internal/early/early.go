@@ -1,0 +1,79 @@
+// Package early is what hunk does before its command line is parsed: it
+// finds the subcommand, and for exec starts catching interrupts at once.
+//
+// Catching SIGINT, SIGTERM and SIGHUP (so that an interrupted hunk exec
+// kills the command's whole process tree before it exits) costs a round trip
+// per signal to the Go runtime's signal thread, which it first has to start:
+// on a small virtual machine, where waking another thread is slow, a
+// millisecond or more. Started from this package's init — which runs before
+// most of hunk's dependencies are initialised — that work overlaps with
+// start-up instead of delaying the command.
+package early
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// RootValueFlags are hunk's root flags that take a separate value argument.
+var RootValueFlags = map[string]bool{"-C": true, "--root": true, "--color": true, "--config": true}
+
+// Subcommand is the first argument of args that is not a root flag (or a
+// root flag's value): the subcommand's name, or "" when there is none.
+func Subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ""
+		case RootValueFlags[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// interrupt is a context canceled on SIGINT, SIGTERM or SIGHUP; ready is
+// closed once the handlers are in place. They stay until hunk exits.
+type interrupt struct {
+	ctx   context.Context
+	ready chan struct{}
+}
+
+var started *interrupt
+
+func init() {
+	if len(os.Args) > 1 && filepath.Base(os.Args[0]) == "hunk" && Subcommand(os.Args[1:]) == "exec" {
+		started = start()
+	}
+}
+
+func start() *interrupt {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := &interrupt{ctx: ctx, ready: make(chan struct{})}
+	go func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		close(in.ready)
+		<-sig
+		cancel()
+	}()
+	return in
+}
+
+// Interrupt returns the context an interrupt cancels and a channel closed
+// once interrupts are caught (until then, one kills hunk outright). The
+// first call outside hunk exec starts catching them.
+func Interrupt() (context.Context, <-chan struct{}) {
+	if started == nil {
+		started = start()
+	}
+	return started.ctx, started.ready
+}
