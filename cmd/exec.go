@@ -232,6 +232,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		CPUs:      o.CPUs,
 		MaxOutput: o.MaxOutput,
 		Stdin:     app.Stdin,
+		Ready:     handling, // from then on, an interrupt stops the command, not just hunk
 		Image:     o.Image,
 		Pull:      o.Pull,
 		KeepWarm:  o.KeepWarm,
@@ -243,7 +244,6 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	if o.Driver == "none" {
 		app.Warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
 	}
-	<-handling // from here on, an interrupt stops the command, not just hunk
 	r, err := sandbox.Run(ctx, o.Driver, spec)
 	if err != nil {
 		return sandboxError(err)

@@ -211,21 +211,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 			return
 		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
-		reaped := make(chan struct{})
-		go func() {
-			var ws syscall.WaitStatus
-			for {
-				_, err := syscall.Wait4(pid, &ws, 0, nil)
-				if err != syscall.EINTR {
-					break
-				}
-			}
-			close(reaped)
-		}()
-		select {
-		case <-reaped:
-		case <-time.After(5 * time.Second): // the full search takes over
-		}
+		reapWithin(pid, 5*time.Second) // beyond that, the full search takes over
 	}
 
 	opts := superviseOpts{afterExit: afterExit, extra: []extraStream{{fd: statusR, w: status}}}
@@ -248,6 +234,39 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		out.ExitCode = code
 	}
 	return finish("bwrap", out, cg, st), nil
+}
+
+// reapWithin waits (on the calling thread, through a pidfd) for our child
+// pid to exit, for at most limit, and reaps it.
+func reapWithin(pid int, limit time.Duration) {
+	var ws syscall.WaitStatus
+	if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		deadline := time.Now().Add(limit)
+		for {
+			n, err := unix.Poll(pfd, int(time.Until(deadline)/time.Millisecond)+1)
+			if n > 0 || (err != nil && err != unix.EINTR) || !time.Now().Before(deadline) {
+				break
+			}
+		}
+		unix.Close(fd)
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		return
+	}
+	// No pidfd (Linux before 5.3): wait on another thread, bounded.
+	reaped := make(chan struct{})
+	go func() {
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		close(reaped)
+	}()
+	select {
+	case <-reaped:
+	case <-time.After(limit):
+	}
 }
 
 // bwrapStatus parses bubblewrap's JSON status lines as they arrive (it is

@@ -173,6 +173,9 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return res, result.Errorf(result.SandboxUnavailable, "%v", err)
 	}
+	if spec.Ready != nil {
+		<-spec.Ready // no container before an interrupt can remove it
+	}
 	stdout := NewCapture(spec.MaxOutput, spec.Stdout)
 	stderr := NewCapture(spec.MaxOutput, spec.Stderr)
 	start := time.Now()

@@ -139,6 +139,9 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 		wakeMu.Unlock()
 	}()
 
+	if spec.Ready != nil {
+		<-spec.Ready
+	}
 	t := newTree(cg)
 	setup := opts.setup
 	setup.cg = cg

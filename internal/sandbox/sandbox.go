@@ -23,6 +23,11 @@ type Spec struct {
 	CPUs      float64 // CPU quota in cores; 0 = no limit
 	MaxOutput int64   // bytes kept of each stream (head and tail); 0 = unlimited
 
+	// Ready, when set, is waited for right before the command starts:
+	// hunk's interrupt handlers, installed while the run is prepared, so
+	// that an interrupt always reaches a run that has started.
+	Ready <-chan struct{}
+
 	Stdin  io.Reader // may be nil (empty stdin)
 	Stdout io.Writer // live copy of the command's stdout (human mode); may be nil
 	Stderr io.Writer // live copy of stderr; may be nil

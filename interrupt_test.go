@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestExecInterruptKillsTheTree: hunk exec interrupted (SIGINT, SIGTERM,
+// SIGHUP) stops the command's whole process tree — setsid'd and background
+// grandchildren included — and exits; and an interrupt that arrives at any
+// moment of hunk's start, before or after the command is forked, never leaves
+// a process of the run behind.
+func TestExecInterruptKillsTheTree(t *testing.T) {
+	for _, driver := range []string{"none", "landlock", "bwrap"} {
+		t.Run(driver, func(t *testing.T) {
+			ok, err := driverCondition("driver:" + driver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Skipf("SKIPPED: driver %s does not work here", driver)
+			}
+			for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+				ws := t.TempDir()
+				m1, m2 := fmt.Sprintf("7371.%d", i), fmt.Sprintf("7372.%d", i)
+				cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", driver,
+					"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for {
+					if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
+						break
+					}
+					if time.Now().After(deadline) {
+						cmd.Process.Kill()
+						t.Fatalf("%v: the command never started", sig)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				waitExit(t, cmd, sig.String())
+				noProcs(t, m1, m2)
+			}
+			// Interrupts at every moment of start-up: whatever had started
+			// is gone when hunk has exited.
+			for i := 0; i < 20; i++ {
+				ws := t.TempDir()
+				m := fmt.Sprintf("7373.%d", i)
+				cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", driver, "--sh", "setsid sleep "+m+" & wait")
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(i) * 500 * time.Microsecond)
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				waitExit(t, cmd, fmt.Sprintf("SIGTERM after %v", time.Duration(i)*500*time.Microsecond))
+				noProcs(t, m)
+			}
+		})
+	}
+}
+
+// waitExit waits for an interrupted hunk to exit: well within the grace
+// period it gives the command, plus the final kill.
+func waitExit(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("%s: hunk exited 0, want the interrupted command's status", what)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("%s: hunk did not exit", what)
+	}
+}
+
+// noProcs fails unless no process has one of args as an argument (waiting a
+// little for processes already killed to go).
+func noProcs(t *testing.T, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var found []string
+		for _, a := range args {
+			found = append(found, procsMatching(a)...)
+		}
+		if len(found) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind: %s", strings.Join(found, "; "))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
