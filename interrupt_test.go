@@ -28,7 +28,7 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 			}
 			for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 				ws := t.TempDir()
-				m1, m2 := fmt.Sprintf("7371.%d", i), fmt.Sprintf("7372.%d", i)
+				m1, m2 := marker(1, i), marker(2, i)
 				cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", driver,
 					"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
 				if err := cmd.Start(); err != nil {
@@ -55,7 +55,7 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 			// is gone when hunk has exited.
 			for i := 0; i < 20; i++ {
 				ws := t.TempDir()
-				m := fmt.Sprintf("7373.%d", i)
+				m := marker(3, i)
 				cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", driver, "--sh", "setsid sleep "+m+" & wait")
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
@@ -67,6 +67,11 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// marker is a sleep duration no other process uses: the test's own pid in it.
+func marker(kind, i int) string {
+	return fmt.Sprintf("737%d%d.%d", kind, os.Getpid(), i)
 }
 
 // waitExit waits for an interrupted hunk to exit: well within the grace
