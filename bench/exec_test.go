@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -17,6 +18,11 @@ import (
 // `true` (the target is under 5 ms). Medians of 51 runs each, of wall time
 // and, less sensitive to a busy machine, of CPU time (user+system of the
 // process and the children it waited for).
+//
+// For scale it also measures the floor any Go implementation stands on
+// here: the leanest Go program that runs a command — syscall.ForkExec and
+// wait4, no dependency, no flag parsing, no sandbox (go-spawn-*) — over the
+// same `true` and the same bubblewrap command.
 func BenchmarkExec(b *testing.B) {
 	bin := hunkBin(b)
 	dir := b.TempDir()
@@ -24,6 +30,7 @@ func BenchmarkExec(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	spawner := goSpawner(b)
 	const n = 51
 	for i := 0; i < b.N; i++ {
 		plain := medianCPU(b, n, dir, truePath)
@@ -33,6 +40,9 @@ func BenchmarkExec(b *testing.B) {
 		version := medianCPU(b, n, dir, bin, "--version")
 		b.ReportMetric(ms(version.Wall), "hunk-version-ms")
 		b.ReportMetric(ms(version.CPU), "hunk-version-cpu-ms")
+
+		floor := medianCPU(b, n, dir, spawner, truePath)
+		b.ReportMetric(ms(floor.Wall-plain.Wall), "go-spawn-overhead-ms")
 
 		if sandbox.Lookup("landlock").Probe(context.Background()).Available {
 			ll := medianCPU(b, n, dir, bin, "-C", dir, "exec", "--driver", "landlock", "--", "true")
@@ -51,7 +61,10 @@ func BenchmarkExec(b *testing.B) {
 				}
 			}
 			spec := sandbox.Spec{Argv: []string{"true"}, Workspace: dir, Workdir: dir, Env: env}
-			byHand := medianCPU(b, n, dir, append([]string{bw}, sandbox.BwrapArgs(spec, 0)...)...)
+			bwArgv := append([]string{bw}, sandbox.BwrapArgs(spec, 0)...)
+			byHand := medianCPU(b, n, dir, bwArgv...)
+			spawned := medianCPU(b, n, dir, append([]string{spawner}, bwArgv...)...)
+			b.ReportMetric(ms(spawned.Wall-byHand.Wall), "go-spawn-bwrap-overhead-ms")
 			hb := medianCPU(b, n, dir, bin, "-C", dir, "exec", "--driver", "bwrap", "--", "true")
 			b.ReportMetric(ms(byHand.Wall), "bwrap-by-hand-ms")
 			b.ReportMetric(ms(hb.Wall), "hunk-bwrap-ms")
@@ -61,6 +74,45 @@ func BenchmarkExec(b *testing.B) {
 			b.Log("SKIPPED bwrap: not installed")
 		}
 	}
+}
+
+// goSpawnerSrc is the leanest Go program that runs a command and passes its
+// exit status on: the floor under any Go implementation of hunk exec.
+const goSpawnerSrc = `package main
+
+import (
+	"os"
+	"syscall"
+)
+
+func main() {
+	pid, err := syscall.ForkExec(os.Args[1], os.Args[1:], &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		os.Exit(127)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil)
+	os.Exit(ws.ExitStatus())
+}
+`
+
+// goSpawner builds goSpawnerSrc as hunk is built (static, stripped).
+func goSpawner(b *testing.B) string {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(goSpawnerSrc), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module spawner\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "spawner")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building the Go spawner: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // cpuRun is a median wall time and a median CPU time.
@@ -135,6 +187,7 @@ func BenchmarkExecDriver(b *testing.B) {
 		plain := median(run(truePath))
 		b.ReportMetric(ms(plain), "true-ms")
 		b.ReportMetric(ms(median(driver("none"))-plain), "none-driver-overhead-ms")
+
 		if sandbox.Lookup("landlock").Probe(context.Background()).Available {
 			b.ReportMetric(ms(median(driver("landlock"))-plain), "landlock-driver-overhead-ms")
 		}
