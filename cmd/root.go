@@ -187,6 +187,9 @@ tool result.`,
 	// flags is wasted work), and all of them for help, completion and errors.
 	if name, ok := commandNamed(args); ok {
 		root.AddCommand(commands[name](app))
+		// Nor cobra's completion command (four subcommands and their
+		// flags): a named command is not completion.
+		root.CompletionOptions.DisableDefaultCmd = true
 	} else {
 		for _, name := range commandOrder {
 			root.AddCommand(commands[name](app))
