@@ -110,3 +110,45 @@ func noProcs(t *testing.T, args ...string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestExecTimeoutWithStalledOutput: hunk's own stdout a pipe nobody reads (a
+// harness that waits before reading) must not stop the timeout: the command
+// is killed on time, and hunk finishes once its output is taken.
+func TestExecTimeoutWithStalledOutput(t *testing.T) {
+	for i, driver := range []string{"none", "landlock", "bwrap"} {
+		t.Run(driver, func(t *testing.T) {
+			ok, err := driverCondition("driver:" + driver)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Skipf("SKIPPED: driver %s does not work here", driver)
+			}
+			m := marker(4, i)
+			cmd := exec.Command("hunk", "-C", t.TempDir(), "exec", "--driver", driver, "--timeout", "2s", "--max-output", "0", "--sh", "exec yes "+m)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdout = pw
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			deadline := time.Now().Add(15 * time.Second)
+			for len(procsMatching(m)) == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond) // until it runs
+			}
+			for len(procsMatching(m)) > 0 {
+				if time.Now().After(deadline) {
+					pr.Close()
+					cmd.Process.Kill()
+					t.Fatalf("the command outlived its 2s timeout while hunk's stdout was not read: %v", procsMatching(m))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			pr.Close()
+			waitExit(t, cmd, "stalled stdout")
+		})
+	}
+}

@@ -138,6 +138,23 @@ func (c *Capture) Close() {
 	if c.max > 0 {
 		c.writeLive(c.rest())
 	}
+	if lw, ok := c.live.(*liveWriter); ok {
+		lw.Flush()
+	}
+}
+
+// liveAsync makes the live copy asynchronous (see liveWriter), with onDrain
+// called when a backlog has cleared. It returns the liveWriter, nil when the
+// capture has no live copy.
+func (c *Capture) liveAsync(onDrain func()) *liveWriter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live == nil {
+		return nil
+	}
+	lw := newLiveWriter(c.live, onDrain)
+	c.live = lw
+	return lw
 }
 
 // rest is everything after the head: the marker (when cut) and the tail.
@@ -182,4 +199,107 @@ func (c *Capture) Total() int64 {
 // It starts and ends with a newline so it stands on its own line.
 func Marker(n int64) string {
 	return fmt.Sprintf("\n[... %d bytes omitted by hunk (--max-output) ...]\n", n)
+}
+
+// liveBacklog is how much live output may wait for a slow destination before
+// the supervisor stops reading the command's pipe (which then fills, and the
+// command waits, as it would writing to a slow terminal itself).
+const liveBacklog = 256 << 10
+
+// liveWriter copies a stream's live output to its destination (hunk's own
+// stdout or stderr) from a goroutine of its own, started at the first byte.
+// A destination that blocks — a pipe nobody reads, a terminal stopped with
+// Ctrl-S — then never stalls the supervisor: the run's timeout and
+// interrupts still act, and backpressure goes to the command through its
+// pipe (see backlogged). Write never blocks; Flush waits until everything
+// written has reached the destination (or the destination failed).
+type liveWriter struct {
+	mu      sync.Mutex
+	wakeup  sync.Cond
+	w       io.Writer
+	onDrain func() // called when a backlog has shrunk below half the limit
+	pending []byte
+	writing int
+	over    bool
+	started bool
+	closed  bool
+	failed  bool
+	done    chan struct{}
+}
+
+func newLiveWriter(w io.Writer, onDrain func()) *liveWriter {
+	lw := &liveWriter{w: w, onDrain: onDrain, done: make(chan struct{})}
+	lw.wakeup.L = &lw.mu
+	return lw
+}
+
+func (lw *liveWriter) Write(p []byte) (int, error) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.failed || lw.closed {
+		return len(p), nil
+	}
+	lw.pending = append(lw.pending, p...)
+	if !lw.started {
+		lw.started = true
+		go lw.run()
+	}
+	lw.wakeup.Signal()
+	return len(p), nil
+}
+
+func (lw *liveWriter) run() {
+	defer close(lw.done)
+	lw.mu.Lock()
+	for {
+		for len(lw.pending) == 0 && !lw.closed {
+			lw.wakeup.Wait()
+		}
+		if len(lw.pending) == 0 {
+			lw.mu.Unlock()
+			return
+		}
+		buf := lw.pending
+		lw.pending, lw.writing = nil, len(buf)
+		lw.mu.Unlock()
+		_, err := lw.w.Write(buf)
+		lw.mu.Lock()
+		lw.writing = 0
+		if err != nil {
+			lw.failed, lw.pending = true, nil // a closed terminal must not stop the command
+		}
+		if lw.over && len(lw.pending) < liveBacklog/2 {
+			lw.over = false
+			if lw.onDrain != nil {
+				lw.mu.Unlock()
+				lw.onDrain()
+				lw.mu.Lock()
+			}
+		}
+	}
+}
+
+// backlogged reports whether more than liveBacklog bytes wait for the
+// destination; the supervisor then leaves the stream's pipe unread until
+// onDrain.
+func (lw *liveWriter) backlogged() bool {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if len(lw.pending)+lw.writing > liveBacklog {
+		lw.over = true
+	}
+	return lw.over
+}
+
+// Flush waits until everything written has been written out; no Write may
+// follow it.
+func (lw *liveWriter) Flush() {
+	lw.mu.Lock()
+	lw.closed = true
+	started := lw.started
+	lw.wakeup.Signal()
+	lw.mu.Unlock()
+	if started {
+		<-lw.done
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"sync"
 	"testing"
+	"time"
 )
 
 // want is what a Capture of max bytes must keep of data.
@@ -107,4 +109,57 @@ func FuzzCapture(f *testing.F) {
 			t.Fatalf("max %d chunk %d: got %q live %q want %q", max, step, c.Bytes(), live.Bytes(), w)
 		}
 	})
+}
+
+// blockingWriter holds every Write until release is closed.
+type blockingWriter struct {
+	release chan struct{}
+	mu      sync.Mutex
+	got     []byte
+}
+
+func (b *blockingWriter) Write(p []byte) (int, error) {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.got = append(b.got, p...)
+	return len(p), nil
+}
+
+// A live destination that blocks never blocks the writer of the stream: the
+// backlog is reported instead, cleared (with a wake-up) once the destination
+// takes it, and Flush delivers everything in order.
+func TestLiveWriterNeverBlocks(t *testing.T) {
+	dst := &blockingWriter{release: make(chan struct{})}
+	drained := make(chan struct{}, 4)
+	lw := newLiveWriter(dst, func() { drained <- struct{}{} })
+	var want []byte
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	for i := 0; i < 6; i++ { // 384 KiB: over the backlog limit
+		chunk[0] = byte('a' + i)
+		want = append(want, chunk...)
+		done := make(chan struct{})
+		go func() { lw.Write(chunk); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Write blocked on a blocked destination")
+		}
+	}
+	if !lw.backlogged() {
+		t.Fatal("384 KiB waiting, but not backlogged")
+	}
+	close(dst.release)
+	select {
+	case <-drained:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up once the destination took the backlog")
+	}
+	lw.Flush()
+	if lw.backlogged() {
+		t.Fatal("still backlogged after Flush")
+	}
+	if !bytes.Equal(dst.got, want) {
+		t.Fatalf("destination got %d bytes, want %d in order", len(dst.got), len(want))
+	}
 }

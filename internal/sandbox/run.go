@@ -78,9 +78,10 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 
 // stream is one descriptor the supervisor reads until EOF.
 type stream struct {
-	fd  int
-	w   io.Writer
-	eof bool
+	fd   int
+	w    io.Writer
+	live *liveWriter // the live copy of w, read from only while it keeps up
+	eof  bool
 }
 
 // superviseHere is supervise on the calling, locked thread.
@@ -169,7 +170,12 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 	unix.Close(wErr)
 	fds = without(fds, wOut, wErr)
 
-	streams := []*stream{{fd: rOut, w: st.Stdout}, {fd: rErr, w: st.Stderr}}
+	// Live output goes out from goroutines of its own: a destination that
+	// blocks must not stop this loop (and with it the timeout).
+	streams := []*stream{
+		{fd: rOut, w: st.Stdout, live: st.Stdout.liveAsync(signalWake)},
+		{fd: rErr, w: st.Stderr, live: st.Stderr.liveAsync(signalWake)},
+	}
 	for _, x := range opts.extra {
 		streams = append(streams, &stream{fd: x.fd, w: x.w})
 	}
@@ -265,8 +271,11 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 		}
 
 		pfds = pfds[:0]
+		// While the tree runs, a stream whose live copy lags is left unread;
+		// once it is gone, what is left in the pipes is bounded: drain it.
+		held := func(s *stream) bool { return drainBy.IsZero() && s.live != nil && s.live.backlogged() }
 		for _, s := range streams {
-			if !s.eof {
+			if !s.eof && !held(s) {
 				pfds = append(pfds, unix.PollFd{Fd: int32(s.fd), Events: unix.POLLIN})
 			}
 		}
@@ -298,7 +307,9 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 			return out, fmt.Errorf("poll: %w", err)
 		}
 		for _, s := range streams {
-			readAll(s)
+			if !held(s) {
+				readAll(s)
+			}
 		}
 		var drop [8]byte
 		_, _ = unix.Read(wake, drop[:])
