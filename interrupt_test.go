@@ -19,13 +19,7 @@ import (
 func TestExecInterruptKillsTheTree(t *testing.T) {
 	for _, driver := range []string{"none", "landlock", "bwrap"} {
 		t.Run(driver, func(t *testing.T) {
-			ok, err := driverCondition("driver:" + driver)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				t.Skipf("SKIPPED: driver %s does not work here", driver)
-			}
+			needDriver(t, driver)
 			for i, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 				ws := t.TempDir()
 				m1, m2 := marker(1, i), marker(2, i)
@@ -66,6 +60,19 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 				noProcs(t, m)
 			}
 		})
+	}
+}
+
+// needDriver skips the test when the exec driver does not work here, and
+// fails it when HUNK_REQUIRE_DRIVERS names the driver (see driverCondition).
+func needDriver(t *testing.T, driver string) {
+	t.Helper()
+	ok, err := driverCondition("driver:" + driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skipf("SKIPPED: driver %s does not work here", driver)
 	}
 }
 
@@ -117,13 +124,7 @@ func noProcs(t *testing.T, args ...string) {
 func TestExecTimeoutWithStalledOutput(t *testing.T) {
 	for i, driver := range []string{"none", "landlock", "bwrap"} {
 		t.Run(driver, func(t *testing.T) {
-			ok, err := driverCondition("driver:" + driver)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				t.Skipf("SKIPPED: driver %s does not work here", driver)
-			}
+			needDriver(t, driver)
 			m := marker(4, i)
 			cmd := exec.Command("hunk", "-C", t.TempDir(), "exec", "--driver", driver, "--timeout", "2s", "--max-output", "0", "--sh", "exec yes "+m)
 			pr, pw, err := os.Pipe()
