@@ -13,9 +13,9 @@ func init() {
 	Register("none", func() Driver { return noneDriver{} })
 }
 
-// landlockDriver confines the command with Landlock and seccomp, applied by
-// hunk's own init to itself just before it execs the command: no external
-// program, no namespaces, so it works inside unprivileged containers.
+// landlockDriver confines the command with Landlock and seccomp, applied to
+// the thread of hunk that forks it (start.go): no external program, no
+// namespaces, so it works inside unprivileged containers.
 type landlockDriver struct{}
 
 func (landlockDriver) Name() string { return "landlock" }
