@@ -128,7 +128,7 @@ type cgroup struct {
 	pidsDir string
 	pids    int
 
-	// Opened for the start thread (see start.go) before it is confined.
+	// Opened by the start thread (see enter) before the fork.
 	v2fd    int        // the v2 cgroup's directory, for CLONE_INTO_CGROUP; -1 if none
 	join    []*os.File // the v1 cgroups' tasks files
 	leave   []*os.File // the tasks files of hunk's own v1 cgroups
@@ -298,6 +298,20 @@ func (cg *cgroup) openForThread() error {
 	return nil
 }
 
+// enter prepares the fork of the command into the run's cgroups: it
+// returns the v2 cgroup's descriptor to clone into (-1: none) and moves
+// the calling thread into the v1 cgroups. A nil cgroup (no limits) does
+// nothing.
+func (cg *cgroup) enter() (int, error) {
+	if cg == nil {
+		return -1, nil
+	}
+	if err := cg.openForThread(); err != nil {
+		return -1, err
+	}
+	return cg.v2fd, cg.enterThread()
+}
+
 // enterThread moves the calling thread into the v1 cgroups.
 func (cg *cgroup) enterThread() error {
 	id := tid()
@@ -313,6 +327,9 @@ func (cg *cgroup) enterThread() error {
 // value (while the thread still counts, so the command never has more) and
 // moves the calling thread back to hunk's own cgroups; it closes the files.
 func (cg *cgroup) leaveThread() {
+	if cg == nil {
+		return
+	}
 	if cg.pidsMax != nil {
 		_, _ = cg.pidsMax.Write([]byte(strconv.Itoa(cg.pids)))
 		cg.pidsMax.Close()

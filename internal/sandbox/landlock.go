@@ -13,9 +13,10 @@ func init() {
 	Register("none", func() Driver { return noneDriver{} })
 }
 
-// landlockDriver confines the command with Landlock and seccomp, applied to
-// the thread of hunk that forks it (start.go): no external program, no
-// namespaces, so it works inside unprivileged containers.
+// landlockDriver confines the command with Landlock, seccomp and dropped
+// capabilities, which the command's process applies to itself between fork
+// and exec (fork.go): no external program, no namespaces, so it works inside
+// unprivileged containers.
 type landlockDriver struct{}
 
 func (landlockDriver) Name() string { return "landlock" }
@@ -85,11 +86,12 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		}
 	}
 	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
-	setup := threadSetup{
+	c := confinement{
 		landlock: &pol,
-		seccomp:  &seccompPolicy{Network: spec.Network, Unix: landlockConfinesUnix(abi)},
+		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network, Unix: landlockConfinesUnix(abi), Guard: os.Getpid()},
+		dropCaps: true,
 	}
-	return runDirect(ctx, "landlock", spec, env, setup)
+	return runDirect(ctx, "landlock", spec, env, c)
 }
 
 // noneDriver runs the command without isolation (only when asked for by
@@ -112,12 +114,12 @@ func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err := checkLimits("none", spec, d.probe(spec.limited())); err != nil {
 		return Result{}, err
 	}
-	return runDirect(ctx, "none", spec, spec.Env, threadSetup{})
+	return runDirect(ctx, "none", spec, spec.Env, confinement{})
 }
 
-// runDirect starts the command itself (in a new session, from a thread
-// confined by setup and placed in the run's cgroups) under the supervisor.
-func runDirect(ctx context.Context, driver string, spec Spec, env []string, setup threadSetup) (Result, error) {
+// runDirect starts the command itself (in a new session, confined by c in
+// the child, placed in the run's cgroups) under the supervisor.
+func runDirect(ctx context.Context, driver string, spec Spec, env []string, c confinement) (Result, error) {
 	dir := spec.Workdir
 	if dir == "" {
 		dir = spec.Workspace
@@ -135,7 +137,7 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, setu
 	p := command(path, spec.Argv, env, dir)
 	p.setsid = true
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, p, cg, st, superviseOpts{setup: setup})
+	out, err := supervise(ctx, spec, p, cg, st, superviseOpts{confine: c})
 	var se *startError
 	switch {
 	case errors.As(err, &se):

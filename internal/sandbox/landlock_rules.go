@@ -115,12 +115,13 @@ func landlockConfinesUnix(abi int) bool { return abi >= 9 }
 
 const fileRights = accessFSExecute | accessFSWriteFile | accessFSReadFile | accessFSTruncate | accessFSIoctlDev
 
-// applyLandlock enforces p on the calling thread (locked by the caller, who
-// execs from it), best effort by the kernel's ABI. It returns the ABI used.
-func applyLandlock(p landlockPolicy) (int, error) {
+// landlockRuleset builds p's ruleset, best effort by the kernel's ABI, for
+// the child to restrict itself to (fork.go). The workspace and the private
+// temporary directory get every right but making device nodes.
+func landlockRuleset(p landlockPolicy) (int, error) {
 	abi := landlockABI()
 	if abi < 1 {
-		return 0, fmt.Errorf("the kernel has no Landlock")
+		return -1, fmt.Errorf("the kernel has no Landlock")
 	}
 	fs := handledFS(abi)
 	attr := rulesetAttr{fs: fs, scoped: scoped(abi)}
@@ -129,9 +130,8 @@ func applyLandlock(p landlockPolicy) (int, error) {
 	}
 	fd, err := llCreateRuleset(&attr)
 	if err != nil {
-		return abi, fmt.Errorf("landlock_create_ruleset: %w", err)
+		return -1, fmt.Errorf("landlock_create_ruleset: %w", err)
 	}
-	defer unix.Close(fd)
 	add := func(path string, access uint64) error {
 		pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -155,31 +155,23 @@ func applyLandlock(p landlockPolicy) (int, error) {
 		return nil
 	}
 	read := uint64(accessFSExecute | accessFSReadFile | accessFSReadDir)
-	for _, d := range p.RO {
-		if err := add(d, read); err != nil {
-			return abi, err
+	rw := fs &^ (unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK)
+	rules := []struct {
+		paths  []string
+		access uint64
+	}{
+		{p.RO, read},
+		{p.RW, rw},
+		{p.RWFiles, accessFSReadFile | accessFSWriteFile | accessFSTruncate},
+		{p.Ioctl, read | accessFSWriteFile | accessFSIoctlDev},
+	}
+	for _, r := range rules {
+		for _, path := range r.paths {
+			if err := add(path, r.access); err != nil {
+				unix.Close(fd)
+				return -1, err
+			}
 		}
 	}
-	for _, d := range p.RW {
-		if err := add(d, fs); err != nil {
-			return abi, err
-		}
-	}
-	for _, f := range p.RWFiles {
-		if err := add(f, accessFSReadFile|accessFSWriteFile|accessFSTruncate); err != nil {
-			return abi, err
-		}
-	}
-	for _, f := range p.Ioctl {
-		if err := add(f, read|accessFSWriteFile|accessFSIoctlDev); err != nil {
-			return abi, err
-		}
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return abi, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-	}
-	if err := llRestrictSelf(fd); err != nil {
-		return abi, fmt.Errorf("landlock_restrict_self: %w", err)
-	}
-	return abi, nil
+	return fd, nil
 }

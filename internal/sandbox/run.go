@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,9 +57,12 @@ var subreaperOnce sync.Once
 // orphans.
 //
 // The whole run happens on one new goroutine locked to its thread, which
-// applies opts.setup (and cg) to itself, forks the command and watches it
-// (start.go explains why). A failure to start is a *setupError (the
-// confinement failed) or a *startError (the exec failed).
+// forks the command (confined by opts.confine in the child: fork.go) and
+// watches it: no goroutine per pipe, no hand-off between threads to start,
+// wait and drain (each wake-up of another thread costs a good fraction of a
+// millisecond on a small virtual machine). Under cgroup v1 the thread joins
+// the run's cgroups just for the fork. A failure to start is a *setupError
+// (the confinement failed) or a *startError (the exec failed).
 func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
 	type result struct {
 		out Outcome
@@ -67,7 +71,8 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 	done := make(chan result, 1)
 	go func() {
 		// Never unlocked: the goroutine exits locked and takes the thread
-		// (with its Landlock domain, filter and cgroups) with it.
+		// (which may have been in the run's v1 cgroups) with it. The
+		// command's parent-death signal is bound to this thread.
 		runtime.LockOSThread()
 		out, err := superviseHere(ctx, spec, p, cg, st, opts)
 		done <- result{out, err}
@@ -144,21 +149,23 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 		<-spec.Ready
 	}
 	t := newTree(cg)
-	setup := opts.setup
-	setup.cg = cg
-	sys := &syscall.SysProcAttr{}
 	start := time.Now()
-	if err := setup.apply(sys); err != nil {
-		setup.leave()
-		return Outcome{}, err
+	cgroupFD, err := cg.enter()
+	if err != nil {
+		cg.leaveThread()
+		return Outcome{}, &setupError{err}
 	}
-	pid, pidfd, err := p.start(stdin, wOut, wErr, sys)
-	setup.leave()
+	pid, pidfd, err := p.start(stdin, wOut, wErr, opts.confine, cgroupFD)
+	cg.leaveThread()
 	for _, fd := range p.extra {
 		unix.Close(fd)
 	}
 	fds = without(fds, p.extra...)
-	if err != nil {
+	var se *setupError
+	switch {
+	case errors.As(err, &se):
+		return Outcome{}, err
+	case err != nil:
 		return Outcome{}, &startError{err}
 	}
 	if pidfd >= 0 {
@@ -390,7 +397,7 @@ func finish(driver string, out Outcome, cg *cgroup, st Streams) Result {
 
 // superviseOpts are a driver's additions to supervise.
 type superviseOpts struct {
-	setup threadSetup // confinement of the start thread (cg is filled in)
+	confine confinement // what the command's process applies to itself before exec
 	// afterExit, when set, runs once the main process has exited by itself,
 	// before the check for leftovers: it waits for what the driver knows
 	// dies with the main process (bwrap: its pid namespace). What the extra

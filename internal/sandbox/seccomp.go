@@ -1,58 +1,88 @@
 package sandbox
 
 import (
-	"fmt"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// The landlock driver's seccomp filter. Landlock confines the filesystem but,
-// on the kernels most machines run, not sockets: TCP is covered from ABI 4,
-// UDP only from ABI 10, and connecting to a pathname unix socket (the Docker
-// socket) only from ABI 9. The filter closes those holes by system call:
+// The seccomp filter every confined command gets (the landlock driver's,
+// and bubblewrap's --seccomp). Landlock confines the filesystem and, from
+// ABI 6, signals and abstract sockets; the filter closes what it leaves:
 //
-//   - socket(2) is refused (EACCES) for every address family, unless
-//     --network; AF_UNIX is refused even with --network unless the kernel's
-//     Landlock confines unix-socket connections to the writable directories
-//     (ABI 9), because a root process that can reach /run/docker.sock owns
-//     the host. socketpair(2), which reaches no one, stays allowed.
-//   - io_uring_setup(2) is refused: io_uring performs socket and connect
-//     operations without passing through seccomp.
-//   - mounting, module loading, kexec, reboot, swap, bpf and setns are
-//     refused, so that a root process cannot undo the confinement.
+//   - sockets (landlock driver only): socket(2) is refused for every
+//     address family unless --network (EAFNOSUPPORT: programs give up at
+//     once rather than retry); AF_UNIX is refused (EACCES) even with
+//     --network unless the kernel's Landlock confines connections to
+//     pathname sockets (ABI 9), because a root process that can reach
+//     /run/docker.sock owns the host. socketpair(2) stays allowed.
+//   - another process's memory, descriptors and keys: ptrace,
+//     process_vm_readv/writev, pidfd_getfd, kcmp, the kernel keyrings
+//     (keyctl, add_key, request_key), open_by_handle_at.
+//   - the host: mount and friends, modules, kexec, reboot, swap, bpf, setns,
+//     sethostname, the clocks, acct, quotactl, ioperm/iopl, perf events,
+//     userfaultfd, io_uring (which performs socket operations without
+//     passing through seccomp); new user namespaces (clone, unshare with
+//     CLONE_NEWUSER; clone3 answers ENOSYS so libc falls back to clone,
+//     whose flags can be checked).
+//   - terminals: the TIOCSTI and TIOCLINUX ioctls, which push input into a
+//     terminal.
+//   - other processes (landlock driver, which has no pid namespace): kill,
+//     tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_open
+//     aimed at hunk, kill(-1), prlimit64 on another process, setpriority
+//     on anything but the caller.
 //   - system calls of another ABI (i386 on amd64, x32) are refused, so that
-//     the checks above cannot be bypassed through a second syscall table.
+//     none of this can be bypassed through a second syscall table.
 
 // seccompPolicy says what the filter allows.
 type seccompPolicy struct {
-	Network bool `json:"network"` // allow sockets of every family but AF_UNIX
-	Unix    bool `json:"unix"`    // allow AF_UNIX sockets (Landlock confines them)
+	Sockets bool // filter socket(2) (the landlock driver; bwrap has a network namespace)
+	Network bool // allow sockets of every family but AF_UNIX
+	Unix    bool // allow AF_UNIX sockets (Landlock confines them)
+	Guard   int  // a pid (hunk's) the command may not signal or open; 0: none (pid namespace)
 }
 
 // alwaysDenied are refused with EPERM whatever the policy.
 var alwaysDenied = []uint32{
-	unix.SYS_IO_URING_SETUP,
+	unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER,
 	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT,
 	unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT, unix.SYS_FSOPEN, unix.SYS_FSCONFIG,
 	unix.SYS_FSMOUNT, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR,
 	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
 	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD, unix.SYS_REBOOT,
 	unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_BPF, unix.SYS_SETNS,
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
+	unix.SYS_PIDFD_GETFD, unix.SYS_KCMP, unix.SYS_PROCESS_MADVISE,
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_NAME_TO_HANDLE_AT,
+	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME,
+	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME,
+	unix.SYS_ACCT, unix.SYS_QUOTACTL, unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD,
+	unix.SYS_VHANGUP, unix.SYS_SYSLOG, unix.SYS_FANOTIFY_INIT,
 }
 
 const (
 	bpfLdW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfJge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
 	bpfRet  = unix.BPF_RET | unix.BPF_K
 	offNr   = 0
 	offArch = 4
-	offArg0 = 16 // low 32 bits of args[0] (little endian)
+	offArgs = 16 // low 32 bits of args[0] (little endian); each argument 8 bytes on
 )
 
 func retErrno(e syscall.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
+
+// argCheck refuses a system call with ret when its argument arg (low 32
+// bits) is val (eq), is not val (ne), or has a bit of val set (set).
+type argCheck struct {
+	arg int
+	op  byte // '=', '!', '&'
+	val uint32
+	ret uint32
+}
 
 // seccompProgram builds the BPF program for p.
 func seccompProgram(p seccompPolicy) []unix.SockFilter {
@@ -61,6 +91,7 @@ func seccompProgram(p seccompPolicy) []unix.SockFilter {
 		return unix.SockFilter{Code: code, Jt: jt, Jf: jf, K: k}
 	}
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	eperm := retErrno(syscall.EPERM)
 	prog := []unix.SockFilter{
 		stmt(bpfLdW, offArch),
 		jump(bpfJeq, auditArch, 1, 0),
@@ -71,42 +102,59 @@ func seccompProgram(p seccompPolicy) []unix.SockFilter {
 		prog = append(prog, jump(bpfJge, x32SyscallBit, 0, 1), stmt(bpfRet, retErrno(syscall.ENOSYS)))
 	}
 	for _, nr := range alwaysDenied {
-		prog = append(prog, jump(bpfJeq, nr, 0, 1), stmt(bpfRet, retErrno(syscall.EPERM)))
+		prog = append(prog, jump(bpfJeq, nr, 0, 1), stmt(bpfRet, eperm))
 	}
-	unixRet, otherRet := retErrno(syscall.EACCES), retErrno(syscall.EACCES)
-	if p.Unix {
-		unixRet = allow
-	}
-	if p.Network {
-		otherRet = allow
-	}
-	prog = append(prog,
-		jump(bpfJeq, unix.SYS_SOCKET, 1, 0),
-		stmt(bpfRet, allow),
-		stmt(bpfLdW, offArg0),
-		jump(bpfJeq, unix.AF_UNIX, 0, 1),
-		stmt(bpfRet, unixRet),
-		stmt(bpfRet, otherRet),
-	)
-	return prog
-}
+	prog = append(prog, jump(bpfJeq, unix.SYS_CLONE3, 0, 1), stmt(bpfRet, retErrno(syscall.ENOSYS)))
 
-// installSeccomp installs the filter on the calling thread only (the caller
-// has locked its goroutine to the thread and execs from it). It sets
-// no_new_privs, which the kernel requires of an unprivileged filter.
-func installSeccomp(p seccompPolicy) error {
-	if !seccompSupported {
-		return fmt.Errorf("seccomp filters are not built for this architecture")
+	checks := map[uint32][]argCheck{
+		unix.SYS_IOCTL: {{1, '=', unix.TIOCSTI, eperm}, {1, '=', unix.TIOCLINUX, eperm}},
+		unix.SYS_CLONE: {{0, '&', unix.CLONE_NEWUSER, eperm}},
+		// unshare(CLONE_NEWUSER); the other namespaces need a capability
+		// the command does not have.
+		unix.SYS_UNSHARE: {{0, '&', unix.CLONE_NEWUSER, eperm}},
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	order := []uint32{unix.SYS_IOCTL, unix.SYS_CLONE, unix.SYS_UNSHARE}
+	if p.Sockets {
+		var sock []argCheck
+		if !p.Unix {
+			sock = append(sock, argCheck{0, '=', unix.AF_UNIX, retErrno(syscall.EACCES)})
+		}
+		if !p.Network {
+			sock = append(sock, argCheck{0, '!', unix.AF_UNIX, retErrno(syscall.EAFNOSUPPORT)})
+		}
+		checks[unix.SYS_SOCKET] = sock
+		order = append(order, unix.SYS_SOCKET)
 	}
-	prog := seccompProgram(p)
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, e := syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); e != 0 {
-		return fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER): %w", e)
+	if p.Guard > 0 {
+		g := uint32(p.Guard)
+		for _, nr := range []uint32{unix.SYS_TKILL, unix.SYS_TGKILL, unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO, unix.SYS_PIDFD_OPEN} {
+			checks[nr] = []argCheck{{0, '=', g, eperm}}
+			order = append(order, nr)
+		}
+		checks[unix.SYS_KILL] = []argCheck{{0, '=', g, eperm}, {0, '=', uint32(^g + 1), eperm}, {0, '=', 0xffffffff, eperm}}
+		checks[unix.SYS_PRLIMIT64] = []argCheck{{0, '!', 0, eperm}}
+		checks[unix.SYS_SETPRIORITY] = []argCheck{{0, '!', unix.PRIO_PROCESS, eperm}, {1, '!', 0, eperm}}
+		order = append(order, unix.SYS_KILL, unix.SYS_PRLIMIT64, unix.SYS_SETPRIORITY)
 	}
-	return nil
+	for _, nr := range order {
+		var block []unix.SockFilter
+		for _, c := range checks[nr] {
+			block = append(block, stmt(bpfLdW, uint32(offArgs+8*c.arg)))
+			switch c.op {
+			case '=':
+				block = append(block, jump(bpfJeq, c.val, 0, 1))
+			case '!':
+				block = append(block, jump(bpfJeq, c.val, 1, 0))
+			case '&':
+				block = append(block, jump(bpfJset, c.val, 0, 1))
+			}
+			block = append(block, stmt(bpfRet, c.ret))
+		}
+		block = append(block, stmt(bpfRet, allow))
+		prog = append(prog, jump(bpfJeq, nr, 0, uint8(len(block))))
+		prog = append(prog, block...)
+	}
+	return append(prog, stmt(bpfRet, allow))
 }
 
 // seccompAvailable reports whether the kernel takes seccomp filters.
