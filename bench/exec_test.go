@@ -61,7 +61,7 @@ func BenchmarkExec(b *testing.B) {
 				}
 			}
 			spec := sandbox.Spec{Argv: []string{"true"}, Workspace: dir, Workdir: dir, Env: env}
-			bwArgv := append([]string{bw}, sandbox.BwrapArgs(spec, 0)...)
+			bwArgv := append([]string{bw}, sandbox.BwrapArgs(spec, 0, 0)...)
 			byHand := medianCPU(b, n, dir, bwArgv...)
 			spawned := medianCPU(b, n, dir, append([]string{spawner}, bwArgv...)...)
 			b.ReportMetric(ms(spawned.Wall-byHand.Wall), "go-spawn-bwrap-overhead-ms")
@@ -192,7 +192,7 @@ func BenchmarkExecDriver(b *testing.B) {
 			b.ReportMetric(ms(median(driver("landlock"))-plain), "landlock-driver-overhead-ms")
 		}
 		if bw, err := exec.LookPath("bwrap"); err == nil {
-			byHand := median(run(append([]string{bw}, sandbox.BwrapArgs(spec, 0)...)...))
+			byHand := median(run(append([]string{bw}, sandbox.BwrapArgs(spec, 0, 0)...)...))
 			b.ReportMetric(ms(byHand), "bwrap-by-hand-ms")
 			b.ReportMetric(ms(median(driver("bwrap"))-byHand), "bwrap-driver-overhead-ms")
 		}

@@ -3,10 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,18 +83,20 @@ func (d bwrapDriver) Test(ctx context.Context) error {
 }
 
 // rootCaps are the capabilities a root command keeps inside the sandbox:
-// Docker's default set without CAP_MKNOD and CAP_NET_RAW. CAP_SYS_ADMIN in
+// Docker's default set without CAP_MKNOD, CAP_NET_RAW and CAP_SETFCAP (file
+// capabilities on a workspace file would outlive the run). CAP_SYS_ADMIN in
 // particular is gone, so the read-only mounts and the hidden /run stay so.
 var rootCaps = []string{
 	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_SETGID",
-	"CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
+	"CAP_SETUID", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
 	"CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
 }
 
 // BwrapArgs returns bubblewrap's arguments (without the program name) for
 // spec: the isolation, then "--" and the command. statusFD is the
-// descriptor bubblewrap reports the command's exit code on (0: none).
-func BwrapArgs(spec Spec, statusFD int) []string {
+// descriptor bubblewrap reports the command's exit code on, seccompFD the
+// one it reads the command's seccomp filter from (0: none).
+func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	a := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -127,6 +131,12 @@ func BwrapArgs(spec Spec, statusFD int) []string {
 			a = append(a, "--tmpfs", h)
 		}
 	}
+	// Pathname unix sockets are reached through the filesystem, whatever
+	// the network namespace: every socket of the host outside the places
+	// replaced above and the workspace is covered by an empty file.
+	for _, sock := range hostSockets(append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)) {
+		a = append(a, "--ro-bind", "/dev/null", sock)
+	}
 	if isRoot() {
 		a = append(a, "--cap-drop", "ALL")
 		for _, c := range rootCaps {
@@ -146,6 +156,9 @@ func BwrapArgs(spec Spec, statusFD int) []string {
 	a = append(a, "--chdir", dir)
 	if statusFD > 0 {
 		a = append(a, "--json-status-fd", strconv.Itoa(statusFD))
+	}
+	if seccompFD > 0 {
+		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	a = append(a, "--")
 	return append(a, spec.Argv...)
@@ -187,11 +200,16 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		unix.Close(sp[1])
 		return Result{}, err
 	}
-	args := BwrapArgs(spec, 3)
-	// No init: bubblewrap is started from a thread placed in the run's
-	// cgroups (start.go), so everything it forks is in them.
+	filter, err := seccompFile(seccompPolicy{})
+	if err != nil {
+		unix.Close(sp[1])
+		return Result{}, err
+	}
+	args := BwrapArgs(spec, 3, 4)
+	// No init: bubblewrap is forked straight into the run's cgroups, so
+	// everything it forks is in them.
 	p := command(bwrap, append([]string{bwrap}, args...), nil, dir)
-	p.extra = []int{sp[1]} // closed by supervise once bubblewrap has started
+	p.extra = []int{sp[1], filter} // closed by supervise once bubblewrap has started
 	status := &bwrapStatus{code: -1}
 
 	// bubblewrap reports the command's exit as soon as it has it; its pid
@@ -311,4 +329,65 @@ func (s *bwrapStatus) line(b []byte) {
 	if v, ok := m["child-pid"].(float64); ok && s.childPid == 0 {
 		s.childPid = int(v)
 	}
+}
+
+// seccompFile returns the read end of a pipe holding p's filter as
+// bubblewrap's --seccomp reads it (the raw BPF instructions).
+func seccompFile(p seccompPolicy) (int, error) {
+	prog := seccompProgram(p)
+	b := make([]byte, 0, 8*len(prog))
+	for _, f := range prog {
+		b = binary.NativeEndian.AppendUint16(b, f.Code)
+		b = append(b, f.Jt, f.Jf)
+		b = binary.NativeEndian.AppendUint32(b, f.K)
+	}
+	var pp [2]int
+	if err := unix.Pipe2(pp[:], unix.O_CLOEXEC); err != nil {
+		return -1, err
+	}
+	defer unix.Close(pp[1])
+	if _, err := unix.Write(pp[1], b); err != nil { // far below a pipe's capacity
+		unix.Close(pp[0])
+		return -1, err
+	}
+	return pp[0], nil
+}
+
+// hostSockets lists the pathname unix sockets bound on this host (in
+// hunk's network namespace, from /proc/net/unix) that exist outside the
+// given directories.
+func hostSockets(except []string) []string {
+	b, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[7], "/") {
+			continue // unbound, or abstract (@name): no file to cover
+		}
+		// Covered where it really is (/var/run is often a link to /run).
+		path, err := filepath.EvalSymlinks(strings.Join(f[7:], " "))
+		if err != nil || seen[path] || under(path, except) {
+			continue
+		}
+		seen[path] = true
+		if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// under reports whether path is one of dirs or inside one of them.
+func under(path string, dirs []string) bool {
+	for _, d := range dirs {
+		d = strings.TrimSuffix(d, "/")
+		if path == d || strings.HasPrefix(path, d+"/") {
+			return true
+		}
+	}
+	return false
 }

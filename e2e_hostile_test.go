@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestExecHostileCommand runs testdata/hostile — a command that tries, as an
+// attacker who knows hunk's code would, to trace, signal, inspect or steal
+// from hunk and from a process outside the sandbox, to make device nodes,
+// push input into the caller's terminal, change the host's name or clock,
+// lower another process's limits, read the kernel keyring, use descriptors
+// inherited from hunk's caller, and keep dangerous capabilities — under
+// every isolating driver, through the real binary, as root and as an
+// unprivileged user. Every attempt must be refused.
+func TestExecHostileCommand(t *testing.T) {
+	bin := buildHunk(t)
+	hostile := buildHostile(t)
+	users := []struct {
+		name string
+		cred *syscall.Credential
+	}{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}}
+	if os.Geteuid() != 0 {
+		users = []struct {
+			name string
+			cred *syscall.Credential
+		}{{"user", nil}}
+	}
+	for _, driver := range []string{"landlock", "bwrap", "docker"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			for _, u := range users {
+				if driver == "docker" && u.cred != nil {
+					continue // the docker engine's socket is root's
+				}
+				t.Run(u.name, func(t *testing.T) { hostileRun(t, bin, hostile, driver, u.cred) })
+			}
+		})
+	}
+}
+
+func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credential) {
+	top, err := os.MkdirTemp("", "hunk-hostile-") // t.TempDir's parent is private to root
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	ws := filepath.Join(top, "ws")
+	if err := os.Mkdir(ws, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(top, 0o755)
+	os.Chmod(ws, 0o777)
+	if err := copyFile(hostile, filepath.Join(ws, "hostile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := fmt.Sprintf("hunk-secret-%d", os.Getpid())
+	asUser := func(c *exec.Cmd) *exec.Cmd {
+		if cred != nil {
+			c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
+		return c
+	}
+
+	// A process outside the sandbox, of the same user, with a secret in its
+	// environment.
+	victim := asUser(exec.Command("sleep", "3600"))
+	victim.Env = []string{"VICTIM_SECRET=" + secret}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { victim.Process.Kill(); victim.Wait() }()
+
+	// A key in the user's keyring (the victim keeps the user's keyring alive).
+	keyDesc := "hunk-test-" + secret
+	if out, err := asUser(exec.Command(hostile, "-key", keyDesc, "addkey")).CombinedOutput(); err != nil {
+		t.Fatalf("adding a key: %v: %s", err, out)
+	}
+
+	// hunk's controlling terminal is a pty; its stdin the pty too.
+	ptm, pts := openPty(t)
+	defer ptm.Close()
+	defer pts.Close()
+
+	// Descriptors hunk's caller leaves open: a file and a connected socket.
+	leak, err := os.Open(hostile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leak.Close()
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, s1 := os.NewFile(uintptr(sp[0]), "s0"), os.NewFile(uintptr(sp[1]), "s1")
+	defer s0.Close()
+	defer s1.Close()
+
+	args := []string{"-C", ws, "--json", "exec", "--driver", driver, "--timeout", "60s"}
+	if driver == "docker" {
+		if img := os.Getenv("HUNK_TEST_IMAGE"); img != "" {
+			args = append(args, "--image", img)
+		}
+	}
+	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
+		"ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HUNK_PARENT_SECRET="+secret, "HOME="+top)
+	cmd.Stdin = pts
+	cmd.ExtraFiles = []*os.File{leak, s1}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Credential: cred}
+	out, err := cmd.Output()
+	var res struct {
+		ExitCode int
+		Details  struct {
+			ExitCode int    `json:"exitCode"`
+			Stdout   string `json:"stdout"`
+			Stderr   string `json:"stderr"`
+		} `json:"details"`
+	}
+	if jerr := json.Unmarshal(out, &res); jerr != nil {
+		t.Fatalf("hunk exec: %v; output %q", err, out)
+	}
+	stdout := res.Details.Stdout
+	blocked := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		switch {
+		case strings.HasPrefix(l, "ESCAPED"):
+			t.Errorf("%s", l)
+		case strings.HasPrefix(l, "blocked"):
+			blocked++
+			t.Logf("%s", l)
+		}
+	}
+	// Every attack reported (parent and victim for the per-process ones).
+	if blocked < 18 {
+		t.Fatalf("only %d attempts reported; hunk's output %s", blocked, out)
+	}
+	if strings.Contains(stdout+res.Details.Stderr, secret) {
+		t.Errorf("a secret of a process outside the sandbox reached the command's output")
+	}
+	// Nothing was pushed into the terminal.
+	time.Sleep(100 * time.Millisecond)
+	mfd := int(ptm.Fd()) // Fd makes the descriptor blocking: take it once
+	_ = unix.SetNonblock(mfd, true)
+	buf := make([]byte, 256)
+	if n, _ := unix.Read(mfd, buf); n > 0 && strings.Contains(string(buf[:n]), "#") {
+		t.Errorf("input was injected into hunk's terminal: %q", buf[:n])
+	}
+}
+
+var (
+	buildOnce        sync.Once
+	builtHunk, built string
+	buildErr         error
+)
+
+// buildHunk builds the real binary (and testdata/hostile) into a directory
+// every user can read.
+func buildHunk(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hunk-e2e-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		os.Chmod(dir, 0o755)
+		builtHunk, built = filepath.Join(dir, "hunk"), filepath.Join(dir, "hostile")
+		for _, b := range [][]string{{"-o", builtHunk, "."}, {"-o", built, "./testdata/hostile"}} {
+			c := exec.Command("go", append([]string{"build"}, b...)...)
+			c.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := c.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %v: %v\n%s", b, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	if b := os.Getenv("HUNK_E2E_BINARY"); b != "" {
+		return b // another build of hunk (an older one, to see a test fail)
+	}
+	return builtHunk
+}
+
+func buildHostile(t *testing.T) string {
+	buildHunk(t)
+	return built
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, mode)
+}
+
+// openPty returns a new pseudo-terminal's master and slave.
+func openPty(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("SKIPPED: no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(s.Name(), 0o666)
+	return m, s
+}

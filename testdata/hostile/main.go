@@ -1,0 +1,250 @@
+// Command hostile is the attacker the sandbox tests run inside hunk exec: it
+// tries one escape or leak per line and prints "ESCAPED: what" for each that
+// worked and "blocked: what (why)" for each that did not. It always exits 0;
+// the test reads the lines.
+//
+//	hostile [-key DESC] [-victim PID] ATTACK...
+//
+// Attacks: ptrace, signal, getfd, environ, vmread (at the parent — hunk
+// under the landlock and none drivers — and at -victim, a process outside
+// the sandbox), mknod, tiocsti, host, prlimit (at -victim), keyring (the key
+// -key in the user keyring), fds (descriptors above 2), caps.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+var inherited []int // descriptors above 2 open at start
+
+func init() {
+	for fd := 3; fd < 256; fd++ {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil {
+			continue
+		}
+		// The Go runtime's own: it keeps the cgroup CPU limit files open.
+		if l, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)); strings.HasPrefix(l, "/sys/fs/cgroup/") {
+			continue
+		}
+		inherited = append(inherited, fd)
+	}
+}
+
+func main() {
+	victim := flag.Int("victim", 0, "pid of a process outside the sandbox")
+	key := flag.String("key", "", "description of a key in the user keyring")
+	flag.Parse()
+	targets := map[string]int{}
+	if ppid := os.Getppid(); ppid > 1 { // not the sandbox's own init
+		targets["parent"] = ppid
+	}
+	if *victim > 0 {
+		targets["victim"] = *victim
+	}
+	for _, a := range flag.Args() {
+		switch a {
+		case "ptrace":
+			forTasks(targets, "ptrace", func(pid, tid int) error {
+				if err := unix.PtraceSeize(tid); err != nil {
+					return err
+				}
+				_ = unix.PtraceDetach(tid)
+				return nil
+			})
+		case "signal":
+			forTasks(targets, "signal", func(pid, tid int) error {
+				if err := unix.Kill(tid, 0); err == nil {
+					return nil
+				}
+				if err := unix.Tgkill(pid, tid, 0); err == nil {
+					return nil
+				}
+				fd, err := unix.PidfdOpen(pid, 0)
+				if err != nil {
+					return err
+				}
+				defer unix.Close(fd)
+				return unix.PidfdSendSignal(fd, 0, nil, 0)
+			})
+			report("kill(-1, 0)", unix.Kill(-1, 0))
+		case "getfd":
+			for name, pid := range targets {
+				fd, err := unix.PidfdOpen(pid, 0)
+				if err != nil {
+					report("pidfd_getfd on "+name+": pidfd_open", err)
+					continue
+				}
+				var last error
+				got := -1
+				for n := 0; n < 32 && got < 0; n++ {
+					if g, err := unix.PidfdGetfd(fd, n, 0); err == nil {
+						got = g
+					} else {
+						last = err
+					}
+				}
+				unix.Close(fd)
+				if got >= 0 {
+					last = nil
+				}
+				report("pidfd_getfd on "+name, last)
+			}
+		case "environ":
+			forTasks(targets, "read environ", func(pid, tid int) error {
+				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/environ", pid, tid))
+				if err != nil {
+					return err
+				}
+				if len(b) == 0 {
+					return fmt.Errorf("empty")
+				}
+				return nil
+			})
+		case "vmread":
+			for name, pid := range targets {
+				var buf [8]byte
+				local := []unix.Iovec{{Base: &buf[0], Len: 8}}
+				remote := []unix.RemoteIovec{{Base: 0x400000, Len: 8}}
+				_, err := unix.ProcessVMReadv(pid, local, remote, 0)
+				if err == unix.EFAULT {
+					err = nil // the permission was granted; only the address was wrong
+				}
+				report("process_vm_readv on "+name, err)
+			}
+		case "mknod":
+			p := filepath.Join(".", "hostile-blockdev")
+			err := unix.Mknod(p, unix.S_IFBLK|0o600, int(unix.Mkdev(7, 0)))
+			report("mknod of a block device", err)
+			os.Remove(p)
+		case "tiocsti":
+			for fd := 0; fd < 3; fd++ {
+				report("TIOCSTI on fd "+strconv.Itoa(fd), tiocsti(fd))
+			}
+			if fd, err := unix.Open("/dev/tty", unix.O_RDWR, 0); err != nil {
+				report("open /dev/tty", err)
+			} else {
+				report("TIOCSTI on /dev/tty", tiocsti(fd))
+			}
+		case "host":
+			name, _ := os.Hostname()
+			report("sethostname", unix.Sethostname([]byte(name)))
+			var ts unix.Timespec
+			_ = unix.ClockGettime(unix.CLOCK_REALTIME, &ts)
+			report("clock_settime", unix.ClockSettime(unix.CLOCK_REALTIME, &ts))
+		case "prlimit":
+			pid, ok := targets["victim"]
+			if !ok {
+				continue
+			}
+			var lim unix.Rlimit
+			err := unix.Prlimit(pid, unix.RLIMIT_CORE, nil, &lim)
+			if err == nil {
+				err = unix.Prlimit(pid, unix.RLIMIT_CORE, &lim, nil)
+			}
+			report("prlimit on victim", err)
+			prio, err := unix.Getpriority(unix.PRIO_PROCESS, pid)
+			if err == nil {
+				err = unix.Setpriority(unix.PRIO_PROCESS, pid, 20-prio)
+			}
+			report("setpriority on victim", err)
+		case "keyring":
+			id, err := unix.KeyctlSearch(unix.KEY_SPEC_USER_KEYRING, "user", *key, 0)
+			if err == nil {
+				_, err = unix.KeyctlBuffer(unix.KEYCTL_READ, id, make([]byte, 64), 0)
+			}
+			report("reading a key of the user keyring", err)
+		case "fds":
+			if len(inherited) > 0 {
+				var s []string
+				for _, fd := range inherited {
+					l, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+					s = append(s, fmt.Sprintf("%d->%s", fd, l))
+				}
+				fmt.Printf("ESCAPED: inherited descriptors %s\n", strings.Join(s, " "))
+			} else {
+				fmt.Println("blocked: inherited descriptors (none above 2)")
+			}
+		case "caps":
+			b, _ := os.ReadFile("/proc/self/status")
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "CapEff:") {
+					v, _ := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(l, "CapEff:")), 16, 64)
+					const dangerous = 1<<unix.CAP_SYS_ADMIN | 1<<unix.CAP_MKNOD | 1<<unix.CAP_SYS_PTRACE | 1<<unix.CAP_SYS_TIME | 1<<unix.CAP_SYS_MODULE | 1<<unix.CAP_DAC_READ_SEARCH | 1<<unix.CAP_SYS_RAWIO
+					if v&dangerous != 0 {
+						fmt.Printf("ESCAPED: effective capabilities %x include %x\n", v, v&dangerous)
+					} else {
+						fmt.Printf("blocked: dangerous capabilities (effective %x)\n", v)
+					}
+				}
+			}
+		case "addkey": // not an attack: the test's set-up, outside the sandbox
+			if _, err := unix.AddKey("user", *key, []byte("hunk-key-secret"), unix.KEY_SPEC_USER_KEYRING); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		case "sleep":
+			time.Sleep(time.Hour)
+		default:
+			fmt.Printf("unknown attack %q\n", a)
+			os.Exit(2)
+		}
+	}
+}
+
+func tiocsti(fd int) error {
+	c := byte('#')
+	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// forTasks tries f on every thread of every target: the attack worked if it
+// worked on one of them.
+func forTasks(targets map[string]int, what string, f func(pid, tid int) error) {
+	for name, pid := range targets {
+		tids := []int{pid}
+		if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid)); err == nil {
+			tids = tids[:0]
+			for _, e := range ents {
+				if n, err := strconv.Atoi(e.Name()); err == nil {
+					tids = append(tids, n)
+				}
+			}
+		}
+		var last error
+		worked := ""
+		for _, tid := range tids {
+			if err := f(pid, tid); err == nil {
+				worked = strconv.Itoa(tid)
+				break
+			} else {
+				last = err
+			}
+		}
+		if worked != "" {
+			fmt.Printf("ESCAPED: %s %s (pid %d, thread %s)\n", what, name, pid, worked)
+		} else {
+			fmt.Printf("blocked: %s %s (%v)\n", what, name, last)
+		}
+	}
+}
+
+func report(what string, err error) {
+	if err == nil {
+		fmt.Printf("ESCAPED: %s\n", what)
+	} else {
+		fmt.Printf("blocked: %s (%v)\n", what, err)
+	}
+}
