@@ -25,6 +25,8 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 				m1, m2 := marker(1, i), marker(2, i)
 				cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", driver,
 					"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
@@ -44,6 +46,13 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 				}
 				waitExit(t, cmd, sig.String())
 				noProcs(t, m1, m2)
+				// As a shell reports it: 128+N, and a message (Ctrl-C: 130).
+				if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
+					t.Errorf("%v: hunk exited %d, want %d", sig, got, want)
+				}
+				if want := []string{"SIGINT", "SIGTERM", "SIGHUP"}[i]; !strings.Contains(stderr.String(), "hunk: error: Interrupted ("+want+")") {
+					t.Errorf("%v: stderr %q, want the interruption said", sig, stderr.String())
+				}
 			}
 			// Interrupts at every moment of start-up: whatever had started
 			// is gone when hunk has exited.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -195,7 +196,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		return f
 	}
 	dur := func(k string) time.Duration {
-		d, err := cast.ToDurationE(v.Get(k))
+		d, err := parseDuration(v.Get(k))
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", k, err))
 		}
@@ -292,4 +293,43 @@ func mustFlag(cmd *cobra.Command, name string) string {
 		panic(fmt.Sprintf("no flag %q", name))
 	}
 	return f.Value.String()
+}
+
+// parseDuration reads a duration as timeout(1) and Go do: a bare number is
+// seconds ("30", 1.5), anything else a Go duration ("2m", "1h30m").
+func parseDuration(x any) (time.Duration, error) {
+	switch v := x.(type) {
+	case time.Duration:
+		return v, nil
+	case string:
+		s := strings.TrimSpace(v)
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return time.Duration(f * float64(time.Second)), nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (30, 30s, 10m, 1h30m)", s)
+		}
+		return d, nil
+	}
+	f, err := cast.ToFloat64E(x)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// durationFlag is a flag holding a duration as parseDuration reads it.
+type durationFlag struct{ text string }
+
+func newDurationFlag(d time.Duration) *durationFlag { return &durationFlag{d.String()} }
+
+func (f *durationFlag) String() string { return f.text }
+func (f *durationFlag) Type() string   { return "duration" }
+func (f *durationFlag) Set(s string) error {
+	if _, err := parseDuration(s); err != nil {
+		return err
+	}
+	f.text = s
+	return nil
 }

@@ -123,7 +123,7 @@ killed for memory.`,
 	f.StringArrayVar(&o.Env, "env", nil, "set `K=V` in the command's environment (repeatable)")
 	f.BoolVar(&o.Network, "network", false, "allow network access")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
-	f.Duration("timeout", 120*time.Second, "kill the whole process tree after this long (exit 124); 0 for none")
+	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
 	f.Int("pids", 0, "maximum number of processes and threads")
 	f.Float64("cpus", 0, "CPU quota in cores, e.g. 1.5")
@@ -133,7 +133,7 @@ killed for memory.`,
 	f.String("image", "", "container image (docker driver)")
 	f.BoolVar(&o.Pull, "pull", false, "pull the image when the engine lacks it (docker driver; never without this flag)")
 	f.Bool("keep-warm", false, "keep the container for the next run (docker driver)")
-	f.Duration("idle", 10*time.Minute, "stop a warm container after this long unused (docker driver; --gc removes it)")
+	f.Var(newDurationFlag(10*time.Minute), "idle", "stop a warm container after this long unused (docker driver; --gc removes it)")
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
@@ -248,7 +248,11 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	if err != nil {
 		return sandboxError(err)
 	}
-	return reportExec(app, o, r)
+	var in *early.Interrupted
+	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
+		r.ExitCode = in.ExitCode()
+	}
+	return reportExec(app, o, r, in)
 }
 
 // sandboxError maps the sandbox's errors to the contract's codes.
@@ -284,16 +288,22 @@ func silentExit(code int) error {
 	return &result.Error{Exit: code}
 }
 
-// seconds formats d as the contract's "N seconds".
+// seconds formats d as the contract's "N seconds" ("1 second").
 func seconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+	n := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+	if n == "1" {
+		return n + " second"
+	}
+	return n + " seconds"
 }
 
-func reportExec(app *App, o *execOptions, r sandbox.Result) error {
+func reportExec(app *App, o *execOptions, r sandbox.Result, in *early.Interrupted) error {
 	var note string
 	switch {
 	case r.TimedOut:
-		note = fmt.Sprintf("Command timed out after %s seconds", seconds(o.Timeout))
+		note = fmt.Sprintf("Command timed out after %s", seconds(o.Timeout))
+	case r.Interrupted && in != nil:
+		note = fmt.Sprintf("Interrupted (%s): the command and every process it started were stopped", in.Name())
 	case r.OOMKilled && r.ExitCode == 137:
 		note = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", o.Memory)
 	case r.OOMKilled:
@@ -333,8 +343,11 @@ func reportExec(app *App, o *execOptions, r sandbox.Result) error {
 	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
 	doc := result.Success(b.String(), details)
-	if r.TimedOut {
+	switch {
+	case r.TimedOut:
 		doc.IsError, doc.Error, doc.Code = true, note, result.Timeout
+	case r.Interrupted:
+		doc.IsError, doc.Error, doc.Code = true, note, result.Interrupted
 	}
 	if err := doc.Encode(app.Stdout); err != nil {
 		return err

@@ -40,7 +40,8 @@ func Subcommand(args []string) string {
 	return ""
 }
 
-// interrupt is a context canceled on SIGINT, SIGTERM or SIGHUP; ready is
+// interrupt is a context canceled on SIGINT, SIGTERM or SIGHUP (its cause an
+// *Interrupted); ready is
 // closed once the handlers are in place. They stay until hunk exits.
 type interrupt struct {
 	ctx   context.Context
@@ -56,16 +57,39 @@ func init() {
 }
 
 func start() *interrupt {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &interrupt{ctx: ctx, ready: make(chan struct{})}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		close(in.ready)
-		<-sig
-		cancel()
+		cancel(&Interrupted{Signal: (<-sig).(syscall.Signal)})
 	}()
 	return in
+}
+
+// Interrupted is the cause of the interrupt context's cancellation: the
+// signal hunk received.
+type Interrupted struct{ Signal syscall.Signal }
+
+func (e *Interrupted) Error() string { return "interrupted by " + e.Name() }
+
+// Name is the signal's name, SIGINT.
+func (e *Interrupted) Name() string { return signalName(e.Signal) }
+
+// ExitCode is the shell's code for a command ended by the signal: 128+N.
+func (e *Interrupted) ExitCode() int { return 128 + int(e.Signal) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return s.String()
 }
 
 // Interrupt returns the context an interrupt cancels and a channel closed

@@ -34,6 +34,9 @@ const (
 	SandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
 	LimitUnenforceable Code = "LIMIT_UNENFORCEABLE"
 	IOError            Code = "IO_ERROR"
+	// Interrupted: hunk exec was interrupted (SIGINT, SIGTERM, SIGHUP) and
+	// stopped the command; an addition to the contract's list.
+	Interrupted Code = "INTERRUPTED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

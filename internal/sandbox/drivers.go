@@ -130,6 +130,14 @@ type Tester interface {
 // With "auto", a driver whose sandbox fails to start (UnavailableError:
 // nothing of the command ran) gives way to the next one.
 func Run(ctx context.Context, name string, spec Spec) (Result, error) {
+	r, err := run(ctx, name, spec)
+	if err == nil && ctx.Err() != nil && !r.TimedOut {
+		r.Interrupted = true
+	}
+	return r, err
+}
+
+func run(ctx context.Context, name string, spec Spec) (Result, error) {
 	if name != "" && name != "auto" {
 		d, err := Select(ctx, name)
 		if err != nil {

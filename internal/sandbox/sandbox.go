@@ -45,6 +45,9 @@ type Result struct {
 	ExitCode  int
 	TimedOut  bool
 	OOMKilled bool // killed by the memory limit
+	// Interrupted: ctx was canceled (hunk interrupted) and the command's
+	// whole tree was stopped before it finished.
+	Interrupted bool
 	Truncated bool // captured output was cut (head and tail kept)
 	Duration  time.Duration
 	Stdout    []byte // captured, capped
