@@ -48,10 +48,10 @@ type Result struct {
 	// Interrupted: ctx was canceled (hunk interrupted) and the command's
 	// whole tree was stopped before it finished.
 	Interrupted bool
-	Truncated bool // captured output was cut (head and tail kept)
-	Duration  time.Duration
-	Stdout    []byte // captured, capped
-	Stderr    []byte
+	Truncated   bool // captured output was cut (head and tail kept)
+	Duration    time.Duration
+	Stdout      []byte // captured, capped
+	Stderr      []byte
 }
 
 // Caps is what a driver can do on this machine.
