@@ -367,6 +367,9 @@ func listDrivers(ctx context.Context, app *App) error {
 		Memory     bool   `json:"memory"`
 		Pids       bool   `json:"pids"`
 		CPUs       bool   `json:"cpus"`
+		// Against a hostile command (sandbox.Guard* names).
+		Guards      []string `json:"guards"`
+		NotEnforced []string `json:"notEnforced"`
 	}
 	var rows []row
 	auto := ""
@@ -385,7 +388,7 @@ func listDrivers(ctx context.Context, app *App) error {
 				}
 			}
 		}
-		rows = append(rows, row{n, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs})
+		rows = append(rows, row{n, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs, c.Guards, c.Gaps})
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -410,10 +413,43 @@ func listDrivers(ctx context.Context, app *App) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, works, strings.Join(enf, ","), r.Note)
 	}
 	tw.Flush()
+	b.WriteString("\nAgainst a hostile command:\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		if r.Available {
+			fmt.Fprintf(tw, "  %s\tguards: %s\tnot enforced: %s\n", r.Name, orDash(r.Guards), orDash(r.NotEnforced))
+		}
+	}
+	tw.Flush()
+	b.WriteString("\nWhat each guard means:\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, g := range guardLegend {
+		fmt.Fprintf(tw, "  %s\t%s\n", g[0], g[1])
+	}
+	tw.Flush()
+	b.WriteString("\n")
 	if auto != "" {
 		fmt.Fprintf(&b, "auto: %s\n", auto)
 	} else {
 		fmt.Fprintf(&b, "auto: none works here (install bubblewrap, or use a kernel with Landlock)\n")
 	}
 	return app.Emit(b.String(), b.String(), map[string]any{"drivers": rows, "auto": auto})
+}
+
+// guardLegend says what each of sandbox's Guard names stands for.
+var guardLegend = [][2]string{
+	{sandbox.GuardProcesses, "cannot trace, signal or read hunk or any process outside its own tree"},
+	{sandbox.GuardSockets, "cannot connect to the host's unix sockets (the Docker socket, ssh and gpg agents)"},
+	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
+	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},
+	{sandbox.GuardTerminal, "cannot type into the caller's terminal (TIOCSTI)"},
+	{sandbox.GuardDescriptors, "inherits no descriptor of hunk's caller but stdin, stdout and stderr"},
+	{sandbox.GuardCleanup, "nothing it started survives hunk, even hunk killed with SIGKILL"},
+}
+
+func orDash(s []string) string {
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
 }

@@ -75,8 +75,16 @@ func (d *Docker) Probe(ctx context.Context) Caps {
 	if err != nil {
 		return Caps{Reason: err.Error()}
 	}
-	return Caps{Available: true, Reason: "Docker engine at " + e.host,
+	c := Caps{Available: true, Reason: "Docker engine at " + e.host,
 		Filesystem: true, Network: true, Timeout: true, Memory: true, Pids: true, CPUs: true}
+	// A container: its own namespaces, no capabilities, the engine's
+	// default seccomp profile (which refuses the keyrings). A container
+	// outlives a hunk killed with SIGKILL until hunk exec --gc.
+	c.guards(map[string]bool{
+		GuardProcesses: true, GuardSockets: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardTerminal: true, GuardDescriptors: true,
+	})
+	return c
 }
 
 // containerConfig is the body of POST /containers/create: the fields hunk

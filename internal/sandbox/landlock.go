@@ -44,6 +44,17 @@ func (landlockDriver) probe(limits bool) Caps {
 	if !landlockConfinesUnix(abi) {
 		c.Reason += "; unix sockets refused (Landlock confines them from ABI 9)"
 	}
+	// Signals and abstract sockets are scoped to the command's own tree
+	// from ABI 6; before, only hunk itself is shielded (by seccomp), and
+	// another process of the same user can be signalled. No pid
+	// namespace: a setsid'd process survives a SIGKILL of hunk.
+	c.guards(map[string]bool{
+		GuardProcesses: abi >= 6, GuardSockets: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardTerminal: true, GuardDescriptors: true,
+	})
+	if abi < 6 {
+		c.Reason += "; signals to other processes of the same user not scoped (Landlock scopes them from ABI 6, Linux 6.12)"
+	}
 	return c
 }
 
@@ -104,6 +115,7 @@ func (d noneDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
 
 func (noneDriver) probe(limits bool) Caps {
 	c := Caps{Available: true, Timeout: true, Reason: "no isolation: the command can read and write anything hunk can, and reach the network"}
+	c.guards(map[string]bool{GuardDescriptors: true})
 	if limits {
 		c.Memory, c.Pids, c.CPUs = cgroupCaps()
 	}

@@ -65,6 +65,35 @@ type Caps struct {
 	Memory     bool
 	Pids       bool
 	CPUs       bool
+
+	// Against a hostile command: what the driver guarantees here (Guards)
+	// and what it does not (Gaps), each from the Guard list; --drivers
+	// prints both.
+	Guards []string
+	Gaps   []string
+}
+
+// What a driver may guard against a hostile command, as --drivers names it.
+const (
+	GuardProcesses   = "processes"    // cannot trace, signal or read hunk or any process outside its tree
+	GuardSockets     = "unix-sockets" // cannot connect to the host's pathname unix sockets (Docker, agents)
+	GuardPrivileges  = "privileges"   // no capability beyond owning workspace files; no device nodes, mounts, clock, hostname
+	GuardKeyring     = "keyring"      // cannot read the kernel keyrings
+	GuardTerminal    = "terminal"     // cannot push input into the caller's terminal
+	GuardDescriptors = "descriptors"  // gets no descriptor of hunk's caller but stdin, stdout, stderr
+	GuardCleanup     = "cleanup"      // nothing it started survives hunk, even hunk killed with SIGKILL
+)
+
+// guards splits the Guard names into those on and those off.
+func (c *Caps) guards(on map[string]bool) {
+	c.Guards, c.Gaps = nil, nil
+	for _, g := range []string{GuardProcesses, GuardSockets, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+		if on[g] {
+			c.Guards = append(c.Guards, g)
+		} else {
+			c.Gaps = append(c.Gaps, g)
+		}
+	}
 }
 
 // Driver is one isolation mechanism.
