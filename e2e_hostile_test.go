@@ -229,3 +229,111 @@ func openPty(t *testing.T) (*os.File, *os.File) {
 	os.Chmod(s.Name(), 0o666)
 	return m, s
 }
+
+// TestExecKilledHunkLeavesNothing: hunk itself killed with SIGKILL mid-run.
+// Under bwrap the pid namespace dies with it, at once. Under landlock the
+// command dies with hunk (its parent-death signal) and what it started in a
+// new session is killed, with the run's cgroup and private temporary
+// directory removed, by the next run.
+func TestExecKilledHunkLeavesNothing(t *testing.T) {
+	bin := buildHunk(t)
+	for i, driver := range []string{"landlock", "bwrap"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			if driver == "landlock" && os.Geteuid() != 0 {
+				t.Skip("SKIPPED: the landlock driver's clean-up after a killed hunk needs cgroups (root)")
+			}
+			ws := t.TempDir()
+			m1, m2 := marker(5, i), marker(6, i)
+			cmd := exec.Command(bin, "-C", ws, "exec", "--driver", driver,
+				"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("the command never started")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			killed := cmd.Process.Pid
+			cmd.Process.Kill()
+			cmd.Wait()
+			if driver == "landlock" {
+				if out, err := exec.Command(bin, "-C", ws, "exec", "--driver", driver, "--", "true").CombinedOutput(); err != nil {
+					t.Fatalf("the next run: %v: %s", err, out)
+				}
+				left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()), fmt.Sprintf("%d-*", killed)))
+				if len(left) > 0 {
+					t.Errorf("the killed run's private temporary directory is still there: %v", left)
+				}
+			}
+			noProcs(t, m1, m2)
+		})
+	}
+}
+
+// TestExecForkBombUnderProcessLimit: a fork bomb run by a user whose process
+// limit (RLIMIT_NPROC) hunk shares. hunk must keep supervising — no crash
+// for want of a thread —, stop the run at its timeout (124) and leave no
+// process behind.
+func TestExecForkBombUnderProcessLimit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("SKIPPED: needs root to run as another user (root is exempt from RLIMIT_NPROC)")
+	}
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("SKIPPED: needs prlimit (util-linux)")
+	}
+	bin := buildHunk(t)
+	for i, driver := range []string{"landlock", "bwrap"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			top, err := os.MkdirTemp("", "hunk-bomb-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(top) })
+			os.Chmod(top, 0o777)
+			script := "bomb-" + marker(7, i) + ".sh"
+			if err := os.WriteFile(filepath.Join(top, script), []byte("b() { b | b & }\nb\nsleep 60\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("prlimit", "--nproc=300:300", bin, "-C", top, "exec", "--driver", driver,
+				"--timeout", "5", "--max-output", "4K", "--", "sh", "./"+script)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + top}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("hunk did not finish")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 124 {
+				t.Errorf("hunk exited %d, want 124 (timed out); stderr %q", code, tail(stderr.String(), 600))
+			}
+			if !strings.Contains(stderr.String(), "Command timed out after 5 seconds") {
+				t.Errorf("no timeout message; stderr %q", tail(stderr.String(), 600))
+			}
+			noProcs(t, "./"+script)
+		})
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

@@ -125,7 +125,7 @@ killed for memory.`,
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
-	f.Int("pids", 0, "maximum number of processes and threads")
+	f.Int("pids", 0, "maximum number of processes and threads (default 4096 where the driver can enforce it)")
 	f.Float64("cpus", 0, "CPU quota in cores, e.g. 1.5")
 	f.String("max-output", "1MiB", "bytes kept of each of stdout and stderr (head and tail); 0 for all")
 	f.String("driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none")

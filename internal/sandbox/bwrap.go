@@ -175,7 +175,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: caps.Reason, Hint: "apt-get install bubblewrap, or --driver landlock"}
 	}
-	if err := checkLimits("bwrap", spec, caps); err != nil {
+	if err := applyLimits("bwrap", &spec, caps); err != nil {
 		return Result{}, err
 	}
 	bwrap, _ := bwrapPath()

@@ -160,6 +160,9 @@ func newCgroup(spec Spec) (*cgroup, error) {
 			return nil, limitError(c, "no writable cgroup hierarchy with the "+c+" controller (hunk must run as root, or with a delegated cgroup v2 subtree)")
 		}
 	}
+	for _, c := range want {
+		sweepStale(places[c].parent)
+	}
 	name := fmt.Sprintf("hunk-exec-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	cg := &cgroup{v2: map[string]bool{}, v2fd: -1}
 	byDir := map[string][]string{} // created dir -> controllers in it
@@ -417,4 +420,40 @@ func (cg *cgroup) destroy() {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+}
+
+// sweepStale kills what is left in the cgroups of hunk processes that died
+// without cleaning up (killed with SIGKILL: the command itself dies with
+// hunk, by its parent-death signal, but what it started in a new session
+// does not) and removes them. Every run does it in the hierarchies it uses.
+func sweepStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if owner, ok := ownerPid(e.Name(), "hunk-exec-"); ok && !alive(owner) {
+			(&cgroup{dirs: []string{filepath.Join(parent, e.Name())}}).destroy()
+		}
+	}
+}
+
+// ownerPid reads the pid in a name made as prefix + "<pid>-…".
+func ownerPid(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return 0, false
+	}
+	pid, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
+}
+
+// alive reports whether a process pid exists (hunk's own pid is alive).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }

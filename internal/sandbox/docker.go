@@ -148,7 +148,12 @@ func containerFor(spec Spec) containerConfig {
 	if spec.Memory > 0 {
 		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
 	}
-	h.PidsLimit = int64(spec.Pids)
+	switch {
+	case spec.Pids > 0:
+		h.PidsLimit = int64(spec.Pids)
+	case spec.Pids == 0:
+		h.PidsLimit = DefaultPids
+	}
 	h.NanoCPUs = int64(spec.CPUs * 1e9)
 	h.LogConfig.Type = "none"
 	return c

@@ -100,11 +100,25 @@ func available(ctx context.Context, d Driver) bool {
 }
 
 // limited reports whether s asks for a limit that needs cgroups.
-func (s Spec) limited() bool { return s.Memory > 0 || s.Pids > 0 || s.CPUs > 0 }
+// (Every run is, now that an unset --pids means DefaultPids.)
+func (s Spec) limited() bool { return s.Memory > 0 || s.Pids >= 0 || s.CPUs > 0 }
 
-// checkLimits refuses a spec asking for a limit caps says the driver cannot
-// enforce.
-func checkLimits(name string, spec Spec, c Caps) error {
+// DefaultPids bounds the processes and threads of a run that asks for no
+// --pids, where the driver can enforce it: far above what builds use (a
+// parallel make, go test ./..., a JVM), low enough that a fork bomb stops
+// there instead of at the user's own process limit, which hunk shares.
+const DefaultPids = 4096
+
+// applyLimits fills in the default process limit where the driver can
+// enforce it, and refuses a spec asking for a limit caps says the driver
+// cannot enforce.
+func applyLimits(name string, spec *Spec, c Caps) error {
+	if spec.Pids == 0 && c.Pids {
+		spec.Pids = DefaultPids
+	}
+	if spec.Pids < 0 {
+		spec.Pids = 0
+	}
 	switch {
 	case spec.Memory > 0 && !c.Memory:
 		return &LimitError{Limit: "--memory", Reason: "the " + name + " driver cannot limit memory here (cgroups need root or a delegated cgroup v2 subtree)"}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 func init() {
@@ -69,10 +71,10 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "landlock", Reason: caps.Reason, Hint: "install bubblewrap for the bwrap driver, or --driver none to run without isolation"}
 	}
-	if err := checkLimits("landlock", spec, caps); err != nil {
+	if err := applyLimits("landlock", &spec, caps); err != nil {
 		return Result{}, err
 	}
-	tmp, err := os.MkdirTemp("", "hunk-exec-")
+	tmp, err := privateTmp()
 	if err != nil {
 		return Result{}, err
 	}
@@ -123,7 +125,7 @@ func (noneDriver) probe(limits bool) Caps {
 }
 
 func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	if err := checkLimits("none", spec, d.probe(spec.limited())); err != nil {
+	if err := applyLimits("none", &spec, d.probe(spec.limited())); err != nil {
 		return Result{}, err
 	}
 	return runDirect(ctx, "none", spec, spec.Env, confinement{})
@@ -169,4 +171,31 @@ func notStarted(driver string, spec Spec, code int, msg string) Result {
 	r := Result{Driver: driver, ExitCode: code}
 	st.Fill(&r)
 	return r
+}
+
+// privateTmp makes the run's private temporary directory, the command's
+// TMPDIR: $TMPDIR/hunk-exec-UID/PID-RANDOM, in a directory only the user
+// can enter. The directories of hunk processes that died without removing
+// theirs (killed with SIGKILL) go first.
+func privateTmp() (string, error) {
+	base := filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()))
+	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	// Someone else's, or a link planted to redirect it: not ours to use.
+	var st syscall.Stat_t
+	if err := syscall.Lstat(base, &st); err != nil {
+		return "", err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a private directory of this user; remove it", base)
+	}
+	if ents, err := os.ReadDir(base); err == nil {
+		for _, e := range ents {
+			if owner, ok := ownerPid(e.Name(), ""); ok && !alive(owner) {
+				_ = os.RemoveAll(filepath.Join(base, e.Name()))
+			}
+		}
+	}
+	return os.MkdirTemp(base, fmt.Sprintf("%d-", os.Getpid()))
 }

@@ -68,6 +68,7 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 		out Outcome
 		err error
 	}
+	reserveThreads(4)
 	done := make(chan result, 1)
 	go func() {
 		// Never unlocked: the goroutine exits locked and takes the thread
@@ -79,6 +80,33 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 	}()
 	r := <-done
 	return r.out, r.err
+}
+
+var reserveOnce sync.Once
+
+// reserveThreads makes the Go runtime hold n idle OS threads before the
+// command starts. A command that exhausts the user's process limit (a fork
+// bomb under RLIMIT_NPROC, which hunk shares with it) would otherwise make
+// the runtime's next thread creation fail, and hunk die of it mid-run; with
+// threads in reserve, hunk goes on supervising, kills the tree and reports.
+// Each goroutine holds a thread of its own until all have one, then lets
+// it go back to the runtime's idle list.
+func reserveThreads(n int) {
+	reserveOnce.Do(func() {
+		var held, release sync.WaitGroup
+		held.Add(n)
+		release.Add(1)
+		for range n {
+			go func() {
+				runtime.LockOSThread()
+				held.Done()
+				release.Wait()
+				runtime.UnlockOSThread()
+			}()
+		}
+		held.Wait()
+		release.Done()
+	})
 }
 
 // stream is one descriptor the supervisor reads until EOF.

@@ -19,7 +19,7 @@ type Spec struct {
 	ReadOnly  bool     // the workspace is read-only too
 	Timeout   time.Duration
 	Memory    int64   // bytes; 0 = no limit
-	Pids      int     // max processes; 0 = no limit
+	Pids      int     // max processes; 0 = DefaultPids where enforceable; -1 = no limit
 	CPUs      float64 // CPU quota in cores; 0 = no limit
 	MaxOutput int64   // bytes kept of each stream (head and tail); 0 = unlimited
 
