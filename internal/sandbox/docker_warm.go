@@ -45,6 +45,24 @@ while [ "$left" -gt 0 ]; do
 done
 `
 
+// runScript wraps every command exec'd in a warm container: it runs the
+// command ("$@" after the run's id) as its child and, once it has ended,
+// kills every process that still carries the run's HUNK_RUN_ID — what the
+// command left running in the background, setsid'd or daemonized
+// included — so that the next command starts in a clean process state.
+// (A process that clears its environment escapes the tag; the keeper kills
+// it as an orphan once no command runs.)
+const runScript = `id=$1; shift
+"$@"; c=$?
+for pass in 1 2; do
+  for f in $(grep -lszxF "HUNK_RUN_ID=$id" /proc/[0-9]*/environ); do
+    p=${f#/proc/}; p=${p%/environ}
+    [ "$p" = $$ ] || kill -9 "$p" 2>/dev/null
+  done
+done
+exit $c
+`
+
 // warmName is the name of the warm container for spec: one per workspace
 // and configuration (image and its id, network, read-only, limits, user,
 // idle period) — an image rebuilt under the same tag gets a new container.
@@ -186,6 +204,7 @@ var errNotStarted = errors.New("the command did not start: its container went aw
 // runWarmOnce runs spec once in the warm container; engineMsg is the
 // engine's own message when it could not start the command.
 func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (st runState, engineMsg string, err error) {
+	runID := randomName("")
 	execCfg := struct {
 		AttachStdin, AttachStdout, AttachStderr, Tty bool
 		Cmd                                          []string
@@ -194,7 +213,9 @@ func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, 
 		User                                         string
 	}{
 		AttachStdin: spec.Stdin != nil, AttachStdout: true, AttachStderr: true,
-		Cmd: spec.Argv, Env: dockerEnv(spec.Env), WorkingDir: spec.Workdir,
+		Cmd:        append([]string{"/bin/sh", "-c", runScript, "hunk-run", runID}, spec.Argv...),
+		Env:        append(dockerEnv(spec.Env), "HUNK_RUN_ID="+runID),
+		WorkingDir: spec.Workdir,
 	}
 	var id, execID string
 	deadline := time.Now().Add(15 * time.Second)
