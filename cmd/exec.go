@@ -28,6 +28,8 @@ type execOptions struct {
 	Env         []string
 	Network     bool
 	ReadOnly    bool
+	RW, RO      []string // --rw, --ro host paths
+	Hide        []string // --hide host paths, beside sandbox.DefaultHidden
 	Timeout     time.Duration
 	Memory      int64
 	Pids        int
@@ -123,6 +125,9 @@ killed for memory.`,
 	f.StringArrayVar(&o.Env, "env", nil, "set `K=V` in the command's environment (repeatable)")
 	f.BoolVar(&o.Network, "network", false, "allow network access")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
+	f.StringArrayVar(&o.RW, "rw", nil, "let the command write host `PATH` too (repeatable)")
+	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")
+	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
 	f.Int("pids", 0, "maximum number of processes and threads (default 4096 where the driver can enforce it)")
@@ -219,7 +224,30 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		}
 		workdir = real
 	}
+	home := os.Getenv("HOME")
+	var binds [2][]string
+	for i, list := range [][]string{o.RW, o.RO} {
+		for _, p := range list {
+			real, err := sandbox.HostPath(p, home, true)
+			if err != nil {
+				return result.Errorf(result.InvalidArgument, "--%s %s: %v", []string{"rw", "ro"}[i], p, err).
+					WithHint("give an existing path, absolute or ~/…")
+			}
+			binds[i] = append(binds[i], real)
+		}
+	}
+	hide := sandbox.DefaultHidden(home)
+	for _, p := range o.Hide {
+		real, err := sandbox.HostPath(p, home, false)
+		if err != nil {
+			return result.Errorf(result.InvalidArgument, "--hide %s: %v", p, err)
+		}
+		hide = append(hide, real)
+	}
 	spec := sandbox.Spec{
+		RW:        binds[0],
+		RO:        binds[1],
+		Hide:      hide,
 		Argv:      o.Argv,
 		Workspace: ws.Dir(),
 		Workdir:   workdir,

@@ -137,10 +137,30 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--tmpfs", h)
 		}
 	}
+	// Hidden paths: an empty directory or file over each (what exists).
+	for _, h := range spec.Hide {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", real)
+		} else if err == nil {
+			a = append(a, "--ro-bind", "/dev/null", real)
+		}
+	}
+	for _, p := range spec.RO {
+		a = append(a, "--ro-bind", p, p)
+	}
+	for _, p := range spec.RW {
+		a = append(a, "--bind", p, p)
+	}
 	// Pathname unix sockets are reached through the filesystem, whatever
 	// the network namespace: every socket of the host outside the places
 	// replaced above and the workspace is covered by an empty file.
-	for _, sock := range hostSockets(append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)) {
+	keep := append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)
+	keep = append(append(keep, spec.RW...), spec.RO...) // asked for by name
+	for _, sock := range hostSockets(keep) {
 		a = append(a, "--ro-bind", "/dev/null", sock)
 	}
 	if isRoot() {

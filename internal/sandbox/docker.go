@@ -145,6 +145,12 @@ func containerFor(spec Spec) containerConfig {
 	h.SecurityOpt = []string{"no-new-privileges"}
 	h.Init = true
 	h.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: spec.Workspace, Target: spec.Workspace, ReadOnly: spec.ReadOnly}}
+	for _, p := range spec.RO {
+		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
+	}
+	for _, p := range spec.RW {
+		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
+	}
 	if spec.Memory > 0 {
 		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
 	}

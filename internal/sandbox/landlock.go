@@ -80,9 +80,11 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	abi := landlockABI()
+	list, ro := readableExcept(spec.Hide)
 	pol := landlockPolicy{
-		RO:      []string{"/"},
-		RW:      []string{tmp},
+		List:    list,
+		RO:      append(ro, spec.RO...),
+		RW:      append([]string{tmp}, spec.RW...),
 		RWFiles: devFiles,
 		Ioctl:   ttyFiles,
 		Network: spec.Network,

@@ -3,6 +3,9 @@ package sandbox
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"syscall"
 	"unsafe"
 
@@ -61,6 +64,7 @@ type landlockPolicy struct {
 	RO      []string `json:"ro"`      // directories readable and executable
 	RW      []string `json:"rw"`      // directories with every right (the workspace, the private temp dir)
 	RWFiles []string `json:"rwFiles"` // device files that may be written (/dev/null, …)
+	List    []string `json:"list"`    // directories whose entries may be listed, no more (above hidden paths)
 	Ioctl   []string `json:"ioctl"`   // device paths whose ioctls are allowed (terminals)
 	Network bool     `json:"network"` // leave TCP/UDP unhandled
 }
@@ -160,6 +164,7 @@ func landlockRuleset(p landlockPolicy) (int, error) {
 		paths  []string
 		access uint64
 	}{
+		{p.List, accessFSReadDir},
 		{p.RO, read},
 		{p.RW, rw},
 		{p.RWFiles, accessFSReadFile | accessFSWriteFile | accessFSTruncate},
@@ -174,4 +179,48 @@ func landlockRuleset(p landlockPolicy) (int, error) {
 		}
 	}
 	return fd, nil
+}
+
+// readableExcept returns the rules that make the whole host readable but
+// the hidden paths: Landlock only grants, so "/" cannot be granted with
+// holes. Instead every directory on the way from "/" to a hidden path may
+// only be listed (list), and each of its other entries is granted whole
+// (ro). Entries that are symbolic links are skipped: what they point to is
+// granted where it lives. Without hidden paths: ro is just "/".
+func readableExcept(hidden []string) (list, ro []string) {
+	blocked := map[string]bool{}
+	partial := map[string]bool{}
+	for _, h := range hidden {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil || real == "/" {
+			continue // nothing there to hide
+		}
+		blocked[real] = true
+		for d := filepath.Dir(real); ; d = filepath.Dir(d) {
+			partial[d] = true
+			if d == "/" {
+				break
+			}
+		}
+	}
+	if len(blocked) == 0 {
+		return nil, []string{"/"}
+	}
+	for d := range partial {
+		list = append(list, d)
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			c := filepath.Join(d, e.Name())
+			if blocked[c] || partial[c] || e.Type()&os.ModeSymlink != 0 {
+				continue
+			}
+			ro = append(ro, c)
+		}
+	}
+	sort.Strings(list)
+	sort.Strings(ro)
+	return list, ro
 }

@@ -5,7 +5,10 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -16,6 +19,9 @@ type Spec struct {
 	Workdir   string   // absolute host path of the working directory, inside Workspace
 	Env       []string // the complete environment, K=V (already cleared to the allow-list)
 	Network   bool     // allow network access
+	RW        []string // further host paths the command may write (--rw)
+	RO        []string // further host paths made visible read-only (--ro: docker; the others see the host read-only already)
+	Hide      []string // host paths the command may not read (--hide and DefaultHidden)
 	ReadOnly  bool     // the workspace is read-only too
 	Timeout   time.Duration
 	Memory    int64   // bytes; 0 = no limit
@@ -106,4 +112,42 @@ type Driver interface {
 	// driver cannot enforce here is an error (LIMIT_UNENFORCEABLE), checked
 	// before anything runs.
 	Run(ctx context.Context, spec Spec) (Result, error)
+}
+
+// DefaultHidden are the host paths no command sees unless asked for with
+// --ro or --rw: credentials of the user (home) and the system's password
+// hashes. Missing ones are skipped.
+func DefaultHidden(home string) []string {
+	out := []string{"/etc/shadow", "/etc/gshadow"}
+	if home == "" || home == "/" {
+		return out
+	}
+	for _, p := range []string{".ssh", ".aws", ".config/gcloud", ".docker", ".gnupg", ".kube", ".netrc", ".git-credentials", ".config/gh"} {
+		out = append(out, filepath.Join(home, p))
+	}
+	return out
+}
+
+// HostPath resolves a host path given to --rw, --ro or --hide: "~/" is
+// home, a relative path is taken from the current directory, and links are
+// followed (a bind or a rule applies to what the path names). With
+// mustExist, a missing path is an error.
+func HostPath(p, home string, mustExist bool) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+		p = filepath.Join(home, rest)
+	} else if p == "~" && home != "" {
+		p = home
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	switch {
+	case err == nil:
+		return real, nil
+	case mustExist:
+		return "", errors.New("no such file or directory")
+	}
+	return abs, nil
 }
