@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +107,43 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	defer s0.Close()
 	defer s1.Close()
 
+	// A unix socket of the host outside the workspace, listening (an agent,
+	// the Docker socket elsewhere than /run).
+	// (Not under /tmp, which bwrap replaces anyway.)
+	sockDir, err := os.MkdirTemp("/var/tmp", "hunk-sock-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	os.Chmod(sockDir, 0o755)
+	sockPath := filepath.Join(sockDir, "agent.sock")
+	ln, err := net.Listen("unix", sockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	os.Chmod(sockPath, 0o777)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+
+	// With --network too, the host's unix sockets stay out of reach.
+	netArgs := []string{"-C", ws, "exec", "--driver", driver, "--network", "--timeout", "60s"}
+	if img := os.Getenv("HUNK_TEST_IMAGE"); driver == "docker" && img != "" {
+		netArgs = append(netArgs, "--image", img)
+	}
+	nc := exec.Command(bin, append(netArgs, "--", "./hostile", "-sock", sockPath, "unix")...)
+	nc.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, _ := nc.CombinedOutput(); !strings.Contains(string(out), "blocked: connect") {
+		t.Errorf("--network: %s", out)
+	}
+
 	args := []string{"-C", ws, "--json", "exec", "--driver", driver, "--timeout", "60s"}
 	if driver == "docker" {
 		if img := os.Getenv("HUNK_TEST_IMAGE"); img != "" {
@@ -113,7 +151,7 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		}
 	}
 	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
-		"ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps")
+		"-sock", sockPath, "ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps", "unix")
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HUNK_PARENT_SECRET="+secret, "HOME="+top)
 	cmd.Stdin = pts
@@ -143,7 +181,7 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		}
 	}
 	// Every attack reported (parent and victim for the per-process ones).
-	if blocked < 18 {
+	if blocked < 19 {
 		t.Fatalf("only %d attempts reported; hunk's output %s", blocked, out)
 	}
 	if strings.Contains(stdout+res.Details.Stderr, secret) {

@@ -8,7 +8,8 @@
 // Attacks: ptrace, signal, getfd, environ, vmread (at the parent — hunk
 // under the landlock and none drivers — and at -victim, a process outside
 // the sandbox), mknod, tiocsti, host, prlimit (at -victim), keyring (the key
-// -key in the user keyring), fds (descriptors above 2), caps.
+// -key in the user keyring), fds (descriptors above 2), caps, unix (connect
+// to -sock, a unix socket of the host).
 package main
 
 import (
@@ -43,6 +44,7 @@ func init() {
 func main() {
 	victim := flag.Int("victim", 0, "pid of a process outside the sandbox")
 	key := flag.String("key", "", "description of a key in the user keyring")
+	sock := flag.String("sock", "", "a unix socket of the host, outside the workspace")
 	flag.Parse()
 	targets := map[string]int{}
 	if ppid := os.Getppid(); ppid > 1 { // not the sandbox's own init
@@ -192,6 +194,16 @@ func main() {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
+		case "unix":
+			if *sock == "" {
+				continue
+			}
+			fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+			if err == nil {
+				err = unix.Connect(fd, &unix.SockaddrUnix{Name: *sock})
+				unix.Close(fd)
+			}
+			report("connect to the host's unix socket "+*sock, err)
 		case "sleep":
 			time.Sleep(time.Hour)
 		default:
