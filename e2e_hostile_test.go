@@ -123,15 +123,7 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	}
 	defer ln.Close()
 	os.Chmod(sockPath, 0o777)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(ln)
 
 	// With --network too, the host's unix sockets stay out of reach.
 	netArgs := []string{"-C", ws, "exec", "--driver", driver, "--network", "--timeout", "60s"}
@@ -285,20 +277,7 @@ func TestExecKilledHunkLeavesNothing(t *testing.T) {
 			m1, m2 := marker(5, i), marker(6, i)
 			cmd := exec.Command(bin, "-C", ws, "exec", "--driver", driver,
 				"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatal("the command never started")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			startReady(t, cmd, ws)
 			killed := cmd.Process.Pid
 			cmd.Process.Kill()
 			cmd.Wait()

@@ -77,15 +77,7 @@ func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("listen: network must be tcp or unix")
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	go acceptAndClose(ln)
 	ts.Defer(func() { ln.Close() })
 }
 
@@ -128,6 +120,18 @@ func procsMatching(s string) []string {
 		}
 	}
 	return out
+}
+
+// acceptAndClose accepts connections on ln and closes them, until ln is
+// closed.
+func acceptAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
 }
 
 // probeDriver asks `hunk exec --drivers`, in a process of its own (a sandbox

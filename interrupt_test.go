@@ -27,20 +27,7 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 					"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
 				var stderr strings.Builder
 				cmd.Stderr = &stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
-						break
-					}
-					if time.Now().After(deadline) {
-						cmd.Process.Kill()
-						t.Fatalf("%v: the command never started", sig)
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+				startReady(t, cmd, ws)
 				if err := cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
@@ -69,6 +56,26 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 				noProcs(t, m)
 			}
 		})
+	}
+}
+
+// startReady starts cmd, a hunk exec whose command touches ready in the
+// workspace ws once it runs, and waits for that.
+func startReady(t *testing.T, cmd *exec.Cmd, ws string) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
