@@ -72,6 +72,7 @@ type ExecConfig struct {
 	CPUs      float64
 	MaxOutput string
 	KeepWarm  bool
+	Caches    bool
 	Idle      time.Duration
 }
 
@@ -95,6 +96,7 @@ var defaults = map[string]any{
 	"exec.cpus":          0.0,
 	"exec.max-output":    "1MiB",
 	"exec.keep-warm":     false,
+	"exec.caches":        true,
 	"exec.idle":          10 * time.Minute,
 }
 
@@ -222,6 +224,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 			CPUs:      f64("exec.cpus"),
 			MaxOutput: str("exec.max-output"),
 			KeepWarm:  boolean("exec.keep-warm"),
+			Caches:    boolean("exec.caches"),
 			Idle:      dur("exec.idle"),
 		},
 	}

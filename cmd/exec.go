@@ -30,6 +30,7 @@ type execOptions struct {
 	ReadOnly    bool
 	RW, RO      []string // --rw, --ro host paths
 	Hide        []string // --hide host paths, beside sandbox.DefaultHidden
+	Caches      bool     // the workspace's build caches (sandbox.CacheEnv)
 	Timeout     time.Duration
 	Memory      int64
 	Pids        int
@@ -84,7 +85,7 @@ killed for memory.`,
 			var err error
 			cfg := app.Cfg.Exec
 			o.Driver, o.Timeout, o.Pids, o.CPUs, o.Image = cfg.Driver, cfg.Timeout, cfg.Pids, cfg.CPUs, cfg.Image
-			o.KeepWarm, o.Idle = cfg.KeepWarm, cfg.Idle
+			o.KeepWarm, o.Idle, o.Caches = cfg.KeepWarm, cfg.Idle, cfg.Caches
 			if o.Memory, err = parseSize(cfg.Memory); err != nil {
 				return result.Usagef("--memory %q: %v", cfg.Memory, err).WithHint("sizes look like 512MiB, 2G or 1048576")
 			}
@@ -127,6 +128,7 @@ killed for memory.`,
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
 	f.StringArrayVar(&o.RW, "rw", nil, "let the command write host `PATH` too (repeatable)")
 	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")
+	f.Bool("caches", true, "give the command the workspace's own writable build caches (Go, npm, pip, cargo, Maven, Gradle) that persist across runs")
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
@@ -142,7 +144,7 @@ killed for memory.`,
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
-		"keep-warm": "exec.keep-warm", "idle": "exec.idle",
+		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches",
 	} {
 		configKey(f, flag, key)
 	}
@@ -244,6 +246,16 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		}
 		hide = append(hide, real)
 	}
+	env := execEnv(o.Env)
+	if o.Caches && o.Driver != "none" {
+		dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME"))
+		vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv)
+		if err != nil {
+			return result.Wrap(result.IOError, err, "build caches")
+		}
+		env = append(vars, env...)
+		binds[0] = append(binds[0], dir)
+	}
 	spec := sandbox.Spec{
 		RW:        binds[0],
 		RO:        binds[1],
@@ -251,7 +263,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		Argv:      o.Argv,
 		Workspace: ws.Dir(),
 		Workdir:   workdir,
-		Env:       execEnv(o.Env),
+		Env:       env,
 		Network:   o.Network,
 		ReadOnly:  o.ReadOnly,
 		Timeout:   o.Timeout,
