@@ -198,3 +198,56 @@ func BenchmarkExecDriver(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExecGoTestWarm measures `go test -count=1 ./...` of a small
+// package inside the sandbox (landlock, bwrap), with the workspace's build
+// cache warm, against the same outside it with the user's warm cache: the
+// target is within 1.5x. Interleaved, medians of 11 runs each.
+func BenchmarkExecGoTestWarm(b *testing.B) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		b.Skip("SKIPPED: needs the go command")
+	}
+	bin := hunkBin(b)
+	dir := b.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":        "module example.com/small\n\ngo 1.22\n",
+		"small.go":      "package small\n\nimport \"strings\"\n\n// Shout upper-cases s.\nfunc Shout(s string) string { return strings.ToUpper(s) + \"!\" }\n",
+		"small_test.go": "package small\n\nimport \"testing\"\n\nfunc TestShout(t *testing.T) {\n\tif Shout(\"hi\") != \"HI!\" {\n\t\tt.Fatal()\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	variants := [][]string{{goBin, "test", "-count=1", "./..."}}
+	names := []string{"outside"}
+	for _, d := range []string{"landlock", "bwrap"} {
+		if !sandbox.Lookup(d).Probe(context.Background()).Available {
+			b.Logf("SKIPPED %s: not available here", d)
+			continue
+		}
+		variants = append(variants, []string{bin, "-C", dir, "exec", "--driver", d, "--", "go", "test", "-count=1", "./..."})
+		names = append(names, d)
+	}
+	const n = 11
+	for i := 0; i < b.N; i++ {
+		for _, v := range variants {
+			wallOnce(b, dir, "", v...) // warm each cache
+		}
+		walls := make([][]time.Duration, len(variants))
+		for r := 0; r < n; r++ {
+			for j, v := range variants {
+				walls[j] = append(walls[j], wallOnce(b, dir, "", v...).Wall)
+			}
+		}
+		med := make([]time.Duration, len(variants))
+		for j := range walls {
+			sort.Slice(walls[j], func(x, y int) bool { return walls[j][x] < walls[j][y] })
+			med[j] = walls[j][n/2]
+			b.ReportMetric(ms(med[j]), names[j]+"-ms")
+			if j > 0 {
+				b.ReportMetric(float64(med[j])/float64(med[0]), names[j]+"-x")
+			}
+		}
+	}
+}
