@@ -60,7 +60,16 @@ func BenchmarkExec(b *testing.B) {
 					env = append(env, k+"="+v)
 				}
 			}
-			spec := sandbox.Spec{Argv: []string{"true"}, Workspace: dir, Workdir: dir, Env: env}
+			// The same isolation hunk sets up: hidden credentials and the
+			// workspace's build caches included.
+			home := os.Getenv("HOME")
+			caches := sandbox.CacheDir(dir, home, os.Getenv("XDG_CACHE_HOME"))
+			vars, err := sandbox.CacheEnv(caches, nil, false, os.Getenv)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spec := sandbox.Spec{Argv: []string{"true"}, Workspace: dir, Workdir: dir, Env: append(vars, env...),
+				RW: []string{caches}, Hide: sandbox.DefaultHidden(home)}
 			bwArgv := append([]string{bw}, sandbox.BwrapArgs(spec, 0, 0)...)
 			byHand := medianCPU(b, n, dir, bwArgv...)
 			spawned := medianCPU(b, n, dir, append([]string{spawner}, bwArgv...)...)

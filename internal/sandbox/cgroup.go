@@ -102,12 +102,23 @@ func cgroupPlaces() map[string]cgroupPlace {
 }
 
 var cgroupCapsOnce = sync.OnceValues(func() (bool, [3]bool) {
-	pl := cgroupPlaces()
+	pl := cgroupPlacesOnce()
 	_, memory := pl[ctrlMemory]
 	_, pids := pl[ctrlPids]
 	_, cpus := pl[ctrlCPU]
 	return true, [3]bool{memory, pids, cpus}
 })
+
+// pidsCheap reports whether a process limit costs a run next to nothing
+// here: under cgroup v2 the command is cloned straight into its cgroup.
+// Under v1 the forking thread must join the cgroup and leave it, and each
+// move waits for an RCU grace period (milliseconds on a busy machine), so
+// only a limit asked for is paid for there.
+func pidsCheap() bool {
+	return cgroupPlacesOnce()[ctrlPids].v2
+}
+
+var cgroupPlacesOnce = sync.OnceValue(cgroupPlaces)
 
 // cgroupCaps reports which limits cgroups can enforce here (computed once
 // per process).

@@ -104,16 +104,17 @@ func available(ctx context.Context, d Driver) bool {
 func (s Spec) limited() bool { return s.Memory > 0 || s.Pids >= 0 || s.CPUs > 0 }
 
 // DefaultPids bounds the processes and threads of a run that asks for no
-// --pids, where the driver can enforce it: far above what builds use (a
-// parallel make, go test ./..., a JVM), low enough that a fork bomb stops
-// there instead of at the user's own process limit, which hunk shares.
+// --pids, where the driver enforces it at no cost (docker, cgroup v2): far
+// above what builds use (a parallel make, go test ./..., a JVM), low enough
+// that a fork bomb stops there instead of at the user's own process limit,
+// which hunk shares.
 const DefaultPids = 4096
 
-// applyLimits fills in the default process limit where the driver can
-// enforce it, and refuses a spec asking for a limit caps says the driver
-// cannot enforce.
+// applyLimits fills in the default process limit where it is cheap to
+// enforce (pidsCheap), and refuses a spec asking for a limit caps says the
+// driver cannot enforce.
 func applyLimits(name string, spec *Spec, c Caps) error {
-	if spec.Pids == 0 && c.Pids {
+	if spec.Pids == 0 && c.Pids && pidsCheap() {
 		spec.Pids = DefaultPids
 	}
 	if spec.Pids < 0 {

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -178,7 +180,11 @@ func notStarted(driver string, spec Spec, code int, msg string) Result {
 // privateTmp makes the run's private temporary directory, the command's
 // TMPDIR: $TMPDIR/hunk-exec-UID/PID-RANDOM, in a directory only the user
 // can enter. The directories of hunk processes that died without removing
-// theirs (killed with SIGKILL) go first.
+// theirs (killed with SIGKILL) go first, and with them the processes their
+// runs left behind: the command died with hunk (its parent-death signal),
+// but what it started in a new session did not. Every process of a run
+// inherits its TMPDIR, which marks them (one that changes its environment
+// escapes; with a process limit, the run's cgroup catches it too).
 func privateTmp() (string, error) {
 	base := filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()))
 	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -195,9 +201,31 @@ func privateTmp() (string, error) {
 	if ents, err := os.ReadDir(base); err == nil {
 		for _, e := range ents {
 			if owner, ok := ownerPid(e.Name(), ""); ok && !alive(owner) {
-				_ = os.RemoveAll(filepath.Join(base, e.Name()))
+				stale := filepath.Join(base, e.Name())
+				killTagged("TMPDIR=" + stale)
+				_ = os.RemoveAll(stale)
 			}
 		}
 	}
 	return os.MkdirTemp(base, fmt.Sprintf("%d-", os.Getpid()))
+}
+
+// killTagged kills the processes of this user whose environment holds the
+// entry tag (K=V), as they are now in /proc.
+func killTagged(tag string) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	want := []byte("\x00" + tag + "\x00")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, b...), want) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }

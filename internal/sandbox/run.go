@@ -68,7 +68,9 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 		out Outcome
 		err error
 	}
-	reserveThreads(4)
+	if !isRoot() { // root's processes are exempt from RLIMIT_NPROC
+		reserveThreads(4)
+	}
 	done := make(chan result, 1)
 	go func() {
 		// Never unlocked: the goroutine exits locked and takes the thread
