@@ -249,12 +249,14 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	env := execEnv(o.Env)
 	if o.Caches && o.Driver != "none" {
 		dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME"))
-		vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv)
-		if err != nil {
-			return result.Wrap(result.IOError, err, "build caches")
+		// Best effort: a HOME hunk cannot write (a service user's) runs
+		// the command without caches, as before they existed.
+		if vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv); err != nil {
+			app.Warn(fmt.Sprintf("no build caches for this run (--caches=false to silence): %v", err))
+		} else {
+			env = append(vars, env...)
+			binds[0] = append(binds[0], dir)
 		}
-		env = append(vars, env...)
-		binds[0] = append(binds[0], dir)
 	}
 	spec := sandbox.Spec{
 		RW:        binds[0],

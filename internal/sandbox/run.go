@@ -217,8 +217,11 @@ func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Strea
 		streams = append(streams, &stream{fd: x.fd, w: x.w})
 	}
 	buf := make([]byte, 32<<10)
+	// readAll reads what s holds, but at most 1 MiB a turn: a command that
+	// writes as fast as hunk reads must not keep the loop from its deadline
+	// (and from noticing that the live copy lags).
 	readAll := func(s *stream) {
-		for !s.eof {
+		for turn := 0; !s.eof && turn < 32; turn++ {
 			n, err := unix.Read(s.fd, buf)
 			if n > 0 {
 				_, _ = s.w.Write(buf[:n])
