@@ -132,7 +132,7 @@ killed for memory.`,
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
-	f.Int("pids", 0, "maximum number of processes and threads (default 4096 where the driver can enforce it)")
+	f.Int("pids", 0, "maximum number of processes and threads (default 4096 under docker and cgroup v2)")
 	f.Float64("cpus", 0, "CPU quota in cores, e.g. 1.5")
 	f.String("max-output", "1MiB", "bytes kept of each of stdout and stderr (head and tail); 0 for all")
 	f.String("driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none")
