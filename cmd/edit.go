@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,9 +87,9 @@ text are identical, succeeds without changing anything.`,
 	f := cmd.Flags()
 	f.StringVar(&oldText, "old", "", "the exact text to replace")
 	f.StringVar(&newText, "new", "", "the text to put in its place")
-	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (- for stdin)")
-	f.StringVar(&newFile, "new-file", "", "read the new text from FILE (- for stdin)")
-	f.StringVar(&o.EditsFile, "edits", "", `read a JSON list of {"oldText","newText","replaceAll"} edits from FILE (- for stdin)`)
+	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (inside the workspace; - for stdin)")
+	f.StringVar(&newFile, "new-file", "", "read the new text from FILE (inside the workspace; - for stdin)")
+	f.StringVar(&o.EditsFile, "edits", "", `read a JSON list of {"oldText","newText","replaceAll"} edits from FILE (inside the workspace; - for stdin)`)
 	f.BoolVar(&o.ReplaceAll, "replace-all", false, "replace every occurrence of the old text")
 	f.BoolVar(&o.Exact, "exact", false, "match the old text exactly only (no fuzzy matching)")
 	f.StringVar(&o.IfMatch, "if-match", "", "refuse (STALE) unless the file's SHA-256 is this")
@@ -121,29 +121,32 @@ func textFlag(app *App, set bool, text, name string, fileSet bool, file string) 
 	return nil, nil
 }
 
-// readInput reads a named input file (from the current directory, not the
-// workspace: it is an argument, like a patch file) or stdin for "-".
+// readInput reads stdin for "-", else a file of the workspace, resolved like
+// every other path: its text ends up in a file of the workspace (and in a
+// diff), so a file outside must not be reachable through it.
 func readInput(app *App, name string) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(app.Stdin)
 	}
-	return os.ReadFile(name)
+	ws, err := app.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	n, err := ws.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return ws.ReadFile(n)
 }
 
 func editRun(app *App, o *EditOptions) error {
 	var edits []edit.Edit
 	if o.EditsFile != "" {
-		var r io.Reader = app.Stdin
-		if o.EditsFile != "-" {
-			f, err := os.Open(o.EditsFile)
-			if err != nil {
-				return result.Wrap(result.As(err).Code, err, "--edits")
-			}
-			defer f.Close()
-			r = f
+		b, err := readInput(app, o.EditsFile)
+		if err != nil {
+			return result.Wrap(result.As(err).Code, err, "--edits")
 		}
-		var err error
-		if edits, err = edit.ParseEdits(r); err != nil {
+		if edits, err = edit.ParseEdits(bytes.NewReader(b)); err != nil {
 			return err
 		}
 	} else {

@@ -86,5 +86,5 @@ func readRun(app *App, opts *ReadOptions) error {
 	if res.Image != nil {
 		extra = append(extra, result.Image(res.Image.MimeType, base64.StdEncoding.EncodeToString(res.Image.Data)))
 	}
-	return app.Emit(res.Text, res.Text, res.Details, extra...)
+	return app.EmitData(res.Text, res.Text, res.Details, extra...)
 }

@@ -134,6 +134,15 @@ func (a *App) Emit(human, modelText string, details any, extra ...result.Content
 	return err
 }
 
+// EmitData is Emit for a command whose output is the data asked for (read's
+// page, a directory listing): -q hides status lines, never that.
+func (a *App) EmitData(human, modelText string, details any, extra ...result.Content) error {
+	quiet := a.Cfg.Quiet
+	a.Cfg.Quiet = false
+	defer func() { a.Cfg.Quiet = quiet }()
+	return a.Emit(human, modelText, details, extra...)
+}
+
 // Warn prints a warning on stderr (also in JSON mode, where stdout is reserved).
 func (a *App) Warn(format string, args ...any) {
 	fmt.Fprintf(a.Stderr, prog+": warning: "+format+"\n", args...)

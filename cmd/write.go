@@ -3,8 +3,10 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/write"
@@ -21,6 +23,7 @@ type WriteOptions struct {
 	IfMatch    string
 	Diff       bool
 	DryRun     bool
+	AllowEmpty bool // empty stdin may empty the file
 }
 
 func newWriteCmd(app *App) *cobra.Command {
@@ -48,6 +51,7 @@ the workspace is followed. Identical content is a no-op.`,
 	f := c.Flags()
 	f.StringVar(&content, "content", "", "the new content")
 	f.StringVar(&opts.From, "from", "", "read the content from FILE (inside the workspace; - for stdin)")
+	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "accept empty content on stdin (otherwise refused: a closed stdin must not empty a file)")
 	f.BoolVar(&opts.CreateOnly, "create-only", false, "refuse to replace an existing file (ALREADY_EXISTS)")
 	f.StringVar(&opts.IfMatch, "if-match", "", "refuse unless the file's current sha256 is this (STALE)")
 	f.Int64("max-bytes", 0, "refuse content larger than this many bytes (default 64 MiB)")
@@ -78,8 +82,21 @@ func writeRun(app *App, opts *WriteOptions) error {
 			return err
 		}
 	default:
+		// Content from stdin only when it is meant: never from a terminal
+		// nobody types into, and empty only when asked (--from -,
+		// --allow-empty), so that a closed or empty stdin (</dev/null, a
+		// harness that forgot to pipe) never empties a file.
+		implied := opts.From == ""
+		if f, ok := app.Stdin.(*os.File); implied && ok && term.IsTerminal(int(f.Fd())) {
+			return result.Usagef("no content for %s: stdin is a terminal", opts.Path).
+				WithHint("pipe the content in, or give --content TEXT or --from FILE (--from - reads the terminal)")
+		}
 		if data, err = readLimited(app.Stdin, app.Cfg.Write.MaxBytes); err != nil {
 			return err
+		}
+		if len(data) == 0 && implied && !opts.AllowEmpty {
+			return result.Usagef("no content for %s: stdin is empty", opts.Path).
+				WithHint("to write an empty file, give --allow-empty (or --content '')")
 		}
 	}
 	res, err := write.Write(ws, write.Options{
