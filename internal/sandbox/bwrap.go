@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -198,6 +199,19 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err := applyLimits("bwrap", &spec, caps); err != nil {
 		return Result{}, err
 	}
+	r, err := d.run(ctx, spec)
+	var ue *UnavailableError
+	if errors.As(err, &ue) && (strings.Contains(ue.Reason, "Can't mkdir parents for") || strings.Contains(ue.Reason, "Can't create file at")) {
+		// A host socket (or hidden path) vanished between the look at
+		// /proc/net/unix and bubblewrap covering it: nothing of the
+		// command ran; look again.
+		return d.run(ctx, spec)
+	}
+	return r, err
+}
+
+// run is one start of bubblewrap for spec (limits already applied).
+func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 	bwrap, _ := bwrapPath()
 	dir := spec.Workdir
 	if dir == "" {
