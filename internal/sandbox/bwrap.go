@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
