@@ -68,7 +68,9 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
 	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
+	f.Int64("max-bytes", 0, "refuse a patch larger than this many bytes (default 256 MiB)")
 	configKey(f, "compat", "apply-patch.compat")
+	configKey(f, "max-bytes", "apply-patch.max-bytes")
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -133,18 +135,36 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 func readPatch(app *App, file string) (string, error) {
 	var b []byte
 	var err error
+	max := app.Cfg.Patch.MaxBytes
+	tooLarge := func(where string) error {
+		return result.Errorf(result.TooLarge, "the patch %s is over the limit of %d bytes", where, max).
+			WithHint("raise the limit with --max-bytes (or apply-patch.max-bytes in the config)")
+	}
 	if file == "" || file == "-" {
-		b, err = io.ReadAll(app.Stdin)
+		b, err = readUpTo(app.Stdin, max)
 		if err != nil {
 			return "", result.Wrap(result.IOError, err, "reading the patch from stdin")
 		}
+		if max > 0 && int64(len(b)) > max {
+			return "", tooLarge("on stdin")
+		}
+		if len(b) == 0 {
+			return "", result.Usagef("no patch on stdin").WithHint("pipe the patch in, or give the patch FILE")
+		}
 	} else {
-		b, err = os.ReadFile(file)
+		f, err := os.Open(file)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return "", result.Errorf(result.NotFound, "patch file %s: no such file", file)
 			}
 			return "", result.Wrap(result.IOError, err, "patch file "+file)
+		}
+		defer f.Close()
+		if b, err = readUpTo(f, max); err != nil {
+			return "", result.Wrap(result.IOError, err, "patch file "+file)
+		}
+		if max > 0 && int64(len(b)) > max {
+			return "", tooLarge("in " + file)
 		}
 	}
 	if !utf8.Valid(b) {
@@ -153,6 +173,15 @@ func readPatch(app *App, file string) (string, error) {
 	// b is never written again: view it as a string instead of copying a
 	// patch that may be megabytes long.
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// readUpTo reads r to the end, or max+1 bytes when max > 0 (the caller
+// refuses more than max), never holding more.
+func readUpTo(r io.Reader, max int64) ([]byte, error) {
+	if max > 0 {
+		r = io.LimitReader(r, max+1)
+	}
+	return io.ReadAll(r)
 }
 
 // tuneGC trades memory the process has to spare for time: a patch is

@@ -59,7 +59,8 @@ type EditConfig struct {
 
 // PatchConfig configures `hunk apply-patch`.
 type PatchConfig struct {
-	Compat string
+	Compat   string
+	MaxBytes int64
 }
 
 // ExecConfig configures `hunk exec`.
@@ -78,26 +79,27 @@ type ExecConfig struct {
 
 // defaults are the values used when no flag, variable or file sets a key.
 var defaults = map[string]any{
-	"root":               ".",
-	"workspace-only":     true,
-	"json":               false,
-	"color":              "auto",
-	"quiet":              false,
-	"read.limit":         2000,
-	"read.max-bytes":     50 * 1024,
-	"write.max-bytes":    int64(64 << 20),
-	"edit.max-bytes":     int64(1 << 30),
-	"apply-patch.compat": "",
-	"exec.driver":        "auto",
-	"exec.image":         "",
-	"exec.timeout":       120 * time.Second,
-	"exec.memory":        "",
-	"exec.pids":          0,
-	"exec.cpus":          0.0,
-	"exec.max-output":    "1MiB",
-	"exec.keep-warm":     false,
-	"exec.caches":        true,
-	"exec.idle":          10 * time.Minute,
+	"root":                  ".",
+	"workspace-only":        true,
+	"json":                  false,
+	"color":                 "auto",
+	"quiet":                 false,
+	"read.limit":            2000,
+	"read.max-bytes":        50 * 1024,
+	"write.max-bytes":       int64(64 << 20),
+	"edit.max-bytes":        int64(1 << 30),
+	"apply-patch.compat":    "",
+	"apply-patch.max-bytes": int64(256 << 20),
+	"exec.driver":           "auto",
+	"exec.image":            "",
+	"exec.timeout":          120 * time.Second,
+	"exec.memory":           "",
+	"exec.pids":             0,
+	"exec.cpus":             0.0,
+	"exec.max-output":       "1MiB",
+	"exec.keep-warm":        false,
+	"exec.caches":           true,
+	"exec.idle":             10 * time.Minute,
 }
 
 // configure builds the configuration for the command about to run.
@@ -214,7 +216,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		Read:          ReadConfig{Limit: int(i64("read.limit")), MaxBytes: int(i64("read.max-bytes"))},
 		Write:         WriteConfig{MaxBytes: i64("write.max-bytes")},
 		Edit:          EditConfig{MaxBytes: i64("edit.max-bytes")},
-		Patch:         PatchConfig{Compat: str("apply-patch.compat")},
+		Patch:         PatchConfig{Compat: str("apply-patch.compat"), MaxBytes: i64("apply-patch.max-bytes")},
 		Exec: ExecConfig{
 			Driver:    str("exec.driver"),
 			Image:     str("exec.image"),

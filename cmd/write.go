@@ -134,18 +134,11 @@ func writeRun(app *App, opts *WriteOptions) error {
 // readLimited reads r to the end, refusing more than max bytes (0: no limit)
 // without holding more than max+1 of them.
 func readLimited(r io.Reader, max int64) ([]byte, error) {
-	if max <= 0 {
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return nil, result.Wrap(result.IOError, err, "reading stdin")
-		}
-		return b, nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	b, err := readUpTo(r, max)
 	if err != nil {
 		return nil, result.Wrap(result.IOError, err, "reading stdin")
 	}
-	if int64(len(b)) > max {
+	if max > 0 && int64(len(b)) > max {
 		return nil, result.Errorf(result.TooLarge, "content on stdin is over the limit of %d bytes", max).
 			WithHint("raise the limit with --max-bytes (or write.max-bytes in the config)")
 	}
