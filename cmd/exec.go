@@ -66,7 +66,11 @@ func newExecCmdWith(app *App, run func(app *App, cmd *cobra.Command, o *execOpti
 --workdir inside it), mounted read-write (--read-only: read-only); the rest
 of the filesystem is read-only or absent, there is no network unless
 --network, and the environment is cleared but for PATH, HOME, LANG, TERM and
---env. A limit the driver cannot enforce is refused (exit 125), never ignored.
+--env. Credentials (~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, …) are hidden
+(--ro shows one again, --hide hides more, --rw makes a host path writable);
+the workspace gets build caches of its own (Go, npm, pip, cargo, Maven,
+Gradle) that stay warm across runs. A limit the driver cannot enforce is
+refused (exit 125), never ignored.
 
 Drivers: bwrap (bubblewrap namespaces), landlock (built in: Landlock and
 seccomp, no namespaces needed), docker (--image), none (no isolation, only
@@ -74,10 +78,11 @@ by name). auto picks bwrap, then landlock. --drivers shows what works here.
 
 Exit status: the command's own; 124 timed out; 125 the sandbox could not
 start or cannot enforce a limit; 126 not executable; 127 not found; 137
-killed for memory.`,
+killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 		Example: `  hunk exec -- go test ./...
   hunk exec --sh 'make -j4 && ./run-tests' --timeout 10m --memory 2GiB
   hunk exec --network --workdir web -- npm ci
+  hunk exec --timeout 30 --ro ~/.aws -- ./deploy --dry-run
   hunk exec --drivers`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
