@@ -9,10 +9,14 @@ import (
 // colorizeDiff colors a unified diff for a terminal: file headers bold, hunk
 // headers cyan, removed lines red, added lines green.
 func colorizeDiff(d string) string {
-	bold := color.New(color.Bold).SprintFunc()
-	cyan := color.New(color.FgCyan).SprintFunc()
-	red := color.New(color.FgRed).SprintFunc()
-	green := color.New(color.FgGreen).SprintFunc()
+	// The caller has decided (--color, NO_COLOR, a TTY): color.New's own
+	// look at NO_COLOR must not overrule --color always.
+	on := func(a color.Attribute) func(...any) string {
+		c := color.New(a)
+		c.EnableColor()
+		return c.SprintFunc()
+	}
+	bold, cyan, red, green := on(color.Bold), on(color.FgCyan), on(color.FgRed), on(color.FgGreen)
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(d, "\n") {
 		text, nl := strings.CutSuffix(l, "\n")

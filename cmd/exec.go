@@ -395,6 +395,8 @@ func reportExec(app *App, o *execOptions, r sandbox.Result, in *early.Interrupte
 		doc.IsError, doc.Error, doc.Code = true, note, result.Timeout
 	case r.Interrupted:
 		doc.IsError, doc.Error, doc.Code = true, note, result.Interrupted
+	case r.OOMKilled && r.ExitCode == 137:
+		doc.IsError, doc.Error, doc.Code = true, note, result.OutOfMemory
 	}
 	if err := doc.Encode(app.Stdout); err != nil {
 		return err

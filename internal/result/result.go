@@ -37,6 +37,9 @@ const (
 	// Interrupted: hunk exec was interrupted (SIGINT, SIGTERM, SIGHUP) and
 	// stopped the command; an addition to the contract's list.
 	Interrupted Code = "INTERRUPTED"
+	// OutOfMemory: hunk exec's command was killed for --memory; an
+	// addition to the contract's list.
+	OutOfMemory Code = "OUT_OF_MEMORY"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence
@@ -106,8 +109,8 @@ func As(err error) *Error {
 }
 
 // ExitCode is the one table from an error to the process exit code (SPEC
-// "Exit codes"): nil is 0, usage errors 2, an explicit Exit wins, the sandbox
-// codes of exec map to 124/125, everything else is 1.
+// "Exit codes"): nil is 0, usage errors and INVALID_ARGUMENT 2, an explicit
+// Exit wins, the sandbox codes of exec map to 124/125, everything else is 1.
 func ExitCode(err error) int {
 	if err == nil {
 		return 0
@@ -116,7 +119,7 @@ func ExitCode(err error) int {
 	switch {
 	case e.Exit != 0:
 		return e.Exit
-	case e.Usage:
+	case e.Usage, e.Code == InvalidArgument:
 		return 2
 	case e.Code == Timeout:
 		return 124

@@ -96,7 +96,8 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 				WithHint("read the file again, then redo the change")
 		}
 		return nil, result.Errorf(result.Stale, "%s: changed since it was read (its sha256 is now %s…, not %s…)", name, res.Previous[:12], ifMatch[:12]).
-			WithHint("read the file again, then redo the change against what it holds now")
+			WithHint("read the file again, then redo the change against what it holds now").
+			WithDetail("sha256", res.Previous)
 	}
 	if !res.Created && opt.CreateOnly {
 		return nil, result.Errorf(result.AlreadyExists, "%s: file already exists", name).
