@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -175,6 +176,26 @@ tool result.`,
 	root.SetIn(app.Stdin)
 	root.SetOut(app.Stdout)
 	root.SetErr(app.Stderr)
+	// --help under --json (or HUNK_JSON) is one tool result like any other
+	// output: the help text as its content.
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		asJSON, _ := c.Flags().GetBool("json")
+		if !c.Flags().Changed("json") {
+			if v, err := strconv.ParseBool(os.Getenv("HUNK_JSON")); err == nil {
+				asJSON = v
+			}
+		}
+		if !asJSON {
+			defaultHelp(c, args)
+			return
+		}
+		var b strings.Builder
+		c.SetOut(&b)
+		defaultHelp(c, args)
+		c.SetOut(app.Stdout)
+		_ = result.Success(b.String(), map[string]any{"help": c.CommandPath()}).Encode(app.Stdout)
+	})
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return result.Usagef("%s", err.Error()).WithHint(fmt.Sprintf("see '%s --help'", c.CommandPath()))
 	})
