@@ -554,7 +554,9 @@ func oomKilled(e *engine, id string, since time.Time) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	filters, _ := json.Marshal(map[string][]string{"container": {id}, "event": {"oom"}})
-	for try := 0; try < 3; try++ {
+	// The event can lag the exit on a busy engine: look for up to 2 s
+	// (only a run that exited 137 under --memory pays for it).
+	for try := 0; try < 40; try++ {
 		until := time.Now()
 		q := url.Values{
 			"since":   {fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())},

@@ -143,7 +143,8 @@ func within(base, abs string) (string, bool) {
 
 func (w *Workspace) outside(p string) *result.Error {
 	return result.Errorf(result.OutsideWorkspace, "%s: path is outside the workspace %s", p, w.dir).
-		WithHint("name a path inside the workspace; --workspace-only=false lifts the confinement explicitly")
+		WithHint("name a path inside the workspace; --workspace-only=false lifts the confinement explicitly").
+		WithDetail("path", p)
 }
 
 // Display is how a resolved name is shown to users: relative to the root.
@@ -167,8 +168,18 @@ func (w *Workspace) Error(name string, err error) error {
 	}
 	var re *result.Error
 	if errors.As(err, &re) {
+		if _, ok := re.Details["path"]; !ok {
+			re.WithDetail("path", name)
+		}
 		return err
 	}
+	e := w.typed(name, err)
+	e.WithDetail("path", name) // every failure on a path names it for programs too
+	return e
+}
+
+// typed is Error's mapping of a filesystem error on name to a code.
+func (w *Workspace) typed(name string, err error) *result.Error {
 	var errno syscall.Errno
 	errors.As(err, &errno)
 	switch {
