@@ -100,21 +100,24 @@ func readImage(ws *workspace.Workspace, name string, format *imageFormat, r io.R
 	}
 	img := &Image{MimeType: format.mime, Data: data.Bytes()}
 	d.Scale, d.SentWidth, d.SentHeight, d.SentMimeType = 1, cfg.Width, cfg.Height, format.mime
+	if int64(cfg.Width)*int64(cfg.Height) > maxImagePixels {
+		return nil, result.Errorf(result.TooLarge, "%s: image of %dx%d pixels is too large to scale (at most %d pixels)", disp, cfg.Width, cfg.Height, maxImagePixels).
+			WithDetail("path", disp)
+	}
+	// Decoded whole before it is sent, scaled or not: a truncated or
+	// corrupt image is refused rather than sent as a block the model's
+	// client cannot show.
+	decoded, err := format.decode(bytes.NewReader(data.Bytes()))
+	if err != nil {
+		return nil, result.Errorf(result.BinaryFile, "%s: looks like a %s image but cannot be decoded (truncated or corrupt?): %v", disp, upper(format.name), err).
+			WithDetail("path", disp)
+	}
 	if side := max(cfg.Width, cfg.Height); side > MaxImageSide {
-		if int64(cfg.Width)*int64(cfg.Height) > maxImagePixels {
-			return nil, result.Errorf(result.TooLarge, "%s: image of %dx%d pixels is too large to scale (at most %d pixels)", disp, cfg.Width, cfg.Height, maxImagePixels).
-				WithDetail("path", disp)
-		}
-		src, err := format.decode(bytes.NewReader(data.Bytes()))
-		if err != nil {
-			return nil, result.Errorf(result.BinaryFile, "%s: looks like a %s image but cannot be decoded: %v", disp, upper(format.name), err).
-				WithDetail("path", disp)
-		}
 		scale := float64(MaxImageSide) / float64(side)
 		w := max(1, int(float64(cfg.Width)*scale+0.5))
 		hgt := max(1, int(float64(cfg.Height)*scale+0.5))
 		dst := image.NewRGBA(image.Rect(0, 0, w, hgt))
-		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+		draw.CatmullRom.Scale(dst, dst.Bounds(), decoded, decoded.Bounds(), draw.Src, nil)
 		var out bytes.Buffer
 		// A photograph stays a JPEG; everything else becomes a PNG.
 		if format.name == "jpeg" {
