@@ -32,7 +32,11 @@ type match struct {
 func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []replacement, error) {
 	old := strings.TrimPrefix(e.OldText, workspace.BOM)
 	nw := strings.TrimPrefix(e.NewText, workspace.BOM)
-	if old == nw {
+	// Identical old and new text is a no-op only where the old text is
+	// there: a model that "changes" text the file does not hold has read
+	// it wrong, and must hear so (NO_MATCH, with the closest regions).
+	identical := old == nw
+	if identical && bytes.Contains(f.body, []byte(old)) {
 		return EditResult{Match: Identical}, nil, nil
 	}
 	rule := Exact
@@ -60,6 +64,9 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 			return EditResult{Match: AlreadyApplied}, nil, nil
 		}
 		return EditResult{}, nil, f.noMatch(name, i, n, old, opt)
+	}
+	if identical {
+		return EditResult{Match: Identical}, nil, nil // found, by a fuzzy rule
 	}
 	if len(ms) > 1 && !e.ReplaceAll {
 		return EditResult{}, nil, f.ambiguous(name, i, n, rule, ms)
