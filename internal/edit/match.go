@@ -399,6 +399,12 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 			switch {
 			case lastFull:
 				m.end = lr.end
+			case full && fl.trim:
+				// Trailing whitespace past what the old text's last line
+				// has is outside the match: it stays in the file.
+				tf := len(t) - len(bytes.TrimRight(t, " \t"))
+				to := len(o.raw) - len(bytes.TrimRight(o.raw, " \t"))
+				m.end = lr.textEnd - max(0, tf-to)
 			case full:
 				m.end = lr.textEnd
 			default:
