@@ -54,7 +54,7 @@ func (r Rule) describe() string {
 	case TrailingWhitespace:
 		return "after ignoring trailing whitespace"
 	case UnicodePunctuation:
-		return "after folding Unicode punctuation (quotes, dashes, spaces)"
+		return "after folding Unicode punctuation (quotes, dashes, spaces) and normalization (NFC)"
 	case Indentation:
 		return "after a uniform indentation shift"
 	}

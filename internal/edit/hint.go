@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -286,7 +287,7 @@ func (f *file) score(s int, ols []workspace.Line) (Candidate, bool) {
 // file line. exists: the file has this line at all.
 func firstDiff(ft, feol, ot, oeol string, last, exists bool) (int, string, string, bool) {
 	if !exists {
-		return 1, "(end of file)", snippet(ot + oeol), true
+		return 1, "(end of file)", snippet(ot+oeol, strconv.Quote), true
 	}
 	a, b := ft+feol, ot+oeol
 	if last {
@@ -306,19 +307,41 @@ func firstDiff(ft, feol, ot, oeol string, last, exists bool) (int, string, strin
 		i--
 	}
 	col := utf8.RuneCountInString(a[:i]) + 1
-	return col, snippet(a[i:]), snippet(b[i:]), true
+	// Combining marks make two different texts look the same ("é" and
+	// "e" + U+0301): then both are shown with every non-ASCII character
+	// escaped.
+	quote := strconv.Quote
+	if hasMark(a[i:]) || hasMark(b[i:]) {
+		quote = strconv.QuoteToASCII
+	}
+	return col, snippet(a[i:], quote), snippet(b[i:], quote), true
+}
+
+// hasMark reports whether the start of s (what a snippet shows) holds a
+// combining mark.
+func hasMark(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.Is(unicode.Mn, r) {
+			return true
+		}
+		if n++; n > snippetLen {
+			break
+		}
+	}
+	return false
 }
 
 // snippet quotes the start of s with Go escapes, so invisible characters show.
-func snippet(s string) string {
+func snippet(s string, quote func(string) string) string {
 	if s == "" {
 		return "(end of line)"
 	}
 	if utf8.RuneCountInString(s) > snippetLen {
 		s = string([]rune(s)[:snippetLen])
-		return strconv.Quote(s) + "…"
+		return quote(s) + "…"
 	}
-	return strconv.Quote(s)
+	return quote(s)
 }
 
 // similarity is 1 - Levenshtein distance / length, over characters (each

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	unorm "golang.org/x/text/unicode/norm"
+
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -220,7 +222,10 @@ func foldRune(r rune) byte {
 	return 0
 }
 
-// fold applies foldRune; it returns s itself and nil when nothing changes.
+// fold puts s in Unicode canonical composition (NFC: "e" + U+0301 and "é"
+// compare equal) and applies foldRune; it returns s itself and nil when
+// nothing changes, else the folded text and, for each of its bytes (and one
+// past the end), the offset in s it came from.
 func fold(s []byte) ([]byte, []int) {
 	i := 0
 	for i < len(s) && s[i] < utf8.RuneSelf {
@@ -231,18 +236,33 @@ func fold(s []byte) ([]byte, []int) {
 	}
 	out := make([]byte, 0, len(s))
 	off := make([]int, 0, len(s)+1)
-	for p := 0; p < len(s); {
-		r, sz := utf8.DecodeRune(s[p:])
-		if c := foldRune(r); c != 0 {
-			out = append(out, c)
-			off = append(off, p)
-		} else {
-			out = append(out, s[p:p+sz]...)
-			for k := 0; k < sz; k++ {
-				off = append(off, p+k)
+	var it unorm.Iter
+	it.Init(unorm.NFC, s)
+	for !it.Done() {
+		start := it.Pos()
+		seg := it.Next()
+		same := bytes.Equal(seg, s[start:it.Pos()])
+		for q := 0; q < len(seg); {
+			r, sz := utf8.DecodeRune(seg[q:])
+			at := start // a recomposed segment maps to where it began
+			if same {
+				at = start + q
 			}
+			if c := foldRune(r); c != 0 {
+				out = append(out, c)
+				off = append(off, at)
+			} else {
+				out = append(out, seg[q:q+sz]...)
+				for k := 0; k < sz; k++ {
+					if same {
+						off = append(off, at+k)
+					} else {
+						off = append(off, at)
+					}
+				}
+			}
+			q += sz
 		}
-		p += sz
 	}
 	off = append(off, len(s))
 	return out, off
