@@ -152,6 +152,9 @@ func readPatch(app *App, file string) (string, error) {
 			return "", result.Usagef("no patch on stdin").WithHint("pipe the patch in, or give the patch FILE")
 		}
 	} else {
+		if looksLikePatchText(file) {
+			return "", patchAsFile()
+		}
 		f, err := os.Open(file)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -173,6 +176,28 @@ func readPatch(app *App, file string) (string, error) {
 	// b is never written again: view it as a string instead of copying a
 	// patch that may be megabytes long.
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// looksLikePatchText reports whether a FILE argument is really the patch
+// text itself (hunk apply-patch "$(cat p)"), which the apply_patch link
+// takes as its argument but hunk apply-patch does not.
+func looksLikePatchText(arg string) bool {
+	if strings.Contains(arg, "\n") {
+		return true
+	}
+	for _, p := range []string{"*** Begin Patch", "--- ", "diff --git ", "+++ ", "@@ "} {
+		if strings.HasPrefix(strings.TrimSpace(arg), p) {
+			return true
+		}
+	}
+	return false
+}
+
+// patchAsFile is the error for patch text given where a FILE is expected.
+func patchAsFile() error {
+	return result.Usagef("the patch text was given as the FILE argument").
+		WithHint("pipe the patch on stdin: hunk apply-patch < patch.diff, or printf '%s' \"$PATCH\" | hunk apply-patch").
+		WithHint("or use the Codex-compatible link, which takes the text as its argument: apply_patch \"$PATCH\"")
 }
 
 // readUpTo reads r to the end, or max+1 bytes when max > 0 (the caller

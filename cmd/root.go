@@ -197,6 +197,11 @@ tool result.`,
 		_ = result.Success(b.String(), map[string]any{"help": c.CommandPath()}).Encode(app.Stdout)
 	})
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		// A unified diff given as the argument starts with "---": pflag
+		// takes it for a flag.
+		if c.Name() == "apply-patch" && (strings.Contains(err.Error(), "\n") || strings.HasPrefix(err.Error(), "bad flag syntax: ---")) {
+			return patchAsFile()
+		}
 		return result.Usagef("%s", err.Error()).WithHint(fmt.Sprintf("see '%s --help'", c.CommandPath()))
 	})
 	pf := root.PersistentFlags()

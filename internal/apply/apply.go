@@ -17,6 +17,7 @@ package apply
 import (
 	"bytes"
 	"io/fs"
+	"path"
 	"runtime"
 	"strings"
 	"sync"
@@ -155,6 +156,11 @@ func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
 	ops := make([]*op, len(p.Files))
 	var names []string
 	for i, f := range p.Files {
+		if f.AltPath != "" {
+			c := *f
+			c.Path = existingName(fsys, f.Path, f.AltPath)
+			f = &c
+		}
 		o := &op{idx: i, src: f}
 		n, err := fsys.Resolve(f.Path)
 		if err != nil {
@@ -535,4 +541,44 @@ func (r *Result) Summary() string {
 		b.WriteString("D " + p + "\n")
 	}
 	return b.String()
+}
+
+// existingName picks the file a plain unified diff patches from its two
+// names, by GNU patch's rule: the one that exists; when both do, the one
+// with the fewest path components, then the shortest base name, then the
+// shortest name. When neither exists, the new name (the error names it).
+func existingName(fsys FS, newName, oldName string) string {
+	exists := func(p string) bool {
+		n, err := fsys.Resolve(p)
+		if err != nil {
+			return false
+		}
+		_, err = fsys.Lstat(n)
+		return err == nil
+	}
+	ne, oe := exists(newName), exists(oldName)
+	switch {
+	case ne && !oe:
+		return newName
+	case oe && !ne:
+		return oldName
+	case !ne && !oe:
+		return newName
+	}
+	parts := func(p string) int { return strings.Count(p, "/") }
+	switch {
+	case parts(oldName) != parts(newName):
+		if parts(oldName) < parts(newName) {
+			return oldName
+		}
+		return newName
+	case len(path.Base(oldName)) != len(path.Base(newName)):
+		if len(path.Base(oldName)) < len(path.Base(newName)) {
+			return oldName
+		}
+		return newName
+	case len(oldName) < len(newName):
+		return oldName
+	}
+	return newName
 }

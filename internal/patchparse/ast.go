@@ -34,6 +34,10 @@ type FileOp struct {
 	Kind   Kind
 	Path   string
 	MoveTo string // Update only: the new path ("" when not moved)
+	// AltPath, for an Update from a plain (non-git) unified diff whose
+	// "---" and "+++" names differ (diff -u a.go a.go.new): the other name.
+	// The one that exists is patched, as GNU patch does.
+	AltPath string
 	// Add only: the new file's lines, without line endings. NoFinalNewline is
 	// set when a unified diff says "\ No newline at end of file" for it.
 	Content        []string

@@ -253,8 +253,13 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1}
 	switch {
 	case !f.git:
-		// A plain diff has no renames: "--- x.orig" / "+++ x" changes x.
+		// A plain diff has no renames: "--- x.orig" / "+++ x" changes x,
+		// "--- a.go" / "+++ a.go.new" changes a.go; which one is decided by
+		// what exists (apply).
 		op.Path = newName
+		if oldName != newName {
+			op.AltPath = oldName
+		}
 	case newName != oldName:
 		op.MoveTo = newName
 	}
