@@ -101,6 +101,11 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	}
 	res, err := apply.Apply(fsys, p, apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON})
 	if err != nil {
+		if re := result.As(err); re.Code == result.NotFound {
+			if name, ok := re.Details["path"].(string); ok {
+				return ws.DidYouMean(name, err)
+			}
+		}
 		return err
 	}
 	summary := res.Summary()

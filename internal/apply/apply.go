@@ -43,6 +43,8 @@ type Options struct {
 	Display func(name string) string
 	// Workers bounds the files planned at once (default: GOMAXPROCS, at least 2).
 	Workers int
+
+	format patchparse.Format // the patch's syntax, for hints in its own terms (set by Apply)
 }
 
 func (o Options) codex() bool { return o.Compat == "codex" }
@@ -153,6 +155,7 @@ func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
 	if p == nil || len(p.Files) == 0 {
 		return nil, result.Errorf(result.InvalidPatch, "No files were modified.")
 	}
+	opt.format = p.Format
 	ops := make([]*op, len(p.Files))
 	var names []string
 	for i, f := range p.Files {
@@ -373,7 +376,8 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			}
 			if s.exists && !opt.codex() {
 				return o.idx, result.Errorf(result.AlreadyExists, "%s: file already exists; Add File refuses to overwrite it", disp).
-					WithHint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)").
+					WithHint(opt.hint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)",
+						"the file exists: make the diff against its current content, not as a new file (--- /dev/null)")).
 					WithDetail("path", o.name)
 			}
 			if s.exists && opt.Diff {
@@ -410,7 +414,8 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			}
 			if !s.exists {
 				return o.idx, result.Errorf(result.NotFound, "Failed to read file to update %s: No such file or directory (os error 2)", disp).
-					WithHint("use '*** Add File:' to create a file").WithDetail("path", o.name)
+					WithHint(opt.hint("use '*** Add File:' to create a file",
+						"to create a file, the diff's old side is /dev/null: '--- /dev/null' then '+++ b/"+disp+"'")).WithDetail("path", o.name)
 			}
 			if s.dir {
 				return o.idx, result.Errorf(result.IsDirectory, "Failed to read file to update %s: Is a directory (os error 21)", disp).WithDetail("path", o.name)
@@ -581,4 +586,13 @@ func existingName(fsys FS, newName, oldName string) string {
 		return oldName
 	}
 	return newName
+}
+
+// hint is a hint in the patch's own terms: codex for a Codex patch, unified
+// for a unified diff.
+func (o Options) hint(codex, unified string) string {
+	if o.format == patchparse.Unified {
+		return unified
+	}
+	return codex
 }

@@ -129,6 +129,8 @@ type Files interface {
 	ReadFile(name string) ([]byte, error)
 	WriteFileParts(name string, parts [][]byte, opt workspace.WriteOptions) error
 	Lock(names ...string) (unlock func(), err error)
+	// DidYouMean adds near existing names to a NOT_FOUND error on name.
+	DidYouMean(name string, err error) error
 }
 
 // DryRun wraps Files so that writes are recorded, not made: `--dry-run` is
@@ -168,7 +170,7 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 	defer unlock()
 	fi, err := files.Stat(name)
 	if err != nil {
-		return nil, notFoundHint(err)
+		return nil, files.DidYouMean(name, notFoundHint(err))
 	}
 	if fi.IsDir() {
 		return nil, result.Errorf(result.IsDirectory, "%s: is a directory; edit changes text in a file", name)
