@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/workspace"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -194,6 +195,7 @@ func editRun(app *App, o *EditOptions) error {
 
 // editMessage is the one-paragraph summary shared by humans and models.
 func editMessage(res *edit.Result, path string, dryRun bool) string {
+	path = workspace.Quote(path)
 	var b strings.Builder
 	switch {
 	case res.Replacements == 0:

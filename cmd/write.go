@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
 	"github.com/hunk-dev/hunk/internal/write"
 )
 
@@ -109,11 +110,11 @@ func writeRun(app *App, opts *WriteOptions) error {
 	var msg string
 	switch {
 	case res.NoOp:
-		msg = fmt.Sprintf("No changes made to %s. The file already has identical content.", res.Path)
+		msg = fmt.Sprintf("No changes made to %s. The file already has identical content.", workspace.Quote(res.Path))
 	case opts.DryRun:
-		msg = fmt.Sprintf("Would write %d bytes to %s (dry run).", res.Bytes, res.Path)
+		msg = fmt.Sprintf("Would write %d bytes to %s (dry run).", res.Bytes, workspace.Quote(res.Path))
 	default:
-		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, res.Path)
+		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, workspace.Quote(res.Path))
 	}
 	details := map[string]any{
 		"path": res.Path, "bytes": res.Bytes, "created": res.Created, "noop": res.NoOp,

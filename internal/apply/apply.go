@@ -537,13 +537,13 @@ func (r *Result) Summary() string {
 	var b bytes.Buffer
 	b.WriteString("Success. Updated the following files:\n")
 	for _, p := range r.Added {
-		b.WriteString("A " + p + "\n")
+		b.WriteString("A " + workspace.Quote(p) + "\n")
 	}
 	for _, p := range r.Modified {
-		b.WriteString("M " + p + "\n")
+		b.WriteString("M " + workspace.Quote(p) + "\n")
 	}
 	for _, p := range r.Deleted {
-		b.WriteString("D " + p + "\n")
+		b.WriteString("D " + workspace.Quote(p) + "\n")
 	}
 	return b.String()
 }

@@ -88,7 +88,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 	width = min(width, 40)
 	var b strings.Builder
 	for _, e := range d.Entries {
-		dn := displayName(e)
+		dn := workspace.Quote(displayName(e))
 		switch e.Type {
 		case "file":
 			fmt.Fprintf(&b, "%-*s  %d\n", width, dn, e.Size)

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -142,13 +144,30 @@ func within(base, abs string) (string, bool) {
 }
 
 func (w *Workspace) outside(p string) *result.Error {
-	return result.Errorf(result.OutsideWorkspace, "%s: path is outside the workspace %s", p, w.dir).
+	return result.Errorf(result.OutsideWorkspace, "%s: path is outside the workspace %s", Quote(p), w.dir).
 		WithHint("name a path inside the workspace; --workspace-only=false lifts the confinement explicitly").
 		WithDetail("path", p)
 }
 
 // Display is how a resolved name is shown to users: relative to the root.
 func (w *Workspace) Display(name string) string { return name }
+
+// Quote is how a path is printed in a message: as it is, unless it holds a
+// control character (a newline, a terminal escape sequence) or is not valid
+// UTF-8 — then in double quotes with Go escapes, as git and ls quote such
+// names, so that a file name can neither forge output lines nor drive the
+// terminal. JSON details keep the name as it is.
+func Quote(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
 
 // Abs is the absolute host path of a resolved name (for messages and for
 // handing to external programs; never open it directly in confined mode).
@@ -180,6 +199,7 @@ func (w *Workspace) Error(name string, err error) error {
 
 // typed is Error's mapping of a filesystem error on name to a code.
 func (w *Workspace) typed(name string, err error) *result.Error {
+	q := Quote(name)
 	var errno syscall.Errno
 	errors.As(err, &errno)
 	switch {
@@ -187,30 +207,30 @@ func (w *Workspace) typed(name string, err error) *result.Error {
 		e := w.outside(name)
 		e.Err = err
 		if errno == syscall.ELOOP {
-			e.Msg = name + ": too many levels of symbolic links (a symlink loop); refused"
+			e.Msg = q + ": too many levels of symbolic links (a symlink loop); refused"
 		} else {
-			e.Msg = name + ": path leads outside the workspace (through a symlink); refused"
+			e.Msg = q + ": path leads outside the workspace (through a symlink); refused"
 		}
 		return e
 	case errors.Is(err, fs.ErrNotExist):
-		return &result.Error{Code: result.NotFound, Msg: name + ": no such file or directory", Err: err}
+		return &result.Error{Code: result.NotFound, Msg: q + ": no such file or directory", Err: err}
 	case errno == syscall.ENOTDIR:
-		return &result.Error{Code: result.NotFound, Msg: name + ": a component of the path is not a directory", Err: err}
+		return &result.Error{Code: result.NotFound, Msg: q + ": a component of the path is not a directory", Err: err}
 	case errno == syscall.EISDIR:
-		return &result.Error{Code: result.IsDirectory, Msg: name + ": is a directory", Err: err}
+		return &result.Error{Code: result.IsDirectory, Msg: q + ": is a directory", Err: err}
 	case errno == syscall.ENAMETOOLONG:
-		return &result.Error{Code: result.InvalidArgument, Msg: name + ": file name too long", Err: err}
+		return &result.Error{Code: result.InvalidArgument, Msg: q + ": file name too long", Err: err}
 	case errors.Is(err, fs.ErrExist):
-		return &result.Error{Code: result.AlreadyExists, Msg: name + ": file already exists", Err: err}
+		return &result.Error{Code: result.AlreadyExists, Msg: q + ": file already exists", Err: err}
 	case errors.Is(err, fs.ErrPermission):
-		return &result.Error{Code: result.IOError, Msg: name + ": permission denied", Err: err}
+		return &result.Error{Code: result.IOError, Msg: q + ": permission denied", Err: err}
 	}
 	msg := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		msg = pe.Err.Error()
 	}
-	return &result.Error{Code: result.IOError, Msg: name + ": " + msg, Err: err}
+	return &result.Error{Code: result.IOError, Msg: q + ": " + msg, Err: err}
 }
 
 // isEscape reports whether err is os.Root's refusal of a path that leaves it.
