@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/edit"
-	"github.com/hunk-dev/hunk/internal/workspace"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 func init() { register("edit", newEditCmd) }
