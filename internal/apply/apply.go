@@ -147,6 +147,7 @@ type state struct {
 	link    bool        // a symlink (on disk; reads follow it)
 	mode    fs.FileMode // the file's mode; a move gives it to the new file
 	touched bool        // data/exists are the patch's, not the disk's
+	chmod   bool        // the patch sets mode (git's "new mode"), even on an existing file
 }
 
 // Apply plans, checks and commits patch p on fsys. On error nothing was
@@ -388,6 +389,9 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			if !s.link {
 				s.mode = 0
 			}
+			if f.Mode != 0 && !s.link {
+				s.mode, s.chmod = f.Mode, true
+			}
 			fr.Action = "add"
 		case patchparse.Delete:
 			s, err := get(o.name)
@@ -455,10 +459,16 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 				d.data, d.exists, d.touched = after, true, true
 				if !d.link {
 					d.mode = mode & fs.ModePerm
+					if f.Mode != 0 {
+						d.mode, d.chmod = f.Mode, true
+					}
 				}
 				fr.Path, fr.OldPath = o.moveTo, o.name
 			} else {
 				s.data, s.touched = after, true
+				if f.Mode != 0 && !s.link {
+					s.mode, s.chmod = f.Mode, true
+				}
 			}
 		}
 		if opt.Diff {
@@ -487,9 +497,9 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			}
 			continue
 		}
-		wo := workspace.WriteOptions{}
+		wo := workspace.WriteOptions{ForcePerm: s.chmod}
 		if s.mode&fs.ModeType == 0 {
-			wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one keeps its own anyway
+			wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one its own, unless the patch sets it
 		}
 		if err := txn.Stage(name, s.data, wo); err != nil {
 			return grp[0].idx, err

@@ -3,6 +3,8 @@
 // carry Codex's wording and the patch line number.
 package patchparse
 
+import "io/fs"
+
 // Format is the syntax a patch was written in.
 type Format string
 
@@ -38,6 +40,9 @@ type FileOp struct {
 	// "---" and "+++" names differ (diff -u a.go a.go.new): the other name.
 	// The one that exists is patched, as GNU patch does.
 	AltPath string
+	// Mode, from git's "new file mode" or "new mode" header, is the
+	// permission the file gets (0755, 0644); 0 leaves it as it is.
+	Mode fs.FileMode
 	// Add only: the new file's lines, without line endings. NoFinalNewline is
 	// set when a unified diff says "\ No newline at end of file" for it.
 	Content        []string

@@ -223,8 +223,8 @@ func FuzzParse(f *testing.F) {
 			if f.Line < 1 || f.Line > nlines {
 				t.Fatalf("file line %d out of 1..%d", f.Line, nlines)
 			}
-			if f.Kind == Update && len(f.Chunks) == 0 && f.MoveTo == "" {
-				t.Fatalf("update without chunks or move: %+v", f)
+			if f.Kind == Update && len(f.Chunks) == 0 && f.MoveTo == "" && f.Mode == 0 {
+				t.Fatalf("update without chunks, move or mode: %+v", f)
 			}
 			for _, c := range f.Chunks {
 				if len(c.Lines) == 0 {

@@ -32,6 +32,8 @@ type goldenFile struct {
 	Kind           Kind
 	Path           string
 	MoveTo         string        `json:",omitempty"`
+	AltPath        string        `json:",omitempty"`
+	Mode           string        `json:",omitempty"` // octal
 	Content        []string      `json:",omitempty"`
 	NoFinalNewline bool          `json:",omitempty"`
 	Chunks         []goldenChunk `json:",omitempty"`
@@ -56,7 +58,10 @@ func golden(p *Patch, err error) goldenPatch {
 	}
 	g := goldenPatch{Format: p.Format}
 	for _, f := range p.Files {
-		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Line: f.Line}
+		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Line: f.Line}
+		if f.Mode != 0 {
+			gf.Mode = fmt.Sprintf("%04o", uint32(f.Mode))
+		}
 		for _, c := range f.Chunks {
 			gc := goldenChunk{Context: c.Context, EndOfFile: c.EndOfFile, OldNoNewline: c.OldNoNewline, NewNoNewline: c.NewNoNewline, NoHeader: c.NoHeader, Line: c.Line}
 			if c.OldStart != 0 || c.OldLines != 0 || c.NewStart != 0 || c.NewLines != 0 {

@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"io/fs"
 	"strconv"
 	"strings"
 )
@@ -27,7 +28,7 @@ import (
 // The AST: a changed file is an Update whose chunks carry the hunk's lines
 // and hints; a new file an Add whose Content is the added lines; a deleted
 // file a Delete; a rename an Update with MoveTo (without chunks when the
-// content is unchanged). A mode-only change yields no operation.
+// content is unchanged). A mode change (new mode 100755) is applied.
 
 type uFile struct {
 	header  int // line index of the first header line
@@ -42,8 +43,9 @@ type uFile struct {
 	renTo   string
 	isNew   bool
 	isDel   bool
-	binary  int // line index of a binary marker, or -1
-	copy    int // line index of "copy from", or -1
+	binary  int         // line index of a binary marker, or -1
+	copy    int         // line index of "copy from", or -1
+	mode    fs.FileMode // from "new file mode" / "new mode"; 0: none
 	chunks  []*Chunk
 }
 
@@ -147,6 +149,9 @@ func (f *uFile) extended(L []string, i, hi int) int {
 		switch {
 		case strings.HasPrefix(l, "new file mode "):
 			f.isNew = true
+			f.mode = gitMode(l[len("new file mode "):])
+		case strings.HasPrefix(l, "new mode "):
+			f.mode = gitMode(l[len("new mode "):])
 		case strings.HasPrefix(l, "deleted file mode "):
 			f.isDel = true
 		case strings.HasPrefix(l, "rename from "):
@@ -161,7 +166,7 @@ func (f *uFile) extended(L []string, i, hi int) int {
 			if f.copy < 0 {
 				f.copy = i
 			}
-		case strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "new mode "),
+		case strings.HasPrefix(l, "old mode "),
 			strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "),
 			strings.HasPrefix(l, "index "):
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
@@ -228,7 +233,7 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	case oldName == "" && newName == "":
 		return nil, hunkError(line, "name the file in '--- a/PATH' and '+++ b/PATH' lines", "unified diff file header names no file")
 	case oldName == "" || f.isNew:
-		op := &FileOp{Kind: Add, Path: newName, Line: line + 1}
+		op := &FileOp{Kind: Add, Path: newName, Line: line + 1, Mode: f.mode}
 		n := 0
 		for _, c := range f.chunks {
 			n += len(c.Lines)
@@ -250,7 +255,7 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	case newName == "" || f.isDel:
 		return &FileOp{Kind: Delete, Path: oldName, Line: line + 1}, nil
 	}
-	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1}
+	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode}
 	switch {
 	case !f.git:
 		// A plain diff has no renames: "--- x.orig" / "+++ x" changes x,
@@ -263,8 +268,8 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	case newName != oldName:
 		op.MoveTo = newName
 	}
-	if len(op.Chunks) == 0 && op.MoveTo == "" {
-		return nil, nil // a mode change, or a header without hunks
+	if len(op.Chunks) == 0 && op.MoveTo == "" && op.Mode == 0 {
+		return nil, nil // a header without hunks
 	}
 	return op, nil
 }
@@ -555,4 +560,17 @@ func (c *Chunk) fill(L []string, start, end int) *Chunk {
 		}
 	}
 	return c
+}
+
+// gitMode reads a git file mode ("100755", "100644") as the permission it
+// gives; 0 for anything else (a symlink 120000, a submodule 160000), which
+// leaves the mode alone.
+func gitMode(s string) fs.FileMode {
+	switch strings.TrimSpace(s) {
+	case "100755":
+		return 0o755
+	case "100644":
+		return 0o644
+	}
+	return 0
 }

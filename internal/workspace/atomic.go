@@ -25,6 +25,9 @@ type WriteOptions struct {
 	// CreateOnly refuses a name that already exists (ALREADY_EXISTS); the
 	// check is atomic (link(2), not check-then-rename).
 	CreateOnly bool
+	// ForcePerm gives an existing file Perm too (a patch's mode change);
+	// Txn.Stage only.
+	ForcePerm bool
 }
 
 // TempPrefix and TempSuffix frame the names of hunk's temporary files, so that

@@ -106,6 +106,9 @@ func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
 	chown, uid, gid := false, 0, 0
 	if old != nil {
 		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		if opt.ForcePerm && opt.Perm != 0 {
+			perm = opt.Perm
+		}
 		if st, ok := old.Sys().(*syscall.Stat_t); ok && euid == 0 && (int(st.Uid) != euid || int(st.Gid) != egid) {
 			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
