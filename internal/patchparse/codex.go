@@ -295,8 +295,7 @@ func parseChunk(L []string, i, end int, first bool) (*Chunk, int, error) {
 		if isEndOfFile(L[i]) {
 			return nil, 0, hunkError(i, "put the chunk's ' ', '-' and '+' lines before '*** End of File'", "Update hunk does not contain any lines")
 		}
-		return nil, 0, hunkError(i, "prefix context lines with a space, removed lines with '-' and added lines with '+'",
-			"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[i])
+		return nil, 0, unprefixed(L, i)
 	}
 	c.Lines = make([]ChunkLine, j-i)
 	for k := i; k < j; k++ {

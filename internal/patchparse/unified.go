@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"fmt"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -105,6 +106,9 @@ func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
 			}
 			c, next := readHunk(L, i, hi, false)
 			if len(c.Lines) == 0 {
+				if j := i + 1; j < hi && L[j] != "" && !isDiffMarker(L[j]) && !strings.HasPrefix(L[j], "@@") && !strings.HasPrefix(L[j], "diff ") {
+					return nil, unprefixed(L, j)
+				}
 				return nil, hunkError(i, "put the hunk's ' ', '-' and '+' lines after its '@@' line", "Update hunk does not contain any lines")
 			}
 			cur.chunks = append(cur.chunks, c)
@@ -418,10 +422,17 @@ func checkHunkEnd(L []string, j, hi int) error {
 		return nil
 	}
 	if n := L[j+1]; n != "" && strings.IndexByte(" +-", n[0]) >= 0 && isHunkLine(L, j+1, hi) {
-		return hunkError(j, "prefix context lines with a space, removed lines with '-' and added lines with '+'",
-			"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[j])
+		return unprefixed(L, j)
 	}
 	return nil
+}
+
+// unprefixed is the error for hunk line j that starts with none of ' ', '-'
+// and '+' (Codex's wording), with a hint naming the line: most often a
+// context line that lost its leading space.
+func unprefixed(L []string, j int) error {
+	return hunkError(j, fmt.Sprintf("if line %d is context, prefix it with a space: ' %s' (removed lines start with '-', added ones with '+')", j+1, L[j]),
+		"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[j])
 }
 
 // readHunk reads the hunk whose "@@" header is line i (headerless: whose
