@@ -27,11 +27,12 @@ func init() {
 
 // applyPatchOptions are the parsed flags of `hunk apply-patch`.
 type applyPatchOptions struct {
-	File   string // "" or "-" for stdin
-	Diff   bool
-	DryRun bool
-	Compat string
-	Strip  int
+	File    string // "" or "-" for stdin
+	Diff    bool
+	DryRun  bool
+	Compat  string
+	Strip   int
+	Reverse bool // -R: undo the patch
 }
 
 func newApplyPatchCmd(app *App) *cobra.Command {
@@ -65,6 +66,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.BoolVar(&opts.Diff, "diff", false, "print a unified diff of each changed file")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "check that the patch applies, write nothing")
 	f.BoolVar(&opts.DryRun, "check", false, "alias of --dry-run")
+	f.BoolVarP(&opts.Reverse, "reverse", "R", false, "undo the patch: apply it backwards (as patch -R, git apply -R)")
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
 	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
@@ -99,7 +101,21 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	if opts.DryRun {
 		fsys = apply.DryRun(fsys)
 	}
-	res, err := apply.Apply(fsys, p, apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON})
+	if opts.Reverse {
+		if p, err = patchparse.Reverse(p); err != nil {
+			return err
+		}
+	}
+	aopt := apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON}
+	res, err := apply.Apply(fsys, p, aopt)
+	if err != nil && opts.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
+		apply.AlreadyApplied(apply.Disk(ws), p, aopt) {
+		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
+		return app.Emit(msg, msg, map[string]any{
+			"alreadyApplied": true, "format": p.Format, "dryRun": opts.DryRun,
+			"summary": map[string]any{"added": []string{}, "modified": []string{}, "deleted": []string{}},
+		})
+	}
 	if err != nil {
 		if re := result.As(err); re.Code == result.NotFound {
 			if name, ok := re.Details["path"].(string); ok {

@@ -606,3 +606,44 @@ func (o Options) hint(codex, unified string) string {
 	}
 	return codex
 }
+
+// AlreadyApplied reports whether every change of p is in fsys already: each
+// added file is there with the patch's content, each deleted file is gone,
+// and the updates undone (patchparse.Reverse) apply — every chunk found as
+// the patch leaves it. The caller asks only after p itself failed to apply,
+// so its chunks were not found as the patch expects them: applying it again
+// is a no-op, not an error. fsys is not written.
+func AlreadyApplied(fsys FS, p *patchparse.Patch, opt Options) bool {
+	var updates []*patchparse.FileOp
+	for _, f := range p.Files {
+		n, err := fsys.Resolve(f.Path)
+		if err != nil {
+			return false
+		}
+		switch f.Kind {
+		case patchparse.Add:
+			data, err := fsys.ReadFile(n)
+			if err != nil || !bytes.Equal(data, addContent(f)) {
+				return false
+			}
+		case patchparse.Delete:
+			if _, err := fsys.Lstat(n); err == nil {
+				return false
+			}
+		case patchparse.Update:
+			if len(f.Chunks) == 0 {
+				return false // a move or a mode change: nothing to find
+			}
+			updates = append(updates, f)
+		}
+	}
+	if len(updates) == 0 {
+		return true
+	}
+	rp, err := patchparse.Reverse(&patchparse.Patch{Format: p.Format, Files: updates})
+	if err != nil {
+		return false
+	}
+	_, err = Apply(DryRun(fsys), rp, opt)
+	return err == nil
+}

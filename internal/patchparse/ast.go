@@ -3,7 +3,11 @@
 // carry Codex's wording and the patch line number.
 package patchparse
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
 
 // Format is the syntax a patch was written in.
 type Format string
@@ -97,4 +101,49 @@ func (c *Chunk) New() []string {
 		}
 	}
 	return out
+}
+
+// Reverse returns the patch that undoes p (patch -R, git apply -R): every
+// chunk's added and removed lines swap, a move goes back, an added file is
+// deleted. A deleted file cannot be brought back (the patch does not hold
+// its content): that is an error naming it. p is not changed.
+func Reverse(p *Patch) (*Patch, error) {
+	r := &Patch{Format: p.Format, Files: make([]*FileOp, 0, len(p.Files))}
+	for _, f := range p.Files {
+		g := *f
+		switch f.Kind {
+		case Add:
+			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line}
+		case Delete:
+			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).
+				WithHint("reverse a patch that deletes files with git apply -R on a diff made with its full content, or restore the file another way").
+				WithDetail("path", f.Path)
+		case Update:
+			if f.MoveTo != "" {
+				g.Path, g.MoveTo = f.MoveTo, f.Path
+				g.AltPath = ""
+			}
+			g.Mode = 0 // the mode it had before is not in the patch
+			g.Chunks = make([]*Chunk, len(f.Chunks))
+			for i, c := range f.Chunks {
+				rc := *c
+				rc.OldStart, rc.NewStart = c.NewStart, c.OldStart
+				rc.OldLines, rc.NewLines = c.NewLines, c.OldLines
+				rc.OldNoNewline, rc.NewNoNewline = c.NewNoNewline, c.OldNoNewline
+				rc.Lines = make([]ChunkLine, len(c.Lines))
+				for k, l := range c.Lines {
+					switch l.Op {
+					case '+':
+						l.Op = '-'
+					case '-':
+						l.Op = '+'
+					}
+					rc.Lines[k] = l
+				}
+				g.Chunks[i] = &rc
+			}
+		}
+		r.Files = append(r.Files, &g)
+	}
+	return r, nil
 }

@@ -240,5 +240,26 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// Reverse twice is the patch again, chunk for chunk (Add comes back
+		// as Delete: only patches of Updates and Adds reverse).
+		r, err := Reverse(p)
+		if err != nil {
+			return
+		}
+		rr, err := Reverse(r)
+		if err != nil {
+			return // an Add reversed is a Delete, which does not reverse
+		}
+		for i, f := range p.Files {
+			g := rr.Files[i]
+			if f.Kind != g.Kind || len(f.Chunks) != len(g.Chunks) {
+				t.Fatalf("reversed twice: %+v, want %+v", g, f)
+			}
+			for k, c := range f.Chunks {
+				if !reflect.DeepEqual(c.Lines, g.Chunks[k].Lines) || c.OldStart != g.Chunks[k].OldStart {
+					t.Fatalf("chunk %d reversed twice differs", k)
+				}
+			}
+		}
 	})
 }
