@@ -33,6 +33,9 @@ type applyPatchOptions struct {
 	Compat  string
 	Strip   int
 	Reverse bool // -R: undo the patch
+	Stat    bool // --stat: a diffstat instead of applying
+	NumStat bool // --numstat: counts per file instead of applying
+	Input   string
 }
 
 func newApplyPatchCmd(app *App) *cobra.Command {
@@ -58,6 +61,12 @@ and checked before anything is written; a failure leaves every file as it was.`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
+			if opts.Input != "" {
+				if opts.File != "" {
+					return result.Usagef("give the patch as FILE or with -i, not both")
+				}
+				opts.File = opts.Input
+			}
 			opts.Compat = app.Cfg.Patch.Compat
 			return runApplyPatch(app, opts)
 		},
@@ -67,6 +76,9 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.BoolVar(&opts.DryRun, "dry-run", false, "check that the patch applies, write nothing")
 	f.BoolVar(&opts.DryRun, "check", false, "alias of --dry-run")
 	f.BoolVarP(&opts.Reverse, "reverse", "R", false, "undo the patch: apply it backwards (as patch -R, git apply -R)")
+	f.BoolVar(&opts.Stat, "stat", false, "print a diffstat of the patch instead of applying it (as git apply --stat)")
+	f.BoolVar(&opts.NumStat, "numstat", false, "print added and removed lines per file instead of applying (as git apply --numstat)")
+	f.StringVarP(&opts.Input, "input", "i", "", "read the patch from `FILE` (as patch -i)")
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
 	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
@@ -105,6 +117,9 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		if p, err = patchparse.Reverse(p); err != nil {
 			return err
 		}
+	}
+	if opts.Stat || opts.NumStat {
+		return emitStat(app, p, opts.NumStat)
 	}
 	aopt := apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON}
 	res, err := apply.Apply(fsys, p, aopt)
@@ -298,4 +313,47 @@ func codexApplyPatchMain(app *App, args []string) int {
 	}
 	_, _ = io.WriteString(app.Stdout, res.Summary())
 	return 0
+}
+
+// emitStat prints what p changes, without applying it: git apply --numstat
+// ("ADDED<TAB>REMOVED<TAB>PATH") or --stat (" PATH | N ++--" and a total).
+func emitStat(app *App, p *patchparse.Patch, numstat bool) error {
+	stats := p.Stat()
+	name := func(s patchparse.FileStat) string {
+		if s.MoveTo != "" {
+			return workspace.Quote(s.Path) + " => " + workspace.Quote(s.MoveTo)
+		}
+		return workspace.Quote(s.Path)
+	}
+	var b strings.Builder
+	if numstat {
+		for _, s := range stats {
+			fmt.Fprintf(&b, "%d\t%d\t%s\n", s.Added, s.Removed, name(s))
+		}
+	} else {
+		width, most, adds, dels := 0, 0, 0, 0
+		for _, s := range stats {
+			width = max(width, len(name(s)))
+			most = max(most, s.Added+s.Removed)
+			adds, dels = adds+s.Added, dels+s.Removed
+		}
+		for _, s := range stats {
+			n := s.Added + s.Removed
+			plus, minus := s.Added, s.Removed
+			if most > 50 { // scaled to 50 columns, as git does, never to nothing
+				plus, minus = (s.Added*50+most-1)/most, (s.Removed*50+most-1)/most
+			}
+			fmt.Fprintf(&b, " %-*s | %d %s%s\n", width, name(s), n, strings.Repeat("+", plus), strings.Repeat("-", minus))
+		}
+		fmt.Fprintf(&b, " %d file%s changed, %d insertion%s(+), %d deletion%s(-)\n",
+			len(stats), plural(len(stats)), adds, plural(adds), dels, plural(dels))
+	}
+	return app.EmitData(b.String(), b.String(), map[string]any{"stat": stats, "format": p.Format})
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

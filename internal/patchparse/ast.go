@@ -44,6 +44,9 @@ type FileOp struct {
 	// "---" and "+++" names differ (diff -u a.go a.go.new): the other name.
 	// The one that exists is patched, as GNU patch does.
 	AltPath string
+	// Removed, for a Delete from a unified diff, is how many lines its hunk
+	// removes (for --stat; a Codex Delete does not say).
+	Removed int
 	// Mode, from git's "new file mode" or "new mode" header, is the
 	// permission the file gets (0755, 0644); 0 leaves it as it is.
 	Mode fs.FileMode
@@ -146,4 +149,39 @@ func Reverse(p *Patch) (*Patch, error) {
 		r.Files = append(r.Files, &g)
 	}
 	return r, nil
+}
+
+// FileStat is one file's line counts, as git apply --numstat gives them.
+type FileStat struct {
+	Path    string `json:"path"`
+	MoveTo  string `json:"moveTo,omitempty"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// Stat counts the lines each file of p adds and removes.
+func (p *Patch) Stat() []FileStat {
+	out := make([]FileStat, 0, len(p.Files))
+	for _, f := range p.Files {
+		st := FileStat{Path: f.Path, MoveTo: f.MoveTo}
+		switch f.Kind {
+		case Add:
+			st.Added = len(f.Content)
+		case Delete:
+			st.Removed = f.Removed
+		case Update:
+			for _, c := range f.Chunks {
+				for _, l := range c.Lines {
+					switch l.Op {
+					case '+':
+						st.Added++
+					case '-':
+						st.Removed++
+					}
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }

@@ -257,7 +257,15 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 		}
 		return op, nil
 	case newName == "" || f.isDel:
-		return &FileOp{Kind: Delete, Path: oldName, Line: line + 1}, nil
+		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1}
+		for _, c := range f.chunks {
+			for _, cl := range c.Lines {
+				if cl.Op == '-' {
+					op.Removed++
+				}
+			}
+		}
+		return op, nil
 	}
 	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode}
 	switch {
