@@ -101,7 +101,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	tuneGC(len(text))
-	p, err := patchparse.Parse(text, patchparse.Options{Strip: opts.Strip})
+	p, err := patchparse.Parse(text, patchparse.Options{Strip: opts.Strip, Codex: opts.Compat == "codex"})
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func codexApplyPatchMain(app *App, args []string) int {
 		text = string(b)
 	}
 	tuneGC(len(text))
-	p, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip})
+	p, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip, Codex: true})
 	if err != nil {
 		fmt.Fprintln(app.Stderr, result.As(err).Msg)
 		return 1

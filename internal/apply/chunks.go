@@ -371,7 +371,11 @@ func (lc *locator) addition(p *prepared, cursor int) (replacement, error) {
 		}
 	}
 	at := len(lc.file)
-	if at > 0 && lc.file[at-1] == "" {
+	// Codex splits on "\n" only: a last empty line of a CRLF file is "\r"
+	// to it, not empty, and the addition goes after it (exactly so under
+	// --compat codex; hunk's own mode treats both files alike).
+	crlfBlank := at > 0 && at-1 < len(lc.eols) && lc.eols[at-1] == "\r\n"
+	if at > 0 && lc.file[at-1] == "" && !(lc.opt.codex() && crlfBlank) {
 		at--
 	}
 	if !lc.opt.codex() && p.src.OldStart > 0 && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {

@@ -33,7 +33,7 @@ const (
 // Marker padding is tolerated where Codex tolerates it: on the Begin/End
 // lines and on file-operation headers, not inside a chunk, where a leading
 // space marks a context line.
-func parseCodex(L []string, lo, hi int) (*Patch, error) {
+func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
 	if lo >= hi || strings.TrimSpace(L[lo]) != beginPatch {
 		line := 0
 		if lo < hi {
@@ -57,11 +57,19 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 	p := &Patch{Format: Codex}
 	i, end := lo+1, hi-1
 	if i < end && strings.HasPrefix(strings.TrimSpace(L[i]), environmentID) {
+		if strict && strings.TrimSpace(strings.TrimSpace(L[i])[len(environmentID):]) == "" {
+			return nil, hunkError(i, "give the environment's id after '*** Environment ID:', or drop the line",
+				"'%s' is not a valid hunk header. %s", strings.TrimSpace(L[i]), validHeaders)
+		}
 		i++
 	}
 	for i < end {
 		t := strings.TrimSpace(L[i])
 		if t == "" {
+			if strict { // Codex reads a section header on every line here
+				return nil, hunkError(i, "remove the blank line: Codex reads a file section header on it",
+					"'' is not a valid hunk header. %s", validHeaders)
+			}
 			i++
 			continue
 		}
@@ -71,7 +79,7 @@ func parseCodex(L []string, lo, hi int) (*Patch, error) {
 		)
 		switch {
 		case strings.HasPrefix(t, addFile):
-			op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]))
+			op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]), strict)
 		case strings.HasPrefix(t, deleteFile):
 			op = &FileOp{Kind: Delete, Path: strings.TrimSpace(t[len(deleteFile):]), Line: i + 1}
 			i++
@@ -154,8 +162,9 @@ func afterAddBody(L []string, i int) bool {
 
 // parseAdd reads an Add File section starting at header line i. Its body is
 // the "+" lines that follow; an empty line between "+" lines is read as an
-// empty line of the file (Codex would stop there and fail on the next line).
-func parseAdd(L []string, i, end int, path string) (*FileOp, int) {
+// empty line of the file (Codex, and strict, stop there and fail on the next
+// line).
+func parseAdd(L []string, i, end int, path string, strict bool) (*FileOp, int) {
 	op := &FileOp{Kind: Add, Path: path, Line: i + 1}
 	j := i + 1
 	n := 0
@@ -169,7 +178,7 @@ func parseAdd(L []string, i, end int, path string) (*FileOp, int) {
 		for k < end && isBlank(L[k]) {
 			k++
 		}
-		if k > j && k < end && len(L[k]) > 0 && L[k][0] == '+' {
+		if !strict && k > j && k < end && len(L[k]) > 0 && L[k][0] == '+' {
 			n += k - j
 			j = k
 			continue

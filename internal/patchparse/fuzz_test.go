@@ -205,7 +205,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(b), -1)
 	}
 	f.Fuzz(func(t *testing.T, text string, strip int) {
-		p, err := Parse(text, Options{Strip: strip%4 - 1})
+		p, err := Parse(text, Options{Strip: strip%4 - 1, Codex: strip%8 >= 4})
 		if err != nil {
 			if p != nil {
 				t.Fatal("a patch and an error")

@@ -18,6 +18,12 @@ type Options struct {
 	// (-1) removes git's a/ b/ prefixes when they are there. Codex patches
 	// are never stripped.
 	Strip int
+	// Codex parses a Codex patch exactly as Codex's own parser does
+	// (--compat codex, the apply_patch link): a blank line between file
+	// sections or after an Add File's lines is an invalid hunk header, and so
+	// is an "*** Environment ID:" line without an id. Otherwise those are
+	// read leniently.
+	Codex bool
 }
 
 // Parse reads a patch — a Codex "*** Begin Patch" patch (also wrapped in a
@@ -47,7 +53,7 @@ func Parse(text string, opt Options) (*Patch, error) {
 	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
 		return parseUnified(L, tlo, hi, opt)
 	}
-	return parseCodex(L, tlo, thi)
+	return parseCodex(L, tlo, thi, opt.Codex)
 }
 
 // splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
