@@ -260,7 +260,7 @@ func (f *file) score(s int, ols []workspace.Line) (Candidate, bool) {
 			ft, feol = string(f.body[lr.start:lr.textEnd]), string(f.body[lr.textEnd:lr.end])
 		}
 		w := float64(max(len(ft), len(ol.Text)) + 1)
-		num += w * similarity(ft, ol.Text)
+		num += w * lineSimilarity(ft, ol.Text)
 		den += w
 		if found {
 			continue
@@ -342,6 +342,24 @@ func snippet(s string, quote func(string) string) string {
 		return quote(s) + "…"
 	}
 	return quote(s)
+}
+
+// lineSimilarity is similarity, raised to at least 90% for a file line that
+// holds the old line whole once runs of spaces and tabs are collapsed: the
+// line with a realigned "=" and a trailing comment is the one meant, not a
+// shorter line that shares fewer characters (MethodPatch = "PATCH" is in
+// `MethodPatch   = "PATCH" // RFC 5789`, not in `MethodPut     = "PUT"`).
+func lineSimilarity(file, old string) float64 {
+	sim := similarity(file, old)
+	if cf, co := collapseSpace(file), collapseSpace(old); len(co) > 0 && strings.Contains(cf, co) {
+		sim = max(sim, 0.9+0.1*float64(len(co))/float64(len(cf)))
+	}
+	return sim
+}
+
+// collapseSpace trims s and turns every run of spaces and tabs into one space.
+func collapseSpace(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' }), " ")
 }
 
 // similarity is 1 - Levenshtein distance / length, over characters (each
