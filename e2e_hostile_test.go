@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -350,4 +351,93 @@ func tail(s string, n int) string {
 		return "…" + s[len(s)-n:]
 	}
 	return s
+}
+
+// TestApplyPatchKilledMidCommit: hunk apply-patch killed with SIGKILL at
+// every moment of a large patch (staging, commit, clean-up). The next hunk
+// command in the workspace (here a read) finds the transaction's journal
+// and finishes it or rolls it back: every file is then all old or all new,
+// the tree as a whole is one or the other, and no temporary file is left.
+func TestApplyPatchKilledMidCommit(t *testing.T) {
+	bin := buildHunk(t)
+	ws := t.TempDir()
+	const n = 300
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n")
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("f%03d.txt", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("old %d\nkeep\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&patch, "*** Update File: %s\n@@\n-old %d\n+new %d\n keep\n", name, i, i)
+		case 1:
+			fmt.Fprintf(&patch, "*** Delete File: %s\n", name)
+		case 2:
+			fmt.Fprintf(&patch, "*** Add File: added-%03d.txt\n+added %d\n", i, i)
+		}
+	}
+	patch.WriteString("*** End Patch\n")
+	pf := filepath.Join(t.TempDir(), "big.patch")
+	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := func() map[string]string {
+		m := map[string]string{}
+		filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(ws, p)
+				m[rel] = string(b)
+			}
+			return nil
+		})
+		return m
+	}
+	old := state()
+	out, err := exec.Command(bin, "-C", ws, "apply-patch", pf).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the patch does not apply: %v %s", err, out)
+	}
+	applied := state()
+	restore := func() {
+		for name := range applied {
+			os.Remove(filepath.Join(ws, name))
+		}
+		for name, data := range old {
+			os.WriteFile(filepath.Join(ws, name), []byte(data), 0o644)
+		}
+	}
+	restore()
+	mixed := 0
+	for i := 0; i < 24; i++ {
+		cmd := exec.Command(bin, "-C", ws, "apply-patch", pf)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i) * 700 * time.Microsecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		// Any command opening the workspace recovers first.
+		if out, err := exec.Command(bin, "-C", ws, "read", "--limit", "1", "f000.txt").CombinedOutput(); err != nil {
+			t.Fatalf("read after the kill: %v %s", err, out)
+		}
+		got := state()
+		for name := range got {
+			if strings.HasPrefix(filepath.Base(name), ".hunk-") || strings.HasPrefix(name, ".hunk-txn") {
+				t.Fatalf("after a kill at %v: %s left behind", time.Duration(i)*700*time.Microsecond, name)
+			}
+		}
+		switch {
+		case reflect.DeepEqual(got, old):
+		case reflect.DeepEqual(got, applied):
+			restore()
+		default:
+			mixed++
+			t.Errorf("after a kill at %v the tree is half applied", time.Duration(i)*700*time.Microsecond)
+			restore()
+		}
+	}
+	_ = mixed
 }

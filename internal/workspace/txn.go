@@ -48,6 +48,8 @@ type Txn struct {
 	dirs     []string // directories created for staged files, in creation order
 	done     bool
 
+	j journal // the recovery record while the transaction runs (journal.go)
+
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
 	failAt int
 }
@@ -68,9 +70,9 @@ type txnOp struct {
 // the transaction is finished.
 func (w *Workspace) Begin(b *Batch) *Txn {
 	if b == nil {
-		return &Txn{w: w, b: w.Batch(), ownBatch: true}
+		return &Txn{w: w, b: w.Batch(), ownBatch: true, j: journal{w: w}}
 	}
-	return &Txn{w: w, b: b}
+	return &Txn{w: w, b: b, j: journal{w: w}}
 }
 
 // Stage writes data to a temporary file beside name's target (a symlink
@@ -113,6 +115,7 @@ func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
 			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
 	}
+	t.j.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(data)})
 	if err := b.create(tmp, data, perm, old != nil, chown, uid, gid, true); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
@@ -150,6 +153,7 @@ func (t *Txn) Remove(name string) error {
 	if fi.IsDir() {
 		return result.Errorf(result.IsDirectory, "%s: is a directory", name)
 	}
+	t.j.log(journalEntry{Op: "remove", Target: name})
 	t.mu.Lock()
 	t.ops = append(t.ops, &txnOp{name: name, target: name, remove: true})
 	t.mu.Unlock()
@@ -238,13 +242,16 @@ func (t *Txn) Commit() error {
 		t.rollback(len(t.ops))
 		return firstErr
 	}
+	t.j.log(journalEntry{Op: "committed"})
 	t.parallel(func(i int) {
 		if op := t.ops[i]; op.backup != "" {
 			_ = t.b.Remove(op.backup)
 		}
 	})
 	// The renames are durable once their directories are.
-	return t.flushDirs()
+	err := t.flushDirs()
+	t.j.close()
+	return err
 }
 
 // commitWorkers is how many goroutines run the steps of a commit.
@@ -279,6 +286,7 @@ func (t *Txn) step(i int, op *txnOp) error {
 	}
 	if op.remove {
 		op.backup = TempName(op.target)
+		t.j.log(journalEntry{Op: "backup", Target: op.target, Backup: op.backup})
 		if err := b.Rename(op.target, op.backup); err != nil {
 			op.backup = ""
 			return w.Error(op.name, unwrapPath(err))
@@ -325,6 +333,7 @@ func (t *Txn) step(i int, op *txnOp) error {
 func (t *Txn) keepOld(op *txnOp) error {
 	w, bt := t.w, t.b
 	b := TempName(op.target)
+	t.j.log(journalEntry{Op: "backup", Target: op.target, Backup: b})
 	if err := bt.Link(op.target, b); err == nil {
 		op.backup = b
 		return nil
@@ -374,6 +383,7 @@ func (t *Txn) Abort() {
 }
 
 func (t *Txn) cleanup() {
+	defer t.j.close()
 	for _, op := range t.ops {
 		if op.tmp != "" {
 			_ = t.b.Remove(op.tmp)

@@ -62,6 +62,7 @@ func Open(dir string, confined bool) (*Workspace, error) {
 		}
 		w.root = r
 	}
+	w.RecoverInterrupted() // a transaction a killed hunk left half done goes first
 	return w, nil
 }
 
