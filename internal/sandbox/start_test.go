@@ -13,10 +13,10 @@ import (
 	"time"
 )
 
-// The landlock driver confines the thread it starts the command from. The
-// confinement must not leak to the rest of the process: neither to a
-// goroutine running while the command runs, nor to one after, nor to a
-// process hunk starts afterwards without the sandbox.
+// The landlock driver confines only the command's own process, in the child
+// between fork and exec (fork.go). Nothing of it may reach hunk: neither a
+// goroutine running while the command runs, nor one after, nor a process
+// hunk starts afterwards without the sandbox.
 func TestConfinementStaysOnItsThread(t *testing.T) {
 	d := Lookup("landlock")
 	if c := d.Probe(context.Background()); !c.Available {
