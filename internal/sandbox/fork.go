@@ -288,6 +288,10 @@ func forkChild(cs *childSpec, args *cloneArgs) (uintptr, syscall.Errno) {
 	all := ^uint64(0)
 	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&all)), uintptr(unsafe.Pointer(&cs.sigmask)), 8, 0, 0)
 	r, _, e := syscall.RawSyscall6(unix.SYS_CLONE3, uintptr(unsafe.Pointer(args)), unsafe.Sizeof(*args), 0, 0, 0, 0)
+	if e == syscall.ENOSYS && args.flags&unix.CLONE_INTO_CGROUP == 0 {
+		// Linux before 5.3: plain clone, no pidfd (the supervisor polls).
+		r, _, e = syscall.RawSyscall6(unix.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	}
 	if e == 0 && r == 0 {
 		childMain(cs)
 	}
