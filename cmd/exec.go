@@ -252,8 +252,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		hide = append(hide, real)
 	}
 	env := execEnv(o.Env)
-	if o.Caches && o.Driver != "none" {
-		dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME"))
+	if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); o.Caches && o.Driver != "none" && dir != "" {
 		// Best effort: a HOME hunk cannot write (a service user's) runs
 		// the command without caches, as before they existed.
 		if vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv); err != nil {

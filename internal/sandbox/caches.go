@@ -26,11 +26,15 @@ import (
 // the network, so `go test` of a module built once on the host works without
 // --network.
 
-// CacheDir returns the cache directory of workspace (not created). home and
-// xdgCache are hunk's own HOME and XDG_CACHE_HOME.
+// CacheDir returns the cache directory of workspace (not created), or ""
+// when there is no absolute place for it. home and xdgCache are hunk's own
+// HOME and XDG_CACHE_HOME.
 func CacheDir(workspace, home, xdgCache string) string {
 	base := xdgCache
 	if base == "" || !filepath.IsAbs(base) {
+		if !filepath.IsAbs(home) {
+			return "" // no HOME: no caches, rather than some in the current directory
+		}
 		base = filepath.Join(home, ".cache")
 	}
 	sum := sha256.Sum256([]byte(workspace))
