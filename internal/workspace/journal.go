@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,6 +140,9 @@ func (w *Workspace) RecoverInterrupted() int {
 }
 
 func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false // kill(0) and kill(-n) would ask about process groups
+	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
 }
@@ -157,6 +161,12 @@ func (w *Workspace) recoverJournal(name string) {
 		var e journalEntry
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue // a line cut by the kill: its step never started
+		}
+		// The workspace is writable by sandboxed commands, which could plant
+		// a journal: only names local to the workspace are acted on (in host
+		// mode too, where nothing else would confine them).
+		if !localName(e.Target) || !localName(e.Tmp) || !localName(e.Backup) {
+			continue
 		}
 		switch e.Op {
 		case "stage", "remove":
@@ -202,4 +212,10 @@ func (w *Workspace) recoverJournal(name string) {
 		}
 	}
 	_ = w.Remove(name)
+}
+
+// localName reports whether p ("" allowed) names a path inside the
+// workspace: relative, without "..".
+func localName(p string) bool {
+	return p == "" || filepath.IsLocal(p)
 }
