@@ -551,12 +551,13 @@ func drain(copied <-chan error, conn io.Closer) {
 // the memory limit since since (the "oom" event; it works also after the
 // container was removed).
 func oomKilled(e *engine, id string, since time.Time) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	filters, _ := json.Marshal(map[string][]string{"container": {id}, "event": {"oom"}})
-	// The event can lag the exit on a busy engine: look for up to 2 s
-	// (only a run that exited 137 under --memory pays for it).
-	for try := 0; try < 40; try++ {
+	// The event can lag the exit on a busy engine (seen: more than 2 s while
+	// the race-enabled test suite ran beside it): look for up to 6 s. Only a
+	// run that exited 137 under --memory pays for it.
+	for try := 0; try < 120; try++ {
 		until := time.Now()
 		q := url.Values{
 			"since":   {fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond())},
