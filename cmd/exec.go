@@ -232,39 +232,48 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		workdir = real
 	}
 	home := os.Getenv("HOME")
-	var binds [2][]string
-	for i, list := range [][]string{o.RW, o.RO} {
+	// hostPaths resolves the host paths given to --rw, --ro or --hide.
+	hostPaths := func(flag string, list []string, mustExist bool) ([]string, error) {
+		var out []string
 		for _, p := range list {
-			real, err := sandbox.HostPath(p, home, true)
+			real, err := sandbox.HostPath(p, home, mustExist)
 			if err != nil {
-				return result.Errorf(result.InvalidArgument, "--%s %s: %v", []string{"rw", "ro"}[i], p, err).
+				return nil, result.Errorf(result.InvalidArgument, "--%s %s: %v", flag, p, err).
 					WithHint("give an existing path, absolute or ~/…")
 			}
-			binds[i] = append(binds[i], real)
+			out = append(out, real)
 		}
+		return out, nil
 	}
-	hide := sandbox.DefaultHidden(home)
-	for _, p := range o.Hide {
-		real, err := sandbox.HostPath(p, home, false)
-		if err != nil {
-			return result.Errorf(result.InvalidArgument, "--hide %s: %v", p, err)
-		}
-		hide = append(hide, real)
+	rw, err := hostPaths("rw", o.RW, true)
+	if err != nil {
+		return err
 	}
+	ro, err := hostPaths("ro", o.RO, true)
+	if err != nil {
+		return err
+	}
+	hide, err := hostPaths("hide", o.Hide, false)
+	if err != nil {
+		return err
+	}
+	hide = append(sandbox.DefaultHidden(home), hide...)
 	env := execEnv(o.Env)
-	if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); o.Caches && o.Driver != "none" && dir != "" {
-		// Best effort: a HOME hunk cannot write (a service user's) runs
-		// the command without caches, as before they existed.
-		if vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv); err != nil {
-			app.Warn(fmt.Sprintf("no build caches for this run (--caches=false to silence): %v", err))
-		} else {
-			env = append(vars, env...)
-			binds[0] = append(binds[0], dir)
+	if o.Caches && o.Driver != "none" {
+		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
+			// Best effort: a HOME hunk cannot write (a service user's)
+			// runs the command without caches, as before they existed.
+			if vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv); err != nil {
+				app.Warn("no build caches for this run (--caches=false to silence): %v", err)
+			} else {
+				env = append(vars, env...)
+				rw = append(rw, dir)
+			}
 		}
 	}
 	spec := sandbox.Spec{
-		RW:        binds[0],
-		RO:        binds[1],
+		RW:        rw,
+		RO:        ro,
 		Hide:      hide,
 		Argv:      o.Argv,
 		Workspace: ws.Dir(),

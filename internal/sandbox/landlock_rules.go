@@ -13,8 +13,9 @@ import (
 )
 
 // The Landlock system calls, called directly: go-landlock (a fine binding)
-// enforces on every thread of the process, which needs libpsx under cgo; the
-// init only needs the one thread it execs from, so three raw system calls do.
+// enforces on every thread of the process, which needs libpsx under cgo;
+// here the ruleset is built in hunk and only the command's child restricts
+// itself (landlock_restrict_self, in fork.go), so raw system calls do.
 
 type rulesetAttr struct {
 	fs, net, scoped uint64
@@ -51,15 +52,7 @@ func llAddPathRule(rulesetFd int, allowed uint64, parentFd int) error {
 	return nil
 }
 
-func llRestrictSelf(rulesetFd int) error {
-	_, _, e := syscall.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rulesetFd), 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-// landlockPolicy is what the landlock driver's init enforces on the command.
+// landlockPolicy is what the landlock driver enforces on the command.
 type landlockPolicy struct {
 	RO      []string `json:"ro"`      // directories readable and executable
 	RW      []string `json:"rw"`      // directories with every right (the workspace, the private temp dir)

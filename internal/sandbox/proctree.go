@@ -221,9 +221,6 @@ func (t *tree) membersByScan() []procInfo {
 	return out
 }
 
-// alive returns the live (non-zombie) members of the tree.
-func (t *tree) alive() []int { return t.live(t.members()) }
-
 // live picks the live processes of ms, adding the cgroup's.
 func (t *tree) live(ms []procInfo) []int {
 	var pids []int
