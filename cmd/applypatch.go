@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/apply"
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -101,69 +102,23 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	tuneGC(len(text))
-	p, err := patchparse.Parse(text, patchparse.Options{Strip: opts.Strip, Codex: opts.Compat == "codex"})
+	env, err := app.Env()
 	if err != nil {
 		return err
 	}
-	ws, err := app.Workspace()
+	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
+		Compat: opts.Compat, Strip: &opts.Strip}
+	switch {
+	case opts.NumStat:
+		req.Stat = "numstat"
+	case opts.Stat:
+		req.Stat = "stat"
+	}
+	out, err := ops.ApplyPatch(env, req)
 	if err != nil {
 		return err
 	}
-	fsys := apply.Disk(ws)
-	if opts.DryRun {
-		fsys = apply.DryRun(fsys)
-	}
-	if opts.Reverse {
-		if p, err = patchparse.Reverse(p); err != nil {
-			return err
-		}
-	}
-	if opts.Stat || opts.NumStat {
-		return emitStat(app, p, opts.NumStat)
-	}
-	aopt := apply.Options{Compat: opts.Compat, Diff: opts.Diff || app.Cfg.JSON}
-	res, err := apply.Apply(fsys, p, aopt)
-	if err != nil && opts.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
-		apply.AlreadyApplied(apply.Disk(ws), p, aopt) {
-		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
-		return app.Emit(msg, msg, map[string]any{
-			"alreadyApplied": true, "format": p.Format, "dryRun": opts.DryRun,
-			"summary": map[string]any{"added": []string{}, "modified": []string{}, "deleted": []string{}},
-		})
-	}
-	if err != nil {
-		if re := result.As(err); re.Code == result.NotFound {
-			if name, ok := re.Details["path"].(string); ok {
-				return ws.DidYouMean(name, err)
-			}
-		}
-		return err
-	}
-	summary := res.Summary()
-	if opts.DryRun {
-		summary = strings.Replace(summary, "Success. Updated the following files:",
-			"Dry run: the patch applies. It would update the following files:", 1)
-	}
-	summary = strings.TrimSuffix(summary, "\n")
-	human, model := summary, summary
-	if opts.Diff {
-		var diffs strings.Builder
-		for _, f := range res.Files {
-			diffs.WriteString(f.Diff)
-		}
-		if diffs.Len() > 0 {
-			d := diffs.String()
-			human += "\n" + app.colorDiff(d)
-			model += "\n" + strings.TrimSuffix(d, "\n")
-		}
-	}
-	details := map[string]any{
-		"summary": map[string]any{"added": res.Added, "modified": res.Modified, "deleted": res.Deleted},
-		"files":   res.Files,
-		"format":  p.Format,
-		"dryRun":  opts.DryRun,
-	}
-	return app.Emit(human, model, details)
+	return app.Render(out)
 }
 
 // readPatch reads the patch text from file (a host path, not a workspace
@@ -313,47 +268,4 @@ func codexApplyPatchMain(app *App, args []string) int {
 	}
 	_, _ = io.WriteString(app.Stdout, res.Summary())
 	return 0
-}
-
-// emitStat prints what p changes, without applying it: git apply --numstat
-// ("ADDED<TAB>REMOVED<TAB>PATH") or --stat (" PATH | N ++--" and a total).
-func emitStat(app *App, p *patchparse.Patch, numstat bool) error {
-	stats := p.Stat()
-	name := func(s patchparse.FileStat) string {
-		if s.MoveTo != "" {
-			return workspace.Quote(s.Path) + " => " + workspace.Quote(s.MoveTo)
-		}
-		return workspace.Quote(s.Path)
-	}
-	var b strings.Builder
-	if numstat {
-		for _, s := range stats {
-			fmt.Fprintf(&b, "%d\t%d\t%s\n", s.Added, s.Removed, name(s))
-		}
-	} else {
-		width, most, adds, dels := 0, 0, 0, 0
-		for _, s := range stats {
-			width = max(width, len(name(s)))
-			most = max(most, s.Added+s.Removed)
-			adds, dels = adds+s.Added, dels+s.Removed
-		}
-		for _, s := range stats {
-			n := s.Added + s.Removed
-			plus, minus := s.Added, s.Removed
-			if most > 50 { // scaled to 50 columns, as git does, never to nothing
-				plus, minus = (s.Added*50+most-1)/most, (s.Removed*50+most-1)/most
-			}
-			fmt.Fprintf(&b, " %-*s | %d %s%s\n", width, name(s), n, strings.Repeat("+", plus), strings.Repeat("-", minus))
-		}
-		fmt.Fprintf(&b, " %d file%s changed, %d insertion%s(+), %d deletion%s(-)\n",
-			len(stats), plural(len(stats)), adds, plural(adds), dels, plural(dels))
-	}
-	return app.EmitData(b.String(), b.String(), map[string]any{"stat": stats, "format": p.Format})
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -2,15 +2,13 @@ package cmd
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/ops"
 )
 
 func init() { register("edit", newEditCmd) }
@@ -153,60 +151,17 @@ func editRun(app *App, o *EditOptions) error {
 	} else {
 		edits = []edit.Edit{{OldText: *o.Old, NewText: *o.New, ReplaceAll: o.ReplaceAll}}
 	}
-	ws, err := app.Workspace()
+	env, err := app.Env()
 	if err != nil {
 		return err
 	}
-	name, err := ws.Resolve(o.Path)
+	req := ops.EditRequest{Path: o.Path, Exact: o.Exact, IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun}
+	for _, e := range edits {
+		req.Edits = append(req.Edits, ops.EditSpec{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll})
+	}
+	out, err := ops.Edit(env, req)
 	if err != nil {
 		return err
 	}
-	var files edit.Files = ws
-	if o.DryRun {
-		files = &edit.DryRun{Files: ws}
-	}
-	res, err := edit.Run(files, name, edits, edit.Options{
-		Exact:    o.Exact,
-		IfMatch:  o.IfMatch,
-		MaxBytes: app.Cfg.Edit.MaxBytes,
-		Hash:     app.Cfg.JSON,
-		Brief:    !app.Cfg.JSON && !o.Diff,
-	})
-	if err != nil {
-		return err
-	}
-	msg := editMessage(res, ws.Display(name), o.DryRun)
-	model := msg
-	human := msg
-	if o.Diff && res.Diff != "" {
-		model += "\n\n" + res.Diff
-		d := res.Diff
-		if app.ColorOut {
-			d = colorizeDiff(d)
-		}
-		human += "\n" + d
-	}
-	details := struct {
-		*edit.Result
-		DryRun bool `json:"dryRun,omitempty"`
-	}{res, o.DryRun}
-	return app.Emit(human, model, details)
-}
-
-// editMessage is the one-paragraph summary shared by humans and models.
-func editMessage(res *edit.Result, path string, dryRun bool) string {
-	path = workspace.Quote(path)
-	var b strings.Builder
-	switch {
-	case res.Replacements == 0:
-		fmt.Fprintf(&b, "No changes made to %s.", path)
-	case dryRun:
-		fmt.Fprintf(&b, "Would replace %d block(s) in %s (dry run: nothing was written).", res.Replacements, path)
-	default:
-		fmt.Fprintf(&b, "Successfully replaced %d block(s) in %s.", res.Replacements, path)
-	}
-	for _, n := range res.Notes {
-		b.WriteString("\n" + n)
-	}
-	return b.String()
+	return app.Render(out)
 }

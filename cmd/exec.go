@@ -1,21 +1,17 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/ops"
 )
 
 func init() { register("exec", newExecCmd) }
@@ -45,11 +41,6 @@ type execOptions struct {
 
 	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
-
-// envAllowList are the variables of hunk's environment a command gets.
-var envAllowList = []string{"PATH", "HOME", "LANG", "TERM"}
-
-const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 func newExecCmd(app *App) *cobra.Command {
 	return newExecCmdWith(app, runExec)
@@ -100,25 +91,11 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
 			}
-			switch {
-			case o.Sh != "" && len(args) > 0:
-				return result.Usagef("give the command either after -- or with --sh, not both").WithHint("usage: " + cmd.UseLine())
-			case o.Sh == "" && len(args) == 0:
+			if o.Sh == "" && len(args) == 0 {
 				return result.Usagef("no command to run").WithHint("usage: hunk exec [flags] -- CMD [ARGS...], or hunk exec --sh 'CMD'")
-			case o.Timeout < 0:
-				return result.Usagef("--timeout must not be negative")
-			case o.Pids < 0:
-				return result.Usagef("--pids must not be negative")
-			case o.CPUs < 0:
-				return result.Usagef("--cpus must not be negative")
 			}
-			for _, kv := range o.Env {
-				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return result.Usagef("--env %q: want K=V", kv)
-				}
-			}
-			if o.Sh != "" {
-				o.Argv = []string{"/bin/sh", "-c", o.Sh}
+			if o.Sh != "" && len(args) > 0 {
+				return result.Usagef("give the command either after -- or with --sh, not both").WithHint("usage: " + cmd.UseLine())
 			}
 			return run(app, cmd, o)
 		},
@@ -187,151 +164,39 @@ func parseSize(s string) (int64, error) {
 	return int64(v * float64(mult)), nil
 }
 
-// execEnv is the command's environment: the allow-list from hunk's, then --env.
-func execEnv(extra []string) []string {
-	var env []string
-	for _, k := range envAllowList {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		} else if k == "PATH" {
-			env = append(env, "PATH="+defaultPath)
-		}
-	}
-	return append(env, extra...)
-}
-
 func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	ctx, handling := early.Interrupt()
 	if o.ListDrivers {
-		return listDrivers(ctx, app)
+		return app.Render(ops.Drivers(ctx))
 	}
 	if o.dockerAdmin() {
 		return runDockerAdmin(ctx, app, o)
 	}
-	ws, err := app.Workspace()
+	env, err := app.Env()
 	if err != nil {
 		return err
-	}
-	workdir := ws.Dir()
-	if o.Workdir != "" {
-		name, err := ws.Resolve(o.Workdir)
-		if err != nil {
-			return err
-		}
-		fi, err := ws.Stat(name)
-		if err != nil {
-			return ws.Error(name, err)
-		}
-		if !fi.IsDir() {
-			return result.Errorf(result.InvalidArgument, "--workdir %s: not a directory", o.Workdir)
-		}
-		real, err := filepath.EvalSymlinks(ws.Abs(name))
-		if err != nil {
-			return ws.Error(name, err)
-		}
-		workdir = real
-	}
-	home := os.Getenv("HOME")
-	// hostPaths resolves the host paths given to --rw, --ro or --hide.
-	hostPaths := func(flag string, list []string, mustExist bool) ([]string, error) {
-		var out []string
-		for _, p := range list {
-			real, err := sandbox.HostPath(p, home, mustExist)
-			if err != nil {
-				return nil, result.Errorf(result.InvalidArgument, "--%s %s: %v", flag, p, err).
-					WithHint("give an existing path, absolute or ~/…")
-			}
-			out = append(out, real)
-		}
-		return out, nil
-	}
-	rw, err := hostPaths("rw", o.RW, true)
-	if err != nil {
-		return err
-	}
-	ro, err := hostPaths("ro", o.RO, true)
-	if err != nil {
-		return err
-	}
-	hide, err := hostPaths("hide", o.Hide, false)
-	if err != nil {
-		return err
-	}
-	hide = append(sandbox.DefaultHidden(home), hide...)
-	env := execEnv(o.Env)
-	if o.Caches && o.Driver != "none" {
-		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
-			// Best effort: a HOME hunk cannot write (a service user's)
-			// runs the command without caches, as before they existed.
-			if vars, err := sandbox.CacheEnv(dir, o.Env, o.Network, os.Getenv); err != nil {
-				app.Warn("no build caches for this run (--caches=false to silence): %v", err)
-			} else {
-				env = append(vars, env...)
-				rw = append(rw, dir)
-			}
-		}
-	}
-	spec := sandbox.Spec{
-		RW:        rw,
-		RO:        ro,
-		Hide:      hide,
-		Argv:      o.Argv,
-		Workspace: ws.Dir(),
-		Workdir:   workdir,
-		Env:       env,
-		Network:   o.Network,
-		ReadOnly:  o.ReadOnly,
-		Timeout:   o.Timeout,
-		Memory:    o.Memory,
-		Pids:      o.Pids,
-		CPUs:      o.CPUs,
-		MaxOutput: o.MaxOutput,
-		Stdin:     app.Stdin,
-		Ready:     handling, // from then on, an interrupt stops the command, not just hunk
-		Image:     o.Image,
-		Pull:      o.Pull,
-		KeepWarm:  o.KeepWarm,
-		Idle:      o.Idle,
 	}
 	if !app.Cfg.JSON {
-		spec.Stdout, spec.Stderr = app.Stdout, app.Stderr
+		env.Stdout, env.Stderr = app.Stdout, app.Stderr
 	}
-	if o.Driver == "none" {
-		app.Warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
-	}
-	r, err := sandbox.Run(ctx, o.Driver, spec)
+	out, err := ops.Exec(ctx, env, ops.ExecRequest{
+		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env,
+		Network: o.Network, ReadOnly: o.ReadOnly, RW: o.RW, RO: o.RO, Hide: o.Hide, Caches: o.Caches,
+		Timeout: o.Timeout, Memory: o.Memory, Pids: o.Pids, CPUs: o.CPUs, MaxOutput: o.MaxOutput,
+		Driver: o.Driver, Image: o.Image, Pull: o.Pull, KeepWarm: o.KeepWarm, Idle: o.Idle,
+		Ready: handling, // from then on, an interrupt stops the command, not just hunk
+	})
 	if err != nil {
-		return sandboxError(err)
+		return err
 	}
-	var in *early.Interrupted
-	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
-		r.ExitCode = in.ExitCode()
-	}
-	return reportExec(app, o, r, in)
-}
-
-// sandboxError maps the sandbox's errors to the contract's codes.
-func sandboxError(err error) error {
-	var ue *sandbox.UnavailableError
-	var le *sandbox.LimitError
-	var de *sandbox.UnknownDriverError
-	var re *result.Error
-	switch {
-	case errors.As(err, &re):
-		return re // already typed by the driver (docker)
-	case errors.As(err, &ue):
-		e := result.Errorf(result.SandboxUnavailable, "%s", ue.Error())
-		if ue.Hint != "" {
-			e.WithHint(ue.Hint)
+	if app.Cfg.JSON {
+		if err := out.ToolResult().Encode(app.Stdout); err != nil {
+			return err
 		}
-		return e
-	case errors.As(err, &le):
-		return result.Errorf(result.LimitUnenforceable, "%s", le.Error()).
-			WithHint("drop " + le.Limit + ", run hunk as root (cgroups), or pick a driver that enforces it (hunk exec --drivers)")
-	case errors.As(err, &de):
-		return result.Usagef("%s", de.Error()).WithHint("hunk exec --drivers lists them")
+	} else if out.Message != "" {
+		fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Message)
 	}
-	return result.Wrap(result.SandboxUnavailable, err, "sandbox")
+	return silentExit(out.ExitCode)
 }
 
 // silentExit ends hunk with code and prints nothing more: the command's
@@ -343,170 +208,3 @@ func silentExit(code int) error {
 	return &result.Error{Exit: code}
 }
 
-// seconds formats d as the contract's "N seconds" ("1 second").
-func seconds(d time.Duration) string {
-	n := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-	if n == "1" {
-		return n + " second"
-	}
-	return n + " seconds"
-}
-
-func reportExec(app *App, o *execOptions, r sandbox.Result, in *early.Interrupted) error {
-	var note string
-	switch {
-	case r.TimedOut:
-		note = fmt.Sprintf("Command timed out after %s", seconds(o.Timeout))
-	case r.Interrupted && in != nil:
-		note = fmt.Sprintf("Interrupted (%s): the command and every process it started were stopped", in.Name())
-	case r.OOMKilled && r.ExitCode == 137:
-		note = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", o.Memory)
-	case r.OOMKilled:
-		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", o.Memory)
-	}
-	details := map[string]any{
-		"exitCode":   r.ExitCode,
-		"stdout":     string(r.Stdout),
-		"stderr":     string(r.Stderr),
-		"timedOut":   r.TimedOut,
-		"truncated":  r.Truncated,
-		"durationMs": r.Duration.Milliseconds(),
-		"driver":     r.Driver,
-	}
-	if r.OOMKilled {
-		details["oomKilled"] = true
-	}
-	if !app.Cfg.JSON {
-		if note != "" {
-			fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, note)
-		}
-		return silentExit(r.ExitCode)
-	}
-	var b strings.Builder
-	b.Write(r.Stdout)
-	if len(r.Stderr) > 0 {
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.Write(r.Stderr)
-	}
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
-	}
-	if note != "" {
-		b.WriteString(note + "\n")
-	}
-	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	doc := result.Success(b.String(), details)
-	switch {
-	case r.TimedOut:
-		doc.IsError, doc.Error, doc.Code = true, note, result.Timeout
-	case r.Interrupted:
-		doc.IsError, doc.Error, doc.Code = true, note, result.Interrupted
-	case r.OOMKilled && r.ExitCode == 137:
-		doc.IsError, doc.Error, doc.Code = true, note, result.OutOfMemory
-	}
-	if err := doc.Encode(app.Stdout); err != nil {
-		return err
-	}
-	return silentExit(r.ExitCode)
-}
-
-// listDrivers prints every driver, whether it works here and what it enforces.
-func listDrivers(ctx context.Context, app *App) error {
-	type row struct {
-		Name       string `json:"name"`
-		Available  bool   `json:"available"`
-		Note       string `json:"note"`
-		Filesystem bool   `json:"filesystem"`
-		Network    bool   `json:"network"`
-		Timeout    bool   `json:"timeout"`
-		Memory     bool   `json:"memory"`
-		Pids       bool   `json:"pids"`
-		CPUs       bool   `json:"cpus"`
-		// Against a hostile command (sandbox.Guard* names).
-		Guards      []string `json:"guards"`
-		NotEnforced []string `json:"notEnforced"`
-	}
-	var rows []row
-	auto := ""
-	for _, n := range sandbox.Names() {
-		d := sandbox.Lookup(n)
-		c := d.Probe(ctx)
-		if t, ok := d.(sandbox.Tester); ok && c.Available {
-			if err := t.Test(ctx); err != nil {
-				c.Available, c.Reason = false, err.Error()
-			}
-		}
-		if auto == "" && c.Available {
-			for _, a := range sandbox.AutoOrder {
-				if a == n {
-					auto = n
-				}
-			}
-		}
-		rows = append(rows, row{n, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs, c.Guards, c.Gaps})
-	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DRIVER\tWORKS HERE\tENFORCES\tNOTE")
-	for _, r := range rows {
-		var enf []string
-		for _, e := range []struct {
-			on   bool
-			name string
-		}{{r.Filesystem, "filesystem"}, {r.Network, "network"}, {r.Timeout, "timeout"}, {r.Memory, "memory"}, {r.Pids, "pids"}, {r.CPUs, "cpus"}} {
-			if e.on {
-				enf = append(enf, e.name)
-			}
-		}
-		works := "no"
-		if r.Available {
-			works = "yes"
-		}
-		if len(enf) == 0 {
-			enf = []string{"-"}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, works, strings.Join(enf, ","), r.Note)
-	}
-	tw.Flush()
-	b.WriteString("\nAgainst a hostile command:\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, r := range rows {
-		if r.Available {
-			fmt.Fprintf(tw, "  %s\tguards: %s\tnot enforced: %s\n", r.Name, orDash(r.Guards), orDash(r.NotEnforced))
-		}
-	}
-	tw.Flush()
-	b.WriteString("\nWhat each guard means:\n")
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, g := range guardLegend {
-		fmt.Fprintf(tw, "  %s\t%s\n", g[0], g[1])
-	}
-	tw.Flush()
-	b.WriteString("\n")
-	if auto != "" {
-		fmt.Fprintf(&b, "auto: %s\n", auto)
-	} else {
-		fmt.Fprintf(&b, "auto: none works here (install bubblewrap, or use a kernel with Landlock)\n")
-	}
-	return app.Emit(b.String(), b.String(), map[string]any{"drivers": rows, "auto": auto})
-}
-
-// guardLegend says what each of sandbox's Guard names stands for.
-var guardLegend = [][2]string{
-	{sandbox.GuardProcesses, "cannot trace, signal or read hunk or any process outside its own tree"},
-	{sandbox.GuardSockets, "cannot connect to the host's unix sockets (the Docker socket, ssh and gpg agents)"},
-	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
-	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},
-	{sandbox.GuardTerminal, "cannot type into the caller's terminal (TIOCSTI)"},
-	{sandbox.GuardDescriptors, "inherits no descriptor of hunk's caller but stdin, stdout and stderr"},
-	{sandbox.GuardCleanup, "nothing it started survives hunk, even hunk killed with SIGKILL"},
-}
-
-func orDash(s []string) string {
-	if len(s) == 0 {
-		return "-"
-	}
-	return strings.Join(s, ", ")
-}

@@ -1,10 +1,9 @@
 package cmd
 
 import (
-	"encoding/base64"
-
 	"github.com/spf13/cobra"
 
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/read"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -72,19 +71,15 @@ are refused. A missing path suggests near names.`,
 }
 
 func readRun(app *App, opts *ReadOptions) error {
-	ws, err := app.Workspace()
+	env, err := app.Env()
 	if err != nil {
 		return err
 	}
 	o := opts.Options
-	o.ImageData = app.Cfg.JSON
-	res, err := read.Read(ws, opts.Path, o)
+	out, err := ops.Read(env, ops.ReadRequest{Path: opts.Path, Offset: o.Offset, Limit: o.Limit, MaxBytes: o.MaxBytes,
+		Column: o.Column, LineNumbers: o.LineNumbers})
 	if err != nil {
 		return err
 	}
-	var extra []result.Content
-	if res.Image != nil {
-		extra = append(extra, result.Image(res.Image.MimeType, base64.StdEncoding.EncodeToString(res.Image.Data)))
-	}
-	return app.EmitData(res.Text, res.Text, res.Details, extra...)
+	return app.Render(out)
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -298,4 +299,43 @@ func (a *App) setColor() {
 		a.ColorOut = !noColor && ok && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
 	}
 	color.NoColor = !a.ColorOut
+}
+
+// Env is the operations' environment for this run: the workspace, the
+// configured limits and the standard streams.
+func (a *App) Env() (*ops.Env, error) {
+	ws, err := a.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	return &ops.Env{
+		Workspace:  ws,
+		ToolResult: a.Cfg.JSON,
+		Limits: ops.Limits{
+			ReadLimit: a.Cfg.Read.Limit, ReadMaxBytes: a.Cfg.Read.MaxBytes,
+			WriteMaxBytes: a.Cfg.Write.MaxBytes, EditMaxBytes: a.Cfg.Edit.MaxBytes, PatchMaxBytes: a.Cfg.Patch.MaxBytes,
+		},
+		Stdin: a.Stdin,
+		Warn:  func(msg string) { a.Warn("%s", msg) },
+	}, nil
+}
+
+// Render prints an operation's output: the tool result under --json, else
+// the message and its diff (colored on a terminal); -q hides status lines.
+func (a *App) Render(out *ops.Output) error {
+	if a.Cfg.JSON {
+		return out.ToolResult().Encode(a.Stdout)
+	}
+	human := out.Message
+	if out.Diff != "" {
+		if out.DiffFirst {
+			human = a.colorDiff(out.Diff) + human
+		} else {
+			human += "\n" + a.colorDiff(out.Diff)
+		}
+	}
+	if out.Data {
+		return a.EmitData(human, "", nil)
+	}
+	return a.Emit(human, "", nil)
 }

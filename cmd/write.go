@@ -1,16 +1,14 @@
 package cmd
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
-	"github.com/hunk-dev/hunk/internal/write"
 )
 
 func init() { register("write", newWriteCmd) }
@@ -100,36 +98,16 @@ func writeRun(app *App, opts *WriteOptions) error {
 				WithHint("to write an empty file, give --allow-empty (or --content '')")
 		}
 	}
-	res, err := write.Write(ws, write.Options{
-		Path: opts.Path, Content: data, CreateOnly: opts.CreateOnly, IfMatch: opts.IfMatch,
-		MaxBytes: app.Cfg.Write.MaxBytes, DryRun: opts.DryRun, WantOld: opts.Diff,
-	})
+	env, err := app.Env()
 	if err != nil {
 		return err
 	}
-	var msg string
-	switch {
-	case res.NoOp:
-		msg = fmt.Sprintf("No changes made to %s. The file already has identical content.", workspace.Quote(res.Path))
-	case opts.DryRun:
-		msg = fmt.Sprintf("Would write %d bytes to %s (dry run).", res.Bytes, workspace.Quote(res.Path))
-	default:
-		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, workspace.Quote(res.Path))
+	out, err := ops.Write(env, ops.WriteRequest{Path: opts.Path, Content: string(data), CreateOnly: opts.CreateOnly,
+		IfMatch: opts.IfMatch, Diff: opts.Diff, DryRun: opts.DryRun})
+	if err != nil {
+		return err
 	}
-	details := map[string]any{
-		"path": res.Path, "bytes": res.Bytes, "created": res.Created, "noop": res.NoOp,
-		"sha256": res.SHA256, "dryRun": opts.DryRun,
-	}
-	if res.Previous != "" {
-		details["previousSha256"] = res.Previous
-	}
-	human := msg
-	if opts.Diff && !res.NoOp {
-		d := fileDiff(res.Path, res.Old, data, res.Created)
-		details["diff"] = d
-		human = app.colorDiff(d) + msg
-	}
-	return app.Emit(human, msg, details)
+	return app.Render(out)
 }
 
 // readLimited reads r to the end, refusing more than max bytes (0: no limit)

@@ -44,6 +44,8 @@ const (
 	Identical Rule = "identical"
 	// AlreadyApplied: the old text is absent and the new text present.
 	AlreadyApplied Rule = "already-applied"
+	// Inserted: the text was inserted after a line (Insert).
+	Inserted Rule = "inserted"
 )
 
 // describe is how a note names a fuzzy rule.
@@ -159,6 +161,16 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 	if err := Validate(edits); err != nil {
 		return nil, err
 	}
+	return change(files, name, opt, func(content []byte) ([][]byte, *Result, error) {
+		return apply(name, content, edits, opt)
+	})
+}
+
+// change is the read-modify-write cycle of Run and Insert: under the
+// workspace lock for name it reads the file, checks it against opt.IfMatch,
+// computes the new content with edit and writes it atomically when it
+// changed.
+func change(files Files, name string, opt Options, edit func(content []byte) ([][]byte, *Result, error)) (res *Result, err error) {
 	// A big file is mapped (readContent): if it is truncated under us, the
 	// fault becomes a panic here instead of killing the process.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -192,7 +204,7 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 				WithDetail("sha256", got)
 		}
 	}
-	parts, res, err := apply(name, content, edits, opt)
+	parts, res, err := edit(content)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,151 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/apply"
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// ApplyPatchRequest applies a Codex patch or a unified diff.
+type ApplyPatchRequest struct {
+	Patch   string `json:"patch" jsonschema:"the patch text: a Codex *** Begin Patch ... *** End Patch patch or a unified diff (git diff, diff -u)"`
+	DryRun  bool   `json:"dryRun,omitempty" jsonschema:"check that the patch applies and write nothing"`
+	Diff    bool   `json:"diff,omitempty" jsonschema:"add a unified diff of each changed file to the result text"`
+	Reverse bool   `json:"reverse,omitempty" jsonschema:"undo the patch: apply it backwards"`
+	// Compat "codex" reproduces Codex's apply_patch exactly.
+	Compat string `json:"compat,omitempty" jsonschema:"codex: reproduce Codex's apply_patch exactly (first match wins, no recoveries)"`
+	// Strip removes path components from unified diff paths
+	// (patchparse.DefaultStrip: git's a/ b/).
+	Strip *int `json:"strip,omitempty" jsonschema:"remove N leading path components from unified diff paths (default: git's a/ and b/)"`
+	// Stat is "stat" or "numstat": describe the patch instead of applying it.
+	Stat string `json:"-"`
+}
+
+// ApplyPatch plans, checks and commits every file of the patch, or none.
+func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
+	if req.Compat != "" && req.Compat != "codex" {
+		return nil, result.Usagef("compat must be \"codex\" (or empty), not %q", req.Compat)
+	}
+	if max := env.Limits.PatchMaxBytes; max > 0 && int64(len(req.Patch)) > max {
+		return nil, result.Errorf(result.TooLarge, "the patch is over the limit of %d bytes", max).
+			WithHint("raise the limit with --max-bytes (or apply-patch.max-bytes in the config)")
+	}
+	if strings.TrimSpace(req.Patch) == "" {
+		return nil, result.Usagef("the patch is empty").WithHint("give the patch text: *** Begin Patch ... *** End Patch, or a unified diff")
+	}
+	if !utf8.ValidString(req.Patch) {
+		return nil, result.Errorf(result.InvalidPatch, "the patch is not valid UTF-8 text")
+	}
+	strip := patchparse.DefaultStrip
+	if req.Strip != nil {
+		strip = *req.Strip
+	}
+	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex"})
+	if err != nil {
+		return nil, err
+	}
+	if req.Reverse {
+		if p, err = patchparse.Reverse(p); err != nil {
+			return nil, err
+		}
+	}
+	if req.Stat != "" {
+		return patchStat(p, req.Stat == "numstat"), nil
+	}
+	ws := env.Workspace
+	fsys := apply.Disk(ws)
+	if req.DryRun {
+		fsys = apply.DryRun(fsys)
+	}
+	aopt := apply.Options{Compat: req.Compat, Diff: req.Diff || env.ToolResult}
+	res, err := apply.Apply(fsys, p, aopt)
+	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
+		apply.AlreadyApplied(apply.Disk(ws), p, aopt) {
+		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
+		return &Output{Text: msg, Message: msg, Details: map[string]any{
+			"alreadyApplied": true, "format": p.Format, "dryRun": req.DryRun,
+			"summary": map[string]any{"added": []string{}, "modified": []string{}, "deleted": []string{}},
+		}}, nil
+	}
+	if err != nil {
+		if re := result.As(err); re.Code == result.NotFound {
+			if name, ok := re.Details["path"].(string); ok {
+				return nil, ws.DidYouMean(name, err)
+			}
+		}
+		return nil, err
+	}
+	summary := res.Summary()
+	if req.DryRun {
+		summary = strings.Replace(summary, "Success. Updated the following files:",
+			"Dry run: the patch applies. It would update the following files:", 1)
+	}
+	summary = strings.TrimSuffix(summary, "\n")
+	out := &Output{Text: summary, Message: summary}
+	if req.Diff {
+		var diffs strings.Builder
+		for _, f := range res.Files {
+			diffs.WriteString(f.Diff)
+		}
+		if diffs.Len() > 0 {
+			out.Diff = diffs.String()
+			out.Text += "\n" + strings.TrimSuffix(out.Diff, "\n")
+		}
+	}
+	out.Details = map[string]any{
+		"summary": map[string]any{"added": res.Added, "modified": res.Modified, "deleted": res.Deleted},
+		"files":   res.Files,
+		"format":  p.Format,
+		"dryRun":  req.DryRun,
+	}
+	return out, nil
+}
+
+// patchStat describes what p changes, without applying it: git apply
+// --numstat ("ADDED<TAB>REMOVED<TAB>PATH") or --stat (" PATH | N ++--" and a
+// total).
+func patchStat(p *patchparse.Patch, numstat bool) *Output {
+	stats := p.Stat()
+	name := func(s patchparse.FileStat) string {
+		if s.MoveTo != "" {
+			return workspace.Quote(s.Path) + " => " + workspace.Quote(s.MoveTo)
+		}
+		return workspace.Quote(s.Path)
+	}
+	var b strings.Builder
+	if numstat {
+		for _, s := range stats {
+			fmt.Fprintf(&b, "%d\t%d\t%s\n", s.Added, s.Removed, name(s))
+		}
+	} else {
+		width, most, adds, dels := 0, 0, 0, 0
+		for _, s := range stats {
+			width = max(width, len(name(s)))
+			most = max(most, s.Added+s.Removed)
+			adds, dels = adds+s.Added, dels+s.Removed
+		}
+		for _, s := range stats {
+			n := s.Added + s.Removed
+			plus, minus := s.Added, s.Removed
+			if most > 50 { // scaled to 50 columns, as git does, never to nothing
+				plus, minus = (s.Added*50+most-1)/most, (s.Removed*50+most-1)/most
+			}
+			fmt.Fprintf(&b, " %-*s | %d %s%s\n", width, name(s), n, strings.Repeat("+", plus), strings.Repeat("-", minus))
+		}
+		fmt.Fprintf(&b, " %d file%s changed, %d insertion%s(+), %d deletion%s(-)\n",
+			len(stats), plural(len(stats)), adds, plural(adds), dels, plural(dels))
+	}
+	return &Output{Text: b.String(), Message: b.String(), Data: true, Details: map[string]any{"stat": stats, "format": p.Format}}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

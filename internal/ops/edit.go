@@ -1,0 +1,156 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// EditRequest replaces exact text in one file: one old/new pair, or a list
+// of edits matched against the original and applied together.
+type EditRequest struct {
+	Path       string     `json:"path" jsonschema:"the file to edit, relative to the workspace root"`
+	OldText    string     `json:"oldText,omitempty" jsonschema:"the exact text to replace; it must occur once (unless replaceAll)"`
+	NewText    string     `json:"newText,omitempty" jsonschema:"the text to put in its place (empty deletes the old text)"`
+	ReplaceAll bool       `json:"replaceAll,omitempty" jsonschema:"replace every occurrence of oldText"`
+	Edits      []EditSpec `json:"edits,omitempty" jsonschema:"several edits, each matched against the original file, applied together or not at all (instead of oldText/newText)"`
+	Exact      bool       `json:"exact,omitempty" jsonschema:"match exactly only: no fuzzy fallbacks (line endings, trailing whitespace, Unicode punctuation, indentation)"`
+	IfMatch    string     `json:"ifMatch,omitempty" jsonschema:"refuse (STALE) unless the file's current SHA-256 is this"`
+	Diff       bool       `json:"diff,omitempty" jsonschema:"add a unified diff of the change to the result text"`
+	DryRun     bool       `json:"dryRun,omitempty" jsonschema:"do everything but write"`
+}
+
+// EditSpec is one edit of a list.
+type EditSpec struct {
+	OldText    string `json:"oldText" jsonschema:"the exact text to replace"`
+	NewText    string `json:"newText" jsonschema:"the text to put in its place"`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"replace every occurrence"`
+}
+
+// Edits returns the request's edits as the engine takes them.
+func (r EditRequest) edits() ([]edit.Edit, error) {
+	if len(r.Edits) > 0 {
+		if r.OldText != "" || r.NewText != "" || r.ReplaceAll {
+			return nil, result.Usagef("give either oldText/newText or a list of edits, not both")
+		}
+		es := make([]edit.Edit, len(r.Edits))
+		for i, e := range r.Edits {
+			es[i] = edit.Edit{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll}
+		}
+		return es, nil
+	}
+	return []edit.Edit{{OldText: r.OldText, NewText: r.NewText, ReplaceAll: r.ReplaceAll}}, nil
+}
+
+// Edit replaces text in one file, all edits or none.
+func Edit(env *Env, req EditRequest) (*Output, error) {
+	edits, err := req.edits()
+	if err != nil {
+		return nil, err
+	}
+	if err := edit.Validate(edits); err != nil {
+		return nil, err
+	}
+	files, name, err := editTarget(env, req.Path, req.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	res, err := edit.Run(files, name, edits, editOptions(env, req.Exact, req.IfMatch, req.Diff))
+	if err != nil {
+		return nil, err
+	}
+	return editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff), nil
+}
+
+// InsertRequest inserts text after a line of a file.
+type InsertRequest struct {
+	Path    string `json:"path" jsonschema:"the file to insert into, relative to the workspace root"`
+	After   int    `json:"after" jsonschema:"the line after which to insert (1-based); 0 inserts at the start of the file"`
+	Text    string `json:"text" jsonschema:"the text to insert; it becomes whole lines in the file's line endings"`
+	IfMatch string `json:"ifMatch,omitempty" jsonschema:"refuse (STALE) unless the file's current SHA-256 is this"`
+	Diff    bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the change to the result text"`
+	DryRun  bool   `json:"dryRun,omitempty" jsonschema:"do everything but write"`
+}
+
+// Insert inserts text after a line.
+func Insert(env *Env, req InsertRequest) (*Output, error) {
+	files, name, err := editTarget(env, req.Path, req.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	res, err := edit.Insert(files, name, req.After, req.Text, editOptions(env, false, req.IfMatch, req.Diff))
+	if err != nil {
+		return nil, err
+	}
+	out := editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff)
+	if res.Changed {
+		path := workspace.Quote(env.Workspace.Display(name))
+		msg := fmt.Sprintf("Inserted the text after line %d of %s.", req.After, path)
+		if req.After == 0 {
+			msg = fmt.Sprintf("Inserted the text at the start of %s.", path)
+		}
+		if req.DryRun {
+			msg = strings.TrimSuffix(msg, ".") + " (dry run: nothing was written)."
+		}
+		out.Text = strings.Replace(out.Text, out.Message, msg, 1)
+		out.Message = msg
+	}
+	return out, nil
+}
+
+func editTarget(env *Env, path string, dryRun bool) (edit.Files, string, error) {
+	name, err := env.Workspace.Resolve(path)
+	if err != nil {
+		return nil, "", err
+	}
+	var files edit.Files = env.Workspace
+	if dryRun {
+		files = &edit.DryRun{Files: env.Workspace}
+	}
+	return files, name, nil
+}
+
+func editOptions(env *Env, exact bool, ifMatch string, diff bool) edit.Options {
+	return edit.Options{
+		Exact:    exact,
+		IfMatch:  ifMatch,
+		MaxBytes: env.Limits.EditMaxBytes,
+		Hash:     env.ToolResult,
+		Brief:    !env.ToolResult && !diff,
+	}
+}
+
+func editOutput(res *edit.Result, path string, dryRun, diff bool) *Output {
+	msg := editMessage(res, path, dryRun)
+	out := &Output{Text: msg, Message: msg}
+	if diff && res.Diff != "" {
+		out.Text += "\n\n" + res.Diff
+		out.Diff = res.Diff
+	}
+	out.Details = struct {
+		*edit.Result
+		DryRun bool `json:"dryRun,omitempty"`
+	}{res, dryRun}
+	return out
+}
+
+// editMessage is the one-paragraph summary shared by humans and models.
+func editMessage(res *edit.Result, path string, dryRun bool) string {
+	path = workspace.Quote(path)
+	var b strings.Builder
+	switch {
+	case res.Replacements == 0 || !res.Changed && res.Match[0] == edit.Inserted:
+		fmt.Fprintf(&b, "No changes made to %s.", path)
+	case dryRun:
+		fmt.Fprintf(&b, "Would replace %d block(s) in %s (dry run: nothing was written).", res.Replacements, path)
+	default:
+		fmt.Fprintf(&b, "Successfully replaced %d block(s) in %s.", res.Replacements, path)
+	}
+	for _, n := range res.Notes {
+		b.WriteString("\n" + n)
+	}
+	return b.String()
+}

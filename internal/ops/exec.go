@@ -1,0 +1,283 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
+)
+
+// ExecRequest runs a command in the sandbox. The fields a model may set
+// are in JSON; the isolation (driver, network, extra host paths, limits) is
+// the caller's policy, set by the front-end from its own flags and
+// configuration, never from a tool call.
+type ExecRequest struct {
+	Argv    []string          `json:"argv,omitempty" jsonschema:"the command and its arguments, run without a shell"`
+	Sh      string            `json:"command,omitempty" jsonschema:"a shell command line, run with /bin/sh -c (instead of argv)"`
+	Workdir string            `json:"workdir,omitempty" jsonschema:"working directory inside the workspace (default: the workspace root)"`
+	EnvVars map[string]string `json:"env,omitempty" jsonschema:"environment variables to set for the command"`
+	// Timeout kills the whole process tree (0: none).
+	Timeout time.Duration `json:"-"`
+	// TimeoutSeconds, when set, overrides Timeout (a tool call's own).
+	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"kill the command and everything it started after this many seconds"`
+
+	Env      []string `json:"-"` // K=V from --env, after EnvVars
+	Network  bool     `json:"-"`
+	ReadOnly bool     `json:"-"`
+	RW, RO   []string `json:"-"` // host paths (--rw, --ro)
+	Hide     []string `json:"-"` // host paths, beside sandbox.DefaultHidden
+	Caches   bool     `json:"-"` // the workspace's build caches (sandbox.CacheEnv)
+	Memory   int64    `json:"-"`
+	Pids     int      `json:"-"`
+	CPUs     float64  `json:"-"`
+	// MaxOutput bounds each captured stream (0: all).
+	MaxOutput int64         `json:"-"`
+	Driver    string        `json:"-"`
+	Image     string        `json:"-"`
+	Pull      bool          `json:"-"`
+	KeepWarm  bool          `json:"-"`
+	Idle      time.Duration `json:"-"`
+	// Ready, when set, is closed once an interrupt would reach the command
+	// (hunk's signal handlers are in place).
+	Ready <-chan struct{} `json:"-"`
+}
+
+// EnvAllowList are the variables of hunk's environment a command gets.
+var EnvAllowList = []string{"PATH", "HOME", "LANG", "TERM"}
+
+// DefaultPath is the command's PATH when hunk has none.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// commandEnv is the command's environment: the allow-list from hunk's, then extra.
+func commandEnv(extra []string) []string {
+	var env []string
+	for _, k := range EnvAllowList {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		} else if k == "PATH" {
+			env = append(env, "PATH="+DefaultPath)
+		}
+	}
+	return append(env, extra...)
+}
+
+// check validates the request's shape.
+func (r *ExecRequest) check() error {
+	switch {
+	case r.Sh != "" && len(r.Argv) > 0:
+		return result.Usagef("give the command either as argv or as a shell command, not both")
+	case r.Sh == "" && len(r.Argv) == 0:
+		return result.Usagef("no command to run")
+	case r.Timeout < 0 || r.TimeoutSeconds < 0:
+		return result.Usagef("the timeout must not be negative")
+	case r.Pids < 0:
+		return result.Usagef("--pids must not be negative")
+	case r.CPUs < 0:
+		return result.Usagef("--cpus must not be negative")
+	}
+	for _, kv := range r.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return result.Usagef("--env %q: want K=V", kv)
+		}
+	}
+	for k := range r.EnvVars {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return result.Usagef("env: %q is not a variable name", k)
+		}
+	}
+	return nil
+}
+
+// Exec runs the command in the sandbox. A command that ran (whatever its
+// exit code) is an Output; its ExitCode is the process exit code to end
+// with. ctx's cancellation with an *early.Interrupted cause is reported as
+// an interrupt.
+func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	if req.TimeoutSeconds > 0 {
+		req.Timeout = time.Duration(req.TimeoutSeconds * float64(time.Second))
+	}
+	argv := req.Argv
+	if req.Sh != "" {
+		argv = []string{"/bin/sh", "-c", req.Sh}
+	}
+	ws := env.Workspace
+	workdir := ws.Dir()
+	if req.Workdir != "" {
+		name, err := ws.Resolve(req.Workdir)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := ws.Stat(name)
+		if err != nil {
+			return nil, ws.Error(name, err)
+		}
+		if !fi.IsDir() {
+			return nil, result.Errorf(result.InvalidArgument, "workdir %s: not a directory", req.Workdir)
+		}
+		real, err := filepath.EvalSymlinks(ws.Abs(name))
+		if err != nil {
+			return nil, ws.Error(name, err)
+		}
+		workdir = real
+	}
+	home := os.Getenv("HOME")
+	hostPaths := func(flag string, list []string, mustExist bool) ([]string, error) {
+		var out []string
+		for _, p := range list {
+			real, err := sandbox.HostPath(p, home, mustExist)
+			if err != nil {
+				return nil, result.Errorf(result.InvalidArgument, "--%s %s: %v", flag, p, err).
+					WithHint("give an existing path, absolute or ~/…")
+			}
+			out = append(out, real)
+		}
+		return out, nil
+	}
+	rw, err := hostPaths("rw", req.RW, true)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := hostPaths("ro", req.RO, true)
+	if err != nil {
+		return nil, err
+	}
+	hide, err := hostPaths("hide", req.Hide, false)
+	if err != nil {
+		return nil, err
+	}
+	hide = append(sandbox.DefaultHidden(home), hide...)
+	extra := make([]string, 0, len(req.EnvVars)+len(req.Env))
+	for k, v := range req.EnvVars {
+		extra = append(extra, k+"="+v)
+	}
+	extra = append(extra, req.Env...)
+	cmdEnv := commandEnv(extra)
+	if req.Caches && req.Driver != "none" {
+		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
+			// Best effort: a HOME hunk cannot write (a service user's)
+			// runs the command without caches, as before they existed.
+			if vars, err := sandbox.CacheEnv(dir, extra, req.Network, os.Getenv); err != nil {
+				env.warn(fmt.Sprintf("no build caches for this run (--caches=false to silence): %v", err))
+			} else {
+				cmdEnv = append(vars, cmdEnv...)
+				rw = append(rw, dir)
+			}
+		}
+	}
+	spec := sandbox.Spec{
+		RW: rw, RO: ro, Hide: hide,
+		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
+		Network: req.Network, ReadOnly: req.ReadOnly,
+		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Ready: req.Ready,
+		Image: req.Image, Pull: req.Pull, KeepWarm: req.KeepWarm, Idle: req.Idle,
+	}
+	if req.Driver == "none" {
+		env.warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
+	}
+	r, err := sandbox.Run(ctx, req.Driver, spec)
+	if err != nil {
+		return nil, SandboxError(err)
+	}
+	var in *early.Interrupted
+	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
+		r.ExitCode = in.ExitCode()
+	}
+	return execOutput(req, r, in), nil
+}
+
+// SandboxError maps the sandbox's errors to the contract's codes.
+func SandboxError(err error) error {
+	var ue *sandbox.UnavailableError
+	var le *sandbox.LimitError
+	var de *sandbox.UnknownDriverError
+	var re *result.Error
+	switch {
+	case errors.As(err, &re):
+		return re // already typed by the driver (docker)
+	case errors.As(err, &ue):
+		e := result.Errorf(result.SandboxUnavailable, "%s", ue.Error())
+		if ue.Hint != "" {
+			e.WithHint(ue.Hint)
+		}
+		return e
+	case errors.As(err, &le):
+		return result.Errorf(result.LimitUnenforceable, "%s", le.Error()).
+			WithHint("drop " + le.Limit + ", run hunk as root (cgroups), or pick a driver that enforces it (hunk exec --drivers)")
+	case errors.As(err, &de):
+		return result.Usagef("%s", de.Error()).WithHint("hunk exec --drivers lists them")
+	}
+	return result.Wrap(result.SandboxUnavailable, err, "sandbox")
+}
+
+// seconds formats d as the contract's "N seconds" ("1 second").
+func seconds(d time.Duration) string {
+	n := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+	if n == "1" {
+		return n + " second"
+	}
+	return n + " seconds"
+}
+
+// execOutput is the result of a command that ran: its output and exit code
+// for a model, and a failure for timeouts, interrupts and the memory limit.
+func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Output {
+	var note string
+	var code result.Code
+	switch {
+	case r.TimedOut:
+		note, code = fmt.Sprintf("Command timed out after %s", seconds(req.Timeout)), result.Timeout
+	case r.Interrupted && in != nil:
+		note, code = fmt.Sprintf("Interrupted (%s): the command and every process it started were stopped", in.Name()), result.Interrupted
+	case r.Interrupted:
+		note, code = "Interrupted: the command and every process it started were stopped", result.Interrupted
+	case r.OOMKilled && r.ExitCode == 137:
+		note, code = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", req.Memory), result.OutOfMemory
+	case r.OOMKilled:
+		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", req.Memory)
+	}
+	details := map[string]any{
+		"exitCode":   r.ExitCode,
+		"stdout":     string(r.Stdout),
+		"stderr":     string(r.Stderr),
+		"timedOut":   r.TimedOut,
+		"truncated":  r.Truncated,
+		"durationMs": r.Duration.Milliseconds(),
+		"driver":     r.Driver,
+	}
+	if r.OOMKilled {
+		details["oomKilled"] = true
+	}
+	var b strings.Builder
+	b.Write(r.Stdout)
+	if len(r.Stderr) > 0 {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.Write(r.Stderr)
+	}
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
+	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
+	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note}
+	if code != "" {
+		out.Failure = result.Errorf(code, "%s", note)
+	}
+	return out
+}

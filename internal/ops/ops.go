@@ -1,0 +1,89 @@
+// Package ops is hunk's operations layer: each operation (apply_patch, read,
+// write, edit, insert, exec, and the filesystem helpers) is a typed request
+// run against an Env, returning an Output or a typed *result.Error. It needs
+// no cobra, viper or terminal: the command line (cmd), `hunk call` and
+// `hunk mcp` are three thin front-ends over it, and none of them holds
+// logic another needs.
+package ops
+
+import (
+	"io"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Env is what operations run against: the workspace, the limits from the
+// configuration, and the streams an exec may use.
+type Env struct {
+	Workspace *workspace.Workspace
+	Limits    Limits
+	// ToolResult says the Output becomes a tool result for a program: its
+	// details complete (hashes, diffs) and read's images as data, where a
+	// person at a terminal gets the short text and a description.
+	ToolResult bool
+	// Stdin is the exec command's stdin (nil: empty).
+	Stdin io.Reader
+	// Stdout and Stderr, when set, get a live copy of an exec command's
+	// output (a person watching); the Output keeps the captured copy.
+	Stdout, Stderr io.Writer
+	// Warn reports a warning (nil: dropped).
+	Warn func(msg string)
+}
+
+// Limits are the size limits of the configuration (0: none).
+type Limits struct {
+	ReadLimit     int   // lines per read page
+	ReadMaxBytes  int   // bytes per read page
+	WriteMaxBytes int64 // content of a write
+	EditMaxBytes  int64 // file an edit or insert may change
+	PatchMaxBytes int64 // patch text
+}
+
+func (e *Env) warn(msg string) {
+	if e.Warn != nil {
+		e.Warn(msg)
+	}
+}
+
+// Output is a successful operation's result: Text is what a model reads,
+// Details the facts for programs. Message and Diff are the same text split
+// for a person (the diff colored on a terminal; DiffFirst prints it before
+// the message).
+type Output struct {
+	Text      string
+	Details   any
+	Images    []result.Content
+	Message   string
+	Diff      string
+	DiffFirst bool
+	// Data marks output that is the data asked for (a page, a listing), not
+	// a status line: -q does not hide it.
+	Data bool
+	// Failure, when set, makes the tool result an error result that still
+	// carries Text and Details (exec timed out, interrupted, out of memory).
+	Failure *result.Error
+	// ExitCode is the process exit code the command line ends with (exec
+	// passes its command's through).
+	ExitCode int
+}
+
+// ToolResult is o as the tool result document.
+func (o *Output) ToolResult() result.ToolResult {
+	r := result.Success(o.Text, o.Details)
+	r.Content = append(r.Content, o.Images...)
+	if o.Failure != nil {
+		r.IsError, r.Error, r.Code = true, o.Failure.Msg, o.Failure.Code
+	}
+	return r
+}
+
+// Run runs op against env and returns its tool result, failures included:
+// what `hunk call` and `hunk mcp` hand back to a model.
+func Run(env *Env, op func(*Env) (*Output, error)) result.ToolResult {
+	out, err := op(env)
+	if err != nil {
+		return result.Failure(err, nil)
+	}
+	return out.ToolResult()
+}

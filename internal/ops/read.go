@@ -1,0 +1,45 @@
+package ops
+
+import (
+	"encoding/base64"
+
+	"github.com/hunk-dev/hunk/internal/read"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// ReadRequest reads a page of a text file, lists a directory or returns an image.
+type ReadRequest struct {
+	Path        string `json:"path" jsonschema:"the file or directory, relative to the workspace root"`
+	Offset      int    `json:"offset,omitempty" jsonschema:"first line to show (1-based); for a directory, the first entry"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"most lines (or entries) per page (default 2000)"`
+	MaxBytes    int    `json:"maxBytes,omitempty" jsonschema:"most bytes per page (default 51200); a longer line is cut"`
+	Column      int64  `json:"column,omitempty" jsonschema:"byte position inside the offset line to start at (continues a cut line)"`
+	LineNumbers bool   `json:"lineNumbers,omitempty" jsonschema:"prefix each line with its number and a tab"`
+}
+
+// Read pages through a text file, lists a directory or returns an image.
+func Read(env *Env, req ReadRequest) (*Output, error) {
+	if req.Path == "" {
+		return nil, result.Usagef("read needs a path")
+	}
+	o := read.Options{Offset: req.Offset, Column: req.Column, Limit: req.Limit, MaxBytes: req.MaxBytes,
+		LineNumbers: req.LineNumbers, ImageData: env.ToolResult}
+	if o.Limit == 0 {
+		o.Limit = env.Limits.ReadLimit
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = env.Limits.ReadMaxBytes
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	res, err := read.Read(env.Workspace, req.Path, o)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Text: res.Text, Message: res.Text, Details: res.Details, Data: true}
+	if res.Image != nil {
+		out.Images = append(out.Images, result.Image(res.Image.MimeType, base64.StdEncoding.EncodeToString(res.Image.Data)))
+	}
+	return out, nil
+}

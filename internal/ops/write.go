@@ -1,0 +1,63 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/write"
+)
+
+// WriteRequest creates or replaces one file.
+type WriteRequest struct {
+	Path       string `json:"path" jsonschema:"the file to create or replace, relative to the workspace root; parent directories are created"`
+	Content    string `json:"content" jsonschema:"the complete new content of the file"`
+	CreateOnly bool   `json:"createOnly,omitempty" jsonschema:"refuse to replace an existing file (ALREADY_EXISTS)"`
+	IfMatch    string `json:"ifMatch,omitempty" jsonschema:"refuse (STALE) unless the file's current SHA-256, as read reported it, is this"`
+	Diff       bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the change to the result"`
+	DryRun     bool   `json:"dryRun,omitempty" jsonschema:"check everything and write nothing"`
+}
+
+// Write creates or replaces the file atomically, keeping its mode.
+func Write(env *Env, req WriteRequest) (*Output, error) {
+	data := []byte(req.Content)
+	res, err := write.Write(env.Workspace, write.Options{
+		Path: req.Path, Content: data, CreateOnly: req.CreateOnly, IfMatch: req.IfMatch,
+		MaxBytes: env.Limits.WriteMaxBytes, DryRun: req.DryRun, WantOld: req.Diff,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var msg string
+	switch {
+	case res.NoOp:
+		msg = fmt.Sprintf("No changes made to %s. The file already has identical content.", workspace.Quote(res.Path))
+	case req.DryRun:
+		msg = fmt.Sprintf("Would write %d bytes to %s (dry run).", res.Bytes, workspace.Quote(res.Path))
+	default:
+		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, workspace.Quote(res.Path))
+	}
+	details := map[string]any{
+		"path": res.Path, "bytes": res.Bytes, "created": res.Created, "noop": res.NoOp,
+		"sha256": res.SHA256, "dryRun": req.DryRun,
+	}
+	if res.Previous != "" {
+		details["previousSha256"] = res.Previous
+	}
+	out := &Output{Text: msg, Message: msg, Details: details, DiffFirst: true}
+	if req.Diff && !res.NoOp {
+		out.Diff = FileDiff(res.Path, res.Old, data, res.Created)
+		details["diff"] = out.Diff
+	}
+	return out, nil
+}
+
+// FileDiff renders the change of one file git-style: "--- a/PATH" and
+// "+++ b/PATH", or "--- /dev/null" for a file the change creates.
+func FileDiff(name string, old, new []byte, created bool) string {
+	oldName := "a/" + name
+	if created {
+		oldName = "/dev/null"
+	}
+	return diff.Unified(oldName, "b/"+name, old, new)
+}
