@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/edit"
-	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 func init() { register("edit", newEditCmd) }
@@ -23,6 +23,7 @@ type EditOptions struct {
 	IfMatch    string
 	Diff       bool
 	DryRun     bool
+	InsertLine int // --insert-line N: insert --new after line N (-1: not inserting)
 }
 
 // editRunF lets tests check the parsed options without running the engine.
@@ -43,10 +44,14 @@ When the old text is not found exactly, a unique match is accepted after
 normalizing line endings, then trailing whitespace, then Unicode punctuation,
 then a uniform indentation shift (the new text is re-indented the same way);
 --exact turns that off. An edit that is already applied, or whose old and new
-text are identical, succeeds without changing anything.`,
+text are identical, succeeds without changing anything.
+
+--insert-line N inserts the --new text as whole lines after line N (0: at
+the start of the file), in the file's line endings.`,
 		Example: `  hunk edit src/main.go --old 'fmt.Println("hi")' --new 'fmt.Println("hello")'
   hunk edit src/main.go --old-file old.txt --new-file new.txt --diff
-  echo '[{"oldText":"a := 1","newText":"a := 2"}]' | hunk edit src/main.go --edits -`,
+  echo '[{"oldText":"a := 1","newText":"a := 2"}]' | hunk edit src/main.go --edits -
+  hunk edit src/main.go --insert-line 3 --new 'import "os"'`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Path = args[0]
@@ -67,7 +72,20 @@ text are identical, succeeds without changing anything.`,
 			if o.New, err = textFlag(app, fl.Changed("new"), newText, "new", fl.Changed("new-file"), newFile); err != nil {
 				return err
 			}
+			if fl.Changed("insert-line") {
+				switch {
+				case o.Old != nil || o.EditsFile != "" || o.ReplaceAll || o.Exact:
+					return result.Usagef("--insert-line takes only the new text (--new or --new-file)")
+				case o.New == nil:
+					return result.Usagef("missing the text to insert: give --new TEXT or --new-file FILE")
+				case o.InsertLine < 0:
+					return result.Usagef("--insert-line must be 0 (the start of the file) or more, not %d", o.InsertLine)
+				}
+			} else {
+				o.InsertLine = -1
+			}
 			switch {
+			case o.InsertLine >= 0:
 			case o.EditsFile != "" && (o.Old != nil || o.New != nil):
 				return result.Usagef("--edits cannot be combined with --old/--new").WithHint("put every edit in the --edits list")
 			case o.EditsFile != "" && o.ReplaceAll:
@@ -89,6 +107,7 @@ text are identical, succeeds without changing anything.`,
 	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (inside the workspace; - for stdin)")
 	f.StringVar(&newFile, "new-file", "", "read the new text from FILE (inside the workspace; - for stdin)")
 	f.StringVar(&o.EditsFile, "edits", "", `read a JSON list of {"oldText","newText","replaceAll"} edits from FILE (inside the workspace; - for stdin)`)
+	f.IntVar(&o.InsertLine, "insert-line", 0, "insert the --new text after line `N` instead of replacing (0: at the start)")
 	f.BoolVar(&o.ReplaceAll, "replace-all", false, "replace every occurrence of the old text")
 	f.BoolVar(&o.Exact, "exact", false, "match the old text exactly only (no fuzzy matching)")
 	f.StringVar(&o.IfMatch, "if-match", "", "refuse (STALE) unless the file's SHA-256 is this")
@@ -139,6 +158,18 @@ func readInput(app *App, name string) ([]byte, error) {
 }
 
 func editRun(app *App, o *EditOptions) error {
+	if o.InsertLine >= 0 {
+		env, err := app.Env()
+		if err != nil {
+			return err
+		}
+		out, err := ops.Insert(env, ops.InsertRequest{Path: o.Path, After: o.InsertLine, Text: *o.New,
+			IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun})
+		if err != nil {
+			return err
+		}
+		return app.Render(out)
+	}
 	var edits []edit.Edit
 	if o.EditsFile != "" {
 		b, err := readInput(app, o.EditsFile)

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/early"
-	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 func init() { register("exec", newExecCmd) }
@@ -207,4 +207,3 @@ func silentExit(code int) error {
 	}
 	return &result.Error{Exit: code}
 }
-

@@ -37,7 +37,11 @@ import (
 // journalDir holds the journals of the transactions running in the
 // workspace (named PID-RANDOM.tmp); it exists only while one does, so that
 // opening a workspace costs one lstat to know that nothing is to recover.
-const journalDir = ".hunk-txn"
+const journalDir = JournalDir
+
+// JournalDir is the directory of the workspace root that holds the journal
+// of a commit in progress (listings leave it out).
+const JournalDir = ".hunk-txn"
 
 type journal struct {
 	mu sync.Mutex

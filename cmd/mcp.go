@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/tools"
+)
+
+func init() { register("mcp", newMCPCmd) }
+
+// agentOptions are the flags shared by the front-ends that serve tool
+// calls (mcp, call): which tools, and the exec policy calls run under.
+type agentOptions struct {
+	Tools    string
+	Network  bool
+	ReadOnly bool
+}
+
+func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
+	f.StringVar(&o.Tools, "tools", "hunk", "the tool set: hunk (apply_patch, read, write, edit, exec) or filesystem (the reference MCP filesystem server's tools)")
+	f.BoolVar(&o.Network, "network", false, "let exec's commands reach the network")
+	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
+	f.String("driver", "auto", "exec's sandbox driver: auto, bwrap, landlock, docker or none")
+	f.Var(newDurationFlag(120*time.Second), "timeout", "exec's default and longest timeout, e.g. 30 (seconds), 10m; 0 for none")
+	configKey(f, "driver", "exec.driver")
+	configKey(f, "timeout", "exec.timeout")
+}
+
+// session is the tools' session for this run: the workspace, the limits
+// and the exec policy of the configuration and flags.
+func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
+	env, err := a.Env()
+	if err != nil {
+		return nil, nil, err
+	}
+	env.ToolResult = true
+	env.Stdin = nil
+	cfg := a.Cfg.Exec
+	memory, err := parseSize(cfg.Memory)
+	if err != nil {
+		return nil, nil, result.Usagef("exec.memory %q: %v", cfg.Memory, err)
+	}
+	maxOut, err := parseSize(cfg.MaxOutput)
+	if err != nil {
+		return nil, nil, result.Usagef("exec.max-output %q: %v", cfg.MaxOutput, err)
+	}
+	sess := &tools.Session{Env: env, Exec: ops.ExecRequest{
+		Driver: cfg.Driver, Timeout: cfg.Timeout, Memory: memory, Pids: cfg.Pids, CPUs: cfg.CPUs, MaxOutput: maxOut,
+		Image: cfg.Image, KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches,
+		Network: o.Network, ReadOnly: o.ReadOnly,
+	}}
+	var set tools.Set
+	switch o.Tools {
+	case "hunk", "":
+		set = tools.Hunk(o.Network)
+	case "filesystem":
+		set = tools.Filesystem()
+	default:
+		return nil, nil, result.Usagef("--tools must be hunk or filesystem, not %q", o.Tools)
+	}
+	return sess, set, nil
+}
+
+func newMCPCmd(app *App) *cobra.Command {
+	o := &agentOptions{}
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve hunk's tools to an agent over MCP (stdio)",
+		Long: `Serve hunk's tools over the Model Context Protocol on stdin and stdout, for
+an agent harness that loads MCP servers (Claude Code, Claude Desktop, Codex,
+and others). Every tool is confined to the workspace (-C); roots the client
+sends may narrow it, never widen it. Tool failures come back as isError
+results carrying hunk's error code; exec runs in the sandbox under the
+policy given here (no network unless --network), never one a call asks for.
+
+--tools filesystem serves the reference MCP filesystem server's tools
+(read_text_file, write_file, edit_file, ...) with hunk's guarantees.`,
+		Example: `  hunk mcp -C ~/src/project
+  hunk mcp -C . --tools filesystem
+  claude mcp add hunk -- hunk mcp -C "$PWD"`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sess, set, err := app.session(o)
+			if err != nil {
+				return err
+			}
+			sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk mcp: warning: %s\n", msg) }
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return mcpserver.Serve(ctx, mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
+				app.Stdin, app.Stdout)
+		},
+	}
+	addAgentFlags(c.Flags(), o)
+	return c
+}

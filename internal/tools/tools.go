@@ -1,0 +1,185 @@
+// Package tools defines hunk's tools once — names, descriptions, input and
+// output schemas, annotations and how a call's arguments become an
+// operation request — for the three places that speak to agents: the MCP
+// server (hunk mcp), one-shot calls in the providers' shapes (hunk call)
+// and the declarations printed for harnesses (hunk tools). None can drift
+// from another, because all read this table.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// Tool is one tool an agent can call.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	// Input is the JSON schema of the arguments; Output the schema of the
+	// structured result (a tool result's details).
+	Input, Output *jsonschema.Schema
+	// Annotations (MCP's hints).
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+
+	run func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
+}
+
+// Session is what calls run against: the operations' environment and the
+// exec policy the front-end was started with (never widened by a call).
+type Session struct {
+	Env *ops.Env
+	// Exec is the template of every exec request: driver, network, limits,
+	// extra host paths. A call sets only the command, its working
+	// directory, environment and (within MaxTimeout) its timeout.
+	Exec ops.ExecRequest
+}
+
+// Set is a list of tools, by name.
+type Set []*Tool
+
+// Lookup finds a tool by name.
+func (s Set) Lookup(name string) *Tool {
+	for _, t := range s {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Names lists the tools' names.
+func (s Set) Names() []string {
+	names := make([]string, len(s))
+	for i, t := range s {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Call runs the tool with raw JSON arguments and returns its tool result,
+// failures included (a bad argument is an INVALID_ARGUMENT result, never a
+// crash).
+func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) result.ToolResult {
+	out, err := t.run(ctx, s, args)
+	if err != nil {
+		return result.Failure(err, nil)
+	}
+	return out.ToolResult()
+}
+
+// Structured returns r's details as the JSON object MCP's structuredContent
+// and the output schemas describe: the details, plus "error" and "code" on
+// failure.
+func Structured(r result.ToolResult) map[string]any {
+	m := map[string]any{}
+	if r.Details != nil {
+		b, err := json.Marshal(r.Details)
+		if err == nil {
+			_ = json.Unmarshal(b, &m)
+		}
+		if m == nil {
+			m = map[string]any{}
+		}
+	}
+	if r.IsError {
+		m["error"], m["code"] = r.Error, string(r.Code)
+	}
+	return m
+}
+
+// decode reads args strictly into v: unknown fields and wrong types are an
+// INVALID_ARGUMENT naming the field, and so is a missing required one.
+func decode(tool string, args json.RawMessage, v any, required ...string) error {
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := err.Error()
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			msg = fmt.Sprintf("argument %q must be %s, not %s", te.Field, jsonType(te.Type), te.Value)
+		case strings.HasPrefix(msg, "json: unknown field "):
+			msg = "unknown argument " + strings.TrimPrefix(msg, "json: unknown field ")
+		}
+		return result.Errorf(result.InvalidArgument, "%s: %s", tool, msg).
+			WithHint("the arguments are: " + strings.Join(fieldNames(v), ", "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return result.Errorf(result.InvalidArgument, "%s: the arguments must be one JSON object", tool)
+	}
+	var present map[string]json.RawMessage
+	_ = json.Unmarshal(args, &present)
+	for _, k := range required {
+		if _, ok := present[k]; !ok {
+			return result.Errorf(result.InvalidArgument, "%s: missing required argument %q", tool, k).
+				WithHint("the arguments are: " + strings.Join(fieldNames(v), ", "))
+		}
+	}
+	return nil
+}
+
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// fieldNames lists the JSON names of v's (a pointer to a struct) fields.
+func fieldNames(v any) []string {
+	t := reflect.TypeOf(v).Elem()
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// schemaFor infers the input schema of T from its json and jsonschema tags.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // a programming error in a request type
+	}
+	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	return s
+}
+
+// object builds an output schema: an object with the given properties
+// (name -> type and description), open to more.
+func object(props map[string][2]string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	for name, p := range props {
+		s.Properties[name] = &jsonschema.Schema{Type: p[0], Description: p[1]}
+	}
+	s.Properties["error"] = &jsonschema.Schema{Type: "string", Description: "on failure: what went wrong"}
+	s.Properties["code"] = &jsonschema.Schema{Type: "string", Description: "on failure: hunk's error code (NO_MATCH, AMBIGUOUS, STALE, OUTSIDE_WORKSPACE, ...)"}
+	return s
+}
