@@ -78,7 +78,9 @@ func Filesystem() Set {
 		fsTool("read_text_file", "Read a text file",
 			"Read the complete contents of a text file, or only its first (head) or last (tail) N lines.",
 			[]string{"path"}, true, false, true,
-			func(s *Session, in fsReadText) (*ops.Output, error) { return ops.ReadText(s.Env, in.Path, in.Head, in.Tail) }),
+			func(s *Session, in fsReadText) (*ops.Output, error) {
+				return ops.ReadText(s.Env, in.Path, in.Head, in.Tail)
+			}),
 		fsTool("read_media_file", "Read an image or audio file",
 			"Read an image or audio file; returns base64 data and its MIME type.",
 			[]string{"path"}, true, false, true,
@@ -124,7 +126,9 @@ func Filesystem() Set {
 		fsTool("list_directory_with_sizes", "List a directory with sizes",
 			"List a directory's entries with file sizes, sorted by name or size, and totals.",
 			[]string{"path"}, true, false, true,
-			func(s *Session, in fsListSizes) (*ops.Output, error) { return ops.ListWithSizes(s.Env, in.Path, in.SortBy) }),
+			func(s *Session, in fsListSizes) (*ops.Output, error) {
+				return ops.ListWithSizes(s.Env, in.Path, in.SortBy)
+			}),
 		fsTool("directory_tree", "Directory tree",
 			"A recursive tree of a directory as JSON: name, type (file or directory) and children.",
 			[]string{"path"}, true, false, true,

@@ -137,7 +137,7 @@ func Hunk(network bool) Set {
 				if err := decode("exec", args, &in); err != nil {
 					return nil, err
 				}
-				return s.exec(ctx, in)
+				return s.RunExec(ctx, in)
 			},
 		},
 	}
@@ -150,8 +150,8 @@ func networkNote(network bool) string {
 	return "; there is no network"
 }
 
-// exec runs a call's command under the session's policy.
-func (s *Session) exec(ctx context.Context, in ExecInput) (*ops.Output, error) {
+// RunExec runs a call's command under the session's policy.
+func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, error) {
 	req := s.Exec
 	req.Argv, req.Sh, req.Workdir, req.EnvVars = in.Argv, in.Command, in.Workdir, in.Env
 	if in.TimeoutSeconds < 0 {
@@ -168,4 +168,27 @@ func (s *Session) exec(ctx context.Context, in ExecInput) (*ops.Output, error) {
 	env := *s.Env
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
 	return ops.Exec(ctx, &env, req)
+}
+
+// Insert is edit's insert as a tool: text after line N (0: the start).
+func Insert() *Tool {
+	return &Tool{
+		Name:        "insert",
+		Title:       "Insert lines",
+		Description: "Insert text as whole lines after a line of a file (0: at the start), in the file's line endings.",
+		Input:       schemaFor[ops.InsertRequest](),
+		Output: object(map[string][2]string{
+			"path":    {"string", "the file"},
+			"changed": {"boolean", "the file changed"},
+			"sha256":  {"string", "the new content's SHA-256"},
+		}),
+		Destructive: true,
+		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
+			var req ops.InsertRequest
+			if err := decode("insert", args, &req, "path", "after", "text"); err != nil {
+				return nil, err
+			}
+			return ops.Insert(s.Env, req)
+		},
+	}
 }

@@ -1,0 +1,69 @@
+package cmd
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/tools"
+)
+
+func init() { register("tools", newToolsCmd) }
+
+func newToolsCmd(app *App) *cobra.Command {
+	var forAPI, set string
+	var network bool
+	c := &cobra.Command{
+		Use:   "tools --for openai|codex|anthropic|mcp",
+		Short: "Print ready tool declarations for a provider's API or MCP",
+		Long: `Print the declarations of hunk's tools, ready to paste into a request:
+  openai     Responses API tools: hunk's tools as functions, plus apply_patch and shell
+  codex      Codex's freeform apply_patch tool with its Lark grammar
+  anthropic  Messages API tools: the text editor and bash tools, plus hunk's tools
+  mcp        the tools/list result hunk mcp serves
+They are generated from the same definitions the MCP server uses.`,
+		Example: `  hunk tools --for openai > tools.json
+  hunk tools --for mcp --tools filesystem`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var s tools.Set
+			switch set {
+			case "hunk":
+				s = tools.Hunk(network)
+			case "filesystem":
+				s = tools.Filesystem()
+			default:
+				return result.Usagef("--tools must be hunk or filesystem, not %q", set)
+			}
+			var doc any
+			switch forAPI {
+			case "openai":
+				doc = tools.OpenAI(s)
+			case "codex":
+				doc = tools.Codex()
+			case "anthropic":
+				doc = tools.Anthropic(s)
+			case "mcp":
+				list := []any{}
+				for _, t := range s {
+					list = append(list, mcpserver.Declaration(t))
+				}
+				doc = map[string]any{"tools": list}
+			case "":
+				return result.Usagef("--for is required: openai, codex, anthropic or mcp")
+			default:
+				return result.Usagef("--for must be openai, codex, anthropic or mcp, not %q", forAPI)
+			}
+			enc := json.NewEncoder(app.Stdout)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			return enc.Encode(doc)
+		},
+	}
+	c.Flags().StringVar(&forAPI, "for", "", "openai, codex, anthropic or mcp")
+	c.Flags().StringVar(&set, "tools", "hunk", "the tool set: hunk or filesystem")
+	c.Flags().BoolVar(&network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
+	return c
+}

@@ -1,0 +1,472 @@
+// Package call is `hunk call`: one tool call in a provider's own JSON shape
+// in, one tool result in the same provider's shape out. The shapes are
+// detected from the call (or named), mapped onto hunk's tools (package
+// tools) and answered; an unknown or malformed call gets an error result in
+// the shape asked for, never a crash.
+package call
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/tools"
+)
+
+// The formats a call can come in.
+const (
+	OpenAIApplyPatch = "openai-apply-patch" // Responses apply_patch_call
+	OpenAIShell      = "openai-shell"       // Responses shell_call
+	CodexApplyPatch  = "codex"              // custom_tool_call named apply_patch
+	Anthropic        = "anthropic"          // tool_use of str_replace_based_edit_tool or bash
+	Hunk             = "hunk"               // {"tool": ..., "arguments": ...}
+)
+
+// Formats lists the formats, for --format's help and errors.
+var Formats = []string{OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, Anthropic, Hunk}
+
+// envelope is the union of the fields the formats are told apart by.
+type envelope struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Operation json.RawMessage `json:"operation"`
+	Action    json.RawMessage `json:"action"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Detect names the format of a call.
+func Detect(e envelope) string {
+	switch {
+	case e.Type == "apply_patch_call":
+		return OpenAIApplyPatch
+	case e.Type == "shell_call":
+		return OpenAIShell
+	case e.Type == "custom_tool_call":
+		return CodexApplyPatch
+	case e.Type == "tool_use":
+		return Anthropic
+	case e.Tool != "":
+		return Hunk
+	}
+	return ""
+}
+
+// Run answers one call (raw JSON) in format (detected when empty). The
+// result is the JSON document to print; failed reports whether the call
+// failed (the process exit code).
+func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out any, failed bool) {
+	var e envelope
+	err := json.Unmarshal(raw, &e)
+	if format == "" && err == nil {
+		format = Detect(e)
+	}
+	switch format {
+	case OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, Anthropic, Hunk:
+	case "":
+		return result.Failure(result.Errorf(result.InvalidArgument, "unrecognized tool call: %s", describe(raw, err)).
+			WithHint("give one JSON object: an OpenAI apply_patch_call or shell_call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
+	default:
+		return result.Failure(result.Usagef("unknown format %q", format).WithHint("formats: "+strings.Join(Formats, ", ")), nil), true
+	}
+	if err != nil {
+		bad := result.Errorf(result.InvalidArgument, "the call is not a JSON object: %v", err)
+		return failure(format, e, bad), true
+	}
+	switch format {
+	case OpenAIApplyPatch:
+		return openAIApplyPatch(s, e)
+	case OpenAIShell:
+		return openAIShell(ctx, s, e)
+	case CodexApplyPatch:
+		return codexApplyPatch(s, e)
+	case Anthropic:
+		return anthropic(ctx, s, e)
+	}
+	return hunk(ctx, s, e)
+}
+
+func describe(raw []byte, err error) string {
+	if err != nil {
+		return "not a JSON object (" + err.Error() + ")"
+	}
+	s := strings.TrimSpace(string(raw))
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return s
+}
+
+// failure is err in format's own result shape.
+func failure(format string, e envelope, err error) any {
+	msg := errorText(result.Failure(err, nil))
+	switch format {
+	case OpenAIApplyPatch:
+		return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "failed", Output: msg}
+	case OpenAIShell:
+		return shellOutput{Type: "shell_call_output", CallID: e.CallID, Output: []shellResult{{Stderr: msg, Outcome: outcome{Type: "exit", ExitCode: intp(1)}}}}
+	case CodexApplyPatch:
+		return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: msg}
+	case Anthropic:
+		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: "Error: " + msg, IsError: true}
+	}
+	return result.Failure(err, nil)
+}
+
+func intp(n int) *int { return &n }
+
+// errorText is what a model reads of a failed tool result.
+func errorText(r result.ToolResult) string {
+	var b []string
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			b = append(b, c.Text)
+		}
+	}
+	return strings.Join(b, "\n")
+}
+
+// hunk answers {"tool": NAME, "arguments": {...}} with the --json result.
+func hunk(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
+	all := append(tools.Hunk(s.Exec.Network), tools.Insert())
+	all = append(all, tools.Filesystem()...)
+	t := all.Lookup(e.Tool)
+	if t == nil {
+		return result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", e.Tool).
+			WithHint("tools: "+strings.Join(all.Names(), ", ")), nil), true
+	}
+	r := t.Call(ctx, s, e.Arguments)
+	return r, r.IsError
+}
+
+// ---- OpenAI Responses: apply_patch_call ----
+
+type applyPatchOp struct {
+	Type string `json:"type"`
+	Path string `json:"path"`
+	Diff string `json:"diff"`
+}
+
+type applyPatchOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Status string `json:"status"`
+	Output string `json:"output"`
+}
+
+func openAIApplyPatch(s *tools.Session, e envelope) (any, bool) {
+	var op applyPatchOp
+	if err := json.Unmarshal(e.Operation, &op); err != nil || op.Path == "" {
+		return failure(OpenAIApplyPatch, e, result.Errorf(result.InvalidArgument, "apply_patch_call: operation must be {type, path, diff}")), true
+	}
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n")
+	diff := strings.TrimRight(op.Diff, "\n")
+	switch op.Type {
+	case "create_file":
+		patch.WriteString("*** Add File: " + op.Path + "\n")
+		if diff != "" {
+			for _, l := range strings.Split(diff, "\n") {
+				if !strings.HasPrefix(l, "+") {
+					l = "+" + l // a create_file diff is the content, each line with "+"
+				}
+				patch.WriteString(l + "\n")
+			}
+		}
+	case "update_file":
+		patch.WriteString("*** Update File: " + op.Path + "\n")
+		if diff != "" {
+			patch.WriteString(diff + "\n")
+		}
+	case "delete_file":
+		patch.WriteString("*** Delete File: " + op.Path + "\n")
+	default:
+		return failure(OpenAIApplyPatch, e, result.Errorf(result.InvalidArgument, "apply_patch_call: unknown operation type %q (create_file, update_file, delete_file)", op.Type)), true
+	}
+	patch.WriteString("*** End Patch\n")
+	out, err := ops.ApplyPatch(s.Env, ops.ApplyPatchRequest{Patch: patch.String()})
+	if err != nil {
+		return failure(OpenAIApplyPatch, e, err), true
+	}
+	return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "completed", Output: out.Text}, false
+}
+
+// ---- Codex: custom_tool_call apply_patch ----
+
+type customCall struct {
+	Name  string `json:"name"`
+	Input string `json:"input"`
+}
+
+type customOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+}
+
+func codexApplyPatch(s *tools.Session, e envelope) (any, bool) {
+	if e.Name != "apply_patch" {
+		return failure(CodexApplyPatch, e, result.Errorf(result.InvalidArgument, "custom_tool_call: unknown tool %q (hunk serves apply_patch)", e.Name)), true
+	}
+	var input string
+	if err := json.Unmarshal(e.Input, &input); err != nil {
+		return failure(CodexApplyPatch, e, result.Errorf(result.InvalidArgument, "custom_tool_call: input must be the patch text (a string)")), true
+	}
+	out, err := ops.ApplyPatch(s.Env, ops.ApplyPatchRequest{Patch: input})
+	if err != nil {
+		return failure(CodexApplyPatch, e, err), true
+	}
+	return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: out.Text}, false
+}
+
+// ---- OpenAI Responses: shell_call ----
+
+type shellAction struct {
+	Commands        []string `json:"commands"`
+	TimeoutMs       *int64   `json:"timeout_ms"`
+	MaxOutputLength *int     `json:"max_output_length"`
+}
+
+type outcome struct {
+	Type     string `json:"type"` // "exit" or "timeout"
+	ExitCode *int   `json:"exit_code,omitempty"`
+}
+
+type shellResult struct {
+	Stdout  string  `json:"stdout"`
+	Stderr  string  `json:"stderr"`
+	Outcome outcome `json:"outcome"`
+}
+
+type shellOutput struct {
+	Type            string        `json:"type"`
+	CallID          string        `json:"call_id"`
+	MaxOutputLength *int          `json:"max_output_length,omitempty"`
+	Output          []shellResult `json:"output"`
+}
+
+func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
+	var a shellAction
+	if err := json.Unmarshal(e.Action, &a); err != nil || len(a.Commands) == 0 {
+		return failure(OpenAIShell, e, result.Errorf(result.InvalidArgument, "shell_call: action must hold commands, a list of command lines")), true
+	}
+	in := tools.ExecInput{}
+	if a.TimeoutMs != nil && *a.TimeoutMs > 0 {
+		in.TimeoutSeconds = float64(*a.TimeoutMs) / 1000
+	}
+	res := shellOutput{Type: "shell_call_output", CallID: e.CallID, MaxOutputLength: a.MaxOutputLength, Output: []shellResult{}}
+	failed := false
+	for _, c := range a.Commands {
+		in.Command = c
+		out, err := s.RunExec(ctx, in)
+		if err != nil {
+			res.Output = append(res.Output, shellResult{Stderr: errorText(result.Failure(err, nil)), Outcome: outcome{Type: "exit", ExitCode: intp(result.ExitCode(err))}})
+			failed = true
+			break
+		}
+		d := out.Details.(map[string]any)
+		r := shellResult{Stdout: d["stdout"].(string), Stderr: d["stderr"].(string), Outcome: outcome{Type: "exit", ExitCode: intp(out.ExitCode)}}
+		if d["timedOut"] == true {
+			r.Outcome = outcome{Type: "timeout"}
+		}
+		if a.MaxOutputLength != nil && *a.MaxOutputLength >= 0 {
+			r.Stdout, r.Stderr = capOutput(r.Stdout, r.Stderr, *a.MaxOutputLength)
+		}
+		res.Output = append(res.Output, r)
+	}
+	return res, failed
+}
+
+// capOutput keeps at most n characters of stdout and stderr together:
+// stdout first, then what is left for stderr; a cut stream keeps its head
+// and tail.
+func capOutput(stdout, stderr string, n int) (string, string) {
+	cut := func(s string, n int) string {
+		r := []rune(s)
+		if len(r) <= n {
+			return s
+		}
+		if n < 40 {
+			return string(r[:n])
+		}
+		mark := fmt.Sprintf("\n…[%d characters cut]…\n", len(r)-n)
+		keep := n - len([]rune(mark))
+		if keep < 0 {
+			keep = 0
+		}
+		return string(r[:keep/2]) + mark + string(r[len(r)-(keep-keep/2):])
+	}
+	stdout = cut(stdout, n)
+	left := n - len([]rune(stdout))
+	if left < 0 {
+		left = 0
+	}
+	return stdout, cut(stderr, left)
+}
+
+// ---- Anthropic: tool_use ----
+
+type toolResult struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type editorInput struct {
+	Command    string  `json:"command"`
+	Path       string  `json:"path"`
+	ViewRange  []int   `json:"view_range"`
+	FileText   *string `json:"file_text"`
+	OldStr     *string `json:"old_str"`
+	NewStr     *string `json:"new_str"`
+	InsertLine *int    `json:"insert_line"`
+	InsertText *string `json:"insert_text"`
+}
+
+func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
+	ok := func(text string) (any, bool) {
+		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text}, false
+	}
+	fail := func(err error) (any, bool) { return failure(Anthropic, e, err), true }
+	switch e.Name {
+	case "bash":
+		var in struct {
+			Command string `json:"command"`
+			Restart bool   `json:"restart"`
+		}
+		if err := json.Unmarshal(e.Input, &in); err != nil {
+			return fail(result.Errorf(result.InvalidArgument, "bash: input must be {\"command\": ...}"))
+		}
+		if in.Restart {
+			return ok("Each command runs in a fresh sandboxed shell; there is no session to restart.")
+		}
+		if in.Command == "" {
+			return fail(result.Errorf(result.InvalidArgument, "bash: no command given"))
+		}
+		out, err := s.RunExec(ctx, tools.ExecInput{Command: in.Command})
+		if err != nil {
+			return fail(err)
+		}
+		d := out.Details.(map[string]any)
+		text := d["stdout"].(string)
+		if se := d["stderr"].(string); se != "" {
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			text += se
+		}
+		if out.Failure != nil {
+			text += "\n" + out.Failure.Msg
+		}
+		if out.ExitCode != 0 && out.Failure == nil {
+			text += fmt.Sprintf("\nExit code: %d", out.ExitCode)
+		}
+		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text, IsError: out.ExitCode != 0}, out.ExitCode != 0
+	case "str_replace_based_edit_tool", "str_replace_editor":
+	default:
+		return fail(result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool and bash)", e.Name))
+	}
+	var in editorInput
+	if err := json.Unmarshal(e.Input, &in); err != nil {
+		return fail(result.Errorf(result.InvalidArgument, "%s: bad input: %v", e.Name, err))
+	}
+	if in.Path == "" {
+		return fail(result.Errorf(result.InvalidArgument, "%s: missing path", e.Name))
+	}
+	switch in.Command {
+	case "view":
+		req := ops.ReadRequest{Path: in.Path, LineNumbers: true}
+		if len(in.ViewRange) == 2 {
+			req.Offset = in.ViewRange[0]
+			if in.ViewRange[1] > 0 {
+				if in.ViewRange[1] < in.ViewRange[0] {
+					return fail(result.Errorf(result.InvalidArgument, "view_range [%d, %d]: the end comes before the start", in.ViewRange[0], in.ViewRange[1]))
+				}
+				req.Limit = in.ViewRange[1] - in.ViewRange[0] + 1
+			}
+		} else if len(in.ViewRange) != 0 {
+			return fail(result.Errorf(result.InvalidArgument, "view_range must be [start, end] (end -1: to the end of the file)"))
+		}
+		out, err := ops.Read(s.Env, req)
+		if err != nil {
+			return fail(notFound(err))
+		}
+		return ok(out.Text)
+	case "create":
+		if in.FileText == nil {
+			return fail(result.Errorf(result.InvalidArgument, "create: missing file_text"))
+		}
+		if _, err := ops.Write(s.Env, ops.WriteRequest{Path: in.Path, Content: *in.FileText}); err != nil {
+			return fail(err)
+		}
+		return ok("File created successfully at: " + in.Path)
+	case "str_replace":
+		if in.OldStr == nil {
+			return fail(result.Errorf(result.InvalidArgument, "str_replace: missing old_str"))
+		}
+		nw := ""
+		if in.NewStr != nil {
+			nw = *in.NewStr
+		}
+		out, err := ops.Edit(s.Env, ops.EditRequest{Path: in.Path, OldText: *in.OldStr, NewText: nw})
+		if err != nil {
+			return fail(editError(err))
+		}
+		text := "Successfully replaced text at exactly one location."
+		if !strings.HasPrefix(out.Message, "Successfully") {
+			text = out.Message
+		}
+		return ok(text)
+	case "insert":
+		text := in.InsertText
+		if text == nil {
+			text = in.NewStr
+		}
+		if in.InsertLine == nil || text == nil {
+			return fail(result.Errorf(result.InvalidArgument, "insert: needs insert_line and insert_text (or new_str)"))
+		}
+		if _, err := ops.Insert(s.Env, ops.InsertRequest{Path: in.Path, After: *in.InsertLine, Text: *text}); err != nil {
+			return fail(notFound(err))
+		}
+		return ok(fmt.Sprintf("Text inserted successfully after line %d of %s.", *in.InsertLine, in.Path))
+	case "undo_edit":
+		return fail(result.Errorf(result.InvalidArgument, "undo_edit is not supported: hunk keeps no edit history").
+			WithHint("redo the change with str_replace"))
+	}
+	return fail(result.Errorf(result.InvalidArgument, "%s: unknown command %q (view, create, str_replace, insert)", e.Name, in.Command))
+}
+
+// notFound puts the documented "File not found" first.
+func notFound(err error) error {
+	re := result.As(err)
+	if re.Code == result.NotFound {
+		c := *re
+		c.Msg = "File not found: " + re.Msg
+		return &c
+	}
+	return err
+}
+
+// editError puts str_replace's documented wording first, hunk's detail after.
+func editError(err error) error {
+	re := result.As(err)
+	c := *re
+	switch re.Code {
+	case result.NoMatch:
+		c.Msg = "No match found for replacement. Please check your text and try again.\n" + re.Msg
+	case result.Ambiguous:
+		c.Msg = "Found multiple matches for replacement text. Please provide more context to make a unique match.\n" + re.Msg
+	case result.NotFound:
+		c.Msg = "File not found: " + re.Msg
+	default:
+		return err
+	}
+	return &c
+}
