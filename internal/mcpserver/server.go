@@ -38,7 +38,13 @@ func New(opts Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hunk", Title: "hunk", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "hunk's tools work inside one workspace: " + opts.Session.Env.Workspace.Dir() +
 			". Paths are relative to it; nothing outside it can be read or written.",
-		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { s.forgetRoots() },
+		// The client's roots are asked for once the session is initialized
+		// and again when they change: a server may not send requests while
+		// it serves one (protocol 2026-07-28).
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { s.fetchRoots(req.Session) },
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+			s.fetchRoots(req.Session)
+		},
 	})
 	for _, t := range opts.Tools {
 		srv.AddTool(Declaration(t), s.handler(t))
@@ -81,7 +87,8 @@ type server struct {
 	opts Options
 
 	mu       sync.Mutex
-	narrowed *tools.Session // the session under the client's roots; nil: not asked yet
+	narrowed *tools.Session // the session under the client's roots; nil: the base
+	ready    chan struct{}  // closed once the roots asked for are known; nil: none asked
 }
 
 func (s *server) logf(format string, args ...any) {
@@ -90,15 +97,9 @@ func (s *server) logf(format string, args ...any) {
 	}
 }
 
-func (s *server) forgetRoots() {
-	s.mu.Lock()
-	s.narrowed = nil
-	s.mu.Unlock()
-}
-
 func (s *server) handler(t *tools.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sess := s.session(ctx, req.Session)
+		sess := s.session(ctx)
 		r := t.Call(ctx, sess, req.Params.Arguments)
 		return callResult(r), nil
 	}
@@ -131,33 +132,62 @@ func callResult(r result.ToolResult) *mcp.CallToolResult {
 	return out
 }
 
-// session is the base session, narrowed to the first root the client
-// lists that lies inside the workspace. Roots outside it are ignored: a
-// client can narrow what hunk may touch, never widen it.
-func (s *server) session(ctx context.Context, ss *mcp.ServerSession) *tools.Session {
-	base := s.opts.Session
+// fetchRoots asks the client for its roots, in the background, if it has any.
+func (s *server) fetchRoots(ss *mcp.ServerSession) {
 	if ss == nil {
-		return base
+		return
 	}
 	p := ss.InitializeParams()
 	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
-		return base
+		return
+	}
+	ready := make(chan struct{})
+	s.mu.Lock()
+	s.ready = ready
+	s.mu.Unlock()
+	go func() {
+		defer close(ready)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
+		if err != nil {
+			s.logf("the client's roots could not be listed (%v); serving the whole workspace", err)
+			return
+		}
+		n := s.narrow(res.Roots)
+		s.mu.Lock()
+		s.narrowed = n
+		s.mu.Unlock()
+	}()
+}
+
+// session is the session a call runs in: the base one, or the one narrowed
+// to the client's roots once they are known.
+func (s *server) session(ctx context.Context) *tools.Session {
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	if ready != nil {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.narrowed != nil {
 		return s.narrowed
 	}
-	s.narrowed = base
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	res, err := ss.ListRoots(lctx, &mcp.ListRootsParams{})
-	if err != nil {
-		s.logf("the client's roots could not be listed (%v); serving the whole workspace", err)
-		return base
-	}
+	return s.opts.Session
+}
+
+// narrow is the base session narrowed to the first root that lies inside
+// the workspace (nil: none does). Roots outside it are ignored: a client can
+// narrow what hunk may touch, never widen it.
+func (s *server) narrow(roots []*mcp.Root) *tools.Session {
+	base := s.opts.Session
 	wsDir := base.Env.Workspace.Dir()
-	for _, r := range res.Roots {
+	for _, r := range roots {
 		u, err := url.Parse(r.URI)
 		if err != nil || u.Scheme != "file" {
 			continue
@@ -182,9 +212,8 @@ func (s *server) session(ctx context.Context, ss *mcp.ServerSession) *tools.Sess
 		env.Workspace = ws
 		n := *base
 		n.Env = &env
-		s.narrowed = &n
 		s.logf("workspace narrowed to the client's root %s", dir)
-		break
+		return &n
 	}
-	return s.narrowed
+	return nil
 }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpSession starts the built hunk as `hunk mcp -C dir args...` and connects
+// the Go SDK's own client to it.
+func mcpSession(t *testing.T, dir string, roots []string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	bin := buildHunk(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	for _, r := range roots {
+		client.AddRoots(&mcp.Root{URI: "file://" + r})
+	}
+	cmd := exec.Command(bin, append([]string{"mcp", "-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	cmd.Stderr = os.Stderr
+	var opts *mcp.ClientSessionOptions
+	if len(roots) > 0 {
+		// Roots are a feature of the protocol up to 2025-11-25 (2026-07-28
+		// deprecates them).
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	var text []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text = append(text, tc.Text)
+		}
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	return res, strings.Join(text, "\n"), sc
+}
+
+// TestMCPGoClient drives hunk mcp with the Go SDK's client: the tool list
+// and its annotations, each tool called for real, and a failure as an
+// isError result carrying hunk's code.
+func TestMCPGoClient(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\r\ntwo\r\n"), 0o644)
+	cs := mcpSession(t, dir, nil)
+
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][4]bool{ // readOnly, destructive, idempotent, openWorld
+		"apply_patch": {false, true, false, false},
+		"read":        {true, false, true, false},
+		"write":       {false, true, true, false},
+		"edit":        {false, true, false, false},
+		"exec":        {false, true, false, false},
+	}
+	if len(list.Tools) != len(want) {
+		t.Errorf("%d tools, want %d", len(list.Tools), len(want))
+	}
+	for _, tool := range list.Tools {
+		w, ok := want[tool.Name]
+		a := tool.Annotations
+		if !ok || a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("tool %s: unexpected, or annotations not explicit: %+v", tool.Name, a)
+			continue
+		}
+		if got := [4]bool{a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint}; got != w {
+			t.Errorf("tool %s: annotations %v, want %v", tool.Name, got, w)
+		}
+		if tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("tool %s: no input or output schema", tool.Name)
+		}
+	}
+
+	_, text, sc := callTool(t, cs, "read", map[string]any{"path": "a.txt"})
+	if !strings.Contains(text, "one") || sc["totalLines"] != float64(2) || sc["sha256"] == "" {
+		t.Errorf("read: %q %v", text, sc)
+	}
+	res, text, _ := callTool(t, cs, "edit", map[string]any{"path": "a.txt", "oldText": "two", "newText": "2"})
+	if res.IsError || !strings.Contains(text, "Successfully replaced 1 block(s)") {
+		t.Errorf("edit: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one\r\n2\r\n" {
+		t.Errorf("after edit: %q (line endings must be kept)", b)
+	}
+	res, text, sc = callTool(t, cs, "edit", map[string]any{"path": "a.txt", "oldText": "three", "newText": "3"})
+	if !res.IsError || sc["code"] != "NO_MATCH" || !strings.Contains(text, "NO_MATCH") {
+		t.Errorf("edit with no match: isError %v, %q, %v", res.IsError, text, sc)
+	}
+	res, text, _ = callTool(t, cs, "write", map[string]any{"path": "sub/b.txt", "content": "bee\n"})
+	if res.IsError || !strings.Contains(text, "Successfully wrote 4 bytes") {
+		t.Errorf("write: %q", text)
+	}
+	patch := "*** Begin Patch\n*** Update File: sub/b.txt\n@@\n-bee\n+wasp\n*** End Patch\n"
+	res, text, sc = callTool(t, cs, "apply_patch", map[string]any{"patch": patch})
+	if res.IsError || !strings.Contains(text, "M sub/b.txt") || sc["format"] != "codex" {
+		t.Errorf("apply_patch: %q %v", text, sc)
+	}
+	res, _, sc = callTool(t, cs, "read", map[string]any{"path": "../outside"})
+	if !res.IsError || sc["code"] != "OUTSIDE_WORKSPACE" {
+		t.Errorf("read outside: %v", sc)
+	}
+	res, text, _ = callTool(t, cs, "read", map[string]any{"path": "a.txt", "bogus": 1})
+	if !res.IsError || !strings.Contains(text, "bogus") {
+		t.Errorf("unknown argument: isError %v, %q", res.IsError, text)
+	}
+	if ok, err := driverCondition("driver:landlock"); !ok {
+		t.Skipf("SKIPPING exec over MCP: no landlock driver here (%v)", err)
+	}
+	res, text, sc = callTool(t, cs, "exec", map[string]any{"command": "cat sub/b.txt; echo err >&2; exit 3"})
+	if res.IsError || sc["exitCode"] != float64(3) || sc["stdout"] != "wasp\n" || !strings.Contains(text, "Exit code: 3") {
+		t.Errorf("exec: %q %v", text, sc)
+	}
+	_, _, sc = callTool(t, cs, "exec", map[string]any{"command": "exec 3<>/dev/tcp/127.0.0.1/1 2>&1; echo $?", "timeoutSeconds": 30})
+	if sc["exitCode"] == nil {
+		t.Errorf("exec: %v", sc)
+	}
+	res, _, sc = callTool(t, cs, "exec", map[string]any{"command": "true", "timeoutSeconds": 100000})
+	if !res.IsError || sc["code"] != "INVALID_ARGUMENT" {
+		t.Errorf("a timeout over the server's limit must be refused: %v", sc)
+	}
+}
+
+// TestMCPFilesystemTools drives the reference filesystem server's tool set.
+func TestMCPFilesystemTools(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("1\n2\n3\n4\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "src", "deep"), 0o755)
+	os.WriteFile(filepath.Join(dir, "src", "deep", "x.go"), []byte("package x\n"), 0o644)
+	cs := mcpSession(t, dir, nil, "--tools", "filesystem")
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, " "); got != "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory list_directory_with_sizes move_file read_media_file read_multiple_files read_text_file search_files write_file" {
+		t.Errorf("tools: %s", got)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read_text_file", map[string]any{"path": "a.txt", "tail": 2}, "3\n4\n"},
+		{"read_text_file", map[string]any{"path": "a.txt", "head": 1}, "1\n"},
+		{"read_multiple_files", map[string]any{"paths": []string{"a.txt", "nope.txt"}}, "nope.txt: Error - "},
+		{"edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "2\n", "newText": "two\n"}}, "dryRun": true}, "+two"},
+		{"list_directory", map[string]any{"path": "."}, "[DIR] src"},
+		{"list_directory_with_sizes", map[string]any{"path": ".", "sortBy": "size"}, "Total: 1 files, 1 directories"},
+		{"directory_tree", map[string]any{"path": ".", "excludePatterns": []string{"*.txt"}}, `"name": "x.go"`},
+		{"search_files", map[string]any{"path": ".", "pattern": "**/*.go"}, filepath.Join(dir, "src/deep/x.go")},
+		{"get_file_info", map[string]any{"path": "a.txt"}, "isFile: true"},
+		{"create_directory", map[string]any{"path": "new/dir"}, "Successfully created directory new/dir"},
+		{"write_file", map[string]any{"path": "new/dir/f.txt", "content": "f\n"}, "Successfully wrote to new/dir/f.txt"},
+		{"move_file", map[string]any{"source": "new/dir/f.txt", "destination": "g.txt"}, "Successfully moved"},
+		{"list_allowed_directories", map[string]any{}, dir},
+	} {
+		res, text, _ := callTool(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(text, c.want) {
+			t.Errorf("%s: isError %v, %q (want %q in it)", c.tool, res.IsError, text, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "1\n2\n3\n4\n" {
+		t.Errorf("edit_file dryRun wrote: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g.txt")); err != nil {
+		t.Errorf("move_file: %v", err)
+	}
+	res, _, sc := callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "\n", "newText": ""}}})
+	if !res.IsError || sc["code"] != "AMBIGUOUS" {
+		t.Errorf("edit_file of a text found 4 times: %v", sc)
+	}
+	res, _, sc = callTool(t, cs, "move_file", map[string]any{"source": "g.txt", "destination": "/etc/g.txt"})
+	if !res.IsError || sc["code"] != "OUTSIDE_WORKSPACE" {
+		t.Errorf("move_file out of the workspace: %v", sc)
+	}
+}
+
+// TestMCPRootsNarrowNeverWiden: a client root inside the workspace narrows
+// what the tools reach; a root outside it widens nothing.
+func TestMCPRootsNarrowNeverWiden(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "top.txt"), []byte("top\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "in.txt"), []byte("in\n"), 0o644)
+	cs := mcpSession(t, dir, []string{filepath.Join(dir, "sub")})
+	if res, text, _ := callTool(t, cs, "read", map[string]any{"path": "in.txt"}); res.IsError || !strings.Contains(text, "in") {
+		t.Errorf("read inside the root: %q", text)
+	}
+	if res, _, sc := callTool(t, cs, "read", map[string]any{"path": "../top.txt"}); !res.IsError || sc["code"] != "OUTSIDE_WORKSPACE" {
+		t.Errorf("read outside the client's root: %v", sc)
+	}
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s\n"), 0o644)
+	cs = mcpSession(t, dir, []string{outside, "/"})
+	if res, _, sc := callTool(t, cs, "read", map[string]any{"path": filepath.Join(outside, "secret")}); !res.IsError || sc["code"] != "OUTSIDE_WORKSPACE" {
+		t.Errorf("a root outside the workspace widened it: %v", sc)
+	}
+	if res, _, _ := callTool(t, cs, "read", map[string]any{"path": "top.txt"}); res.IsError {
+		t.Errorf("roots outside the workspace must leave it whole")
+	}
+}
+
+// TestMCPOneShotPipe: requests piped in at once, stdin closed right after,
+// every one answered (go-sdk issue 1061 drops them).
+func TestMCPOneShotPipe(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const n = 20
+	for i := 1; i <= n; i++ {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+			"params": map[string]any{"name": "write", "arguments": map[string]any{"path": "f" + string(rune('a'+i)) + ".txt", "content": "x\n"}}})
+		in.Write(append(b, '\n'))
+	}
+	cmd := exec.Command(buildHunk(t), "mcp", "-C", dir)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hunk mcp: %v", err)
+	}
+	seen := map[float64]bool{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			ID     *float64        `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID != nil && m.Result != nil {
+			seen[*m.ID] = true
+		}
+	}
+	for i := 0; i <= n; i++ {
+		if !seen[float64(i)] {
+			t.Errorf("request %d was not answered; output:\n%s", i, out)
+		}
+	}
+}
+
+// TestMCPTypeScriptClient drives hunk mcp with the official TypeScript SDK
+// client (testdata/mcpclient, installed by npm ci). HUNK_REQUIRE_MCP_CLIENT
+// (set by CI) turns a missing client into a failure.
+func TestMCPTypeScriptClient(t *testing.T) {
+	script, _ := filepath.Abs("testdata/mcpclient/client.mjs")
+	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT) but not installed: npm ci in testdata/mcpclient")
+		}
+		t.Skip("SKIPPING: the TypeScript MCP SDK is not installed (npm ci in testdata/mcpclient)")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
+	cmd := exec.Command("node", script, buildHunk(t), dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("TypeScript client: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ok:") {
+		t.Fatalf("TypeScript client said: %s", out)
+	}
+	t.Logf("%s", out)
+}
