@@ -78,6 +78,9 @@ func TestEditFlags(t *testing.T) {
 			}
 			g, w := *got, c.want
 			g.Old, g.New, w.Old, w.New = nil, nil, nil, nil
+			if w.InsertLine == 0 && !strings.Contains(strings.Join(c.args, " "), "--insert-line") {
+				w.InsertLine = -1 // not inserting
+			}
 			if g != w {
 				t.Fatalf("got %+v, want %+v", g, w)
 			}

@@ -198,8 +198,6 @@ func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
 	txn := fsys.Begin()
 	files := make([]FileResult, len(ops))
 	errs := make([]error, len(ops))
-	var firstFail atomic.Int64
-	firstFail.Store(int64(len(ops)))
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -222,27 +220,26 @@ func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
 					return
 				}
 				grp := groups[g]
-				if int64(grp[0].idx) > firstFail.Load() {
-					continue // an earlier operation failed: don't bother
-				}
 				if i, err := planGroup(fsys, txn, grp, files, opt); err != nil {
 					errs[i] = err
-					for {
-						cur := firstFail.Load()
-						if int64(i) >= cur || firstFail.CompareAndSwap(cur, int64(i)) {
-							break
-						}
-					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	// Every file was planned: a failure names them all.
+	var fails []error
 	for _, err := range errs {
 		if err != nil {
-			txn.Abort()
-			return nil, err
+			fails = append(fails, err)
 		}
+	}
+	if len(fails) > 0 {
+		txn.Abort()
+		if opt.codex() {
+			return nil, fails[0] // Codex stops at the first, in its own words
+		}
+		return nil, Combine(fails)
 	}
 	if err := txn.Commit(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -219,12 +220,16 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	dominant := t.dominant()
 	cursor := 0
 	var taken []span // file ranges already replaced, for overlap checks
+	// A chunk that fails is noted and the next ones are still located
+	// (from the same cursor), so that one answer names every failing chunk.
+	var fails []error
 	for i, c := range chunks {
 		p := prepare(c, i+1)
 		if len(p.old) == 0 {
 			r, err := lc.addition(p, cursor)
 			if err != nil {
-				return nil, nil, err
+				fails = append(fails, err)
+				continue
 			}
 			r.order = i
 			reps = append(reps, r)
@@ -233,11 +238,13 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		}
 		m, err := lc.locate(p, cursor, taken)
 		if err != nil {
-			return nil, nil, err
+			fails = append(fails, err)
+			continue
 		}
 		r, err := lc.build(m)
 		if err != nil {
-			return nil, nil, err
+			fails = append(fails, err)
+			continue
 		}
 		r.order = i
 		reps = append(reps, r)
@@ -255,6 +262,12 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 				finalNL = true
 			}
 		}
+	}
+	if len(fails) > 0 && opt.codex() {
+		return nil, nil, fails[0] // Codex stops at the first, in its own words
+	}
+	if len(fails) > 0 {
+		return nil, nil, Combine(fails)
 	}
 	if opt.codex() {
 		finalNL = true // Codex always ends an updated file with a newline
@@ -652,3 +665,54 @@ func hasAdded(p *prepared) bool {
 	}
 	return false
 }
+
+// Combine makes one error of several failures (chunks of a file, files of
+// a patch): the first one's message, code and hints, each other's as an
+// "also failed" hint, and every one in details.failures, so that a model
+// can fix them all in one round trip. Combined errors are flattened.
+func Combine(errs []error) error {
+	var leaves failureList
+	for _, err := range errs {
+		var fl failureList
+		if errors.As(err, &fl) {
+			leaves = append(leaves, fl...)
+		} else {
+			leaves = append(leaves, err)
+		}
+	}
+	if len(leaves) == 1 {
+		return leaves[0]
+	}
+	first := result.As(leaves[0])
+	c := *first
+	c.Err = leaves
+	c.Hints = append([]string(nil), first.Hints...)
+	c.Details = map[string]any{}
+	for k, v := range first.Details {
+		c.Details[k] = v
+	}
+	failures := make([]map[string]any, 0, len(leaves))
+	for i, err := range leaves {
+		re := result.As(err)
+		f := map[string]any{"code": re.Code, "message": re.Msg}
+		for k, v := range re.Details {
+			f[k] = v
+		}
+		failures = append(failures, f)
+		if i > 0 {
+			h := "also failed: " + re.Msg
+			for _, rh := range re.Hints {
+				h += "\n  hint: " + rh
+			}
+			c.Hints = append(c.Hints, h)
+		}
+	}
+	c.Details["failures"] = failures
+	c.Msg = fmt.Sprintf("%s\n(%d failures in all; the others follow as hints)", first.Msg, len(leaves))
+	return &c
+}
+
+// failureList holds the failures a combined error stands for.
+type failureList []error
+
+func (fl failureList) Error() string { return fmt.Sprintf("%d failures", len(fl)) }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/ops"
@@ -398,7 +399,9 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if err != nil {
 			return fail(notFound(err))
 		}
-		return ok(out.Text)
+		// The page's notices name read's options; say them in view_range.
+		text := continueRE.ReplaceAllString(out.Text, "Use view_range [$1, -1] to continue.")
+		return ok(text)
 	case "create":
 		if in.FileText == nil {
 			return fail(result.Errorf(result.InvalidArgument, "create: missing file_text"))
@@ -442,6 +445,8 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	}
 	return fail(result.Errorf(result.InvalidArgument, "%s: unknown command %q (view, create, str_replace, insert)", e.Name, in.Command))
 }
+
+var continueRE = regexp.MustCompile(`Use --offset (\d+) to continue\.`)
 
 // notFound puts the documented "File not found" first.
 func notFound(err error) error {

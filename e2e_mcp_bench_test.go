@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// benchSession starts hunk mcp over a workspace holding a small file and
+// returns the client session and the server's process.
+func benchSession(b *testing.B) (*mcp.ClientSession, *os.Process, string) {
+	b.Helper()
+	dir := b.TempDir()
+	src := strings.Repeat("line of a small source file\n", 40) + "value := 1\n"
+	os.WriteFile(filepath.Join(dir, "small.go"), []byte(src), 0o644)
+	bin := buildHunkB(b)
+	cmd := exec.Command(bin, "mcp", "-C", dir)
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs, cmd.Process, dir
+}
+
+func buildHunkB(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "hunk")
+	c := exec.Command("go", "build", "-o", bin, ".")
+	c.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := c.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func mustCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		b.Fatalf("%s: %v %+v", name, err, res)
+	}
+}
+
+// BenchmarkMCPRoundTrip: one small-file read and one small edit through an
+// open MCP session (the Go SDK client over stdio), per operation; and the
+// same read by spawning hunk per call, as a harness without MCP does.
+func BenchmarkMCPRoundTrip(b *testing.B) {
+	b.Run("read", func(b *testing.B) {
+		cs, _, _ := benchSession(b)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			mustCall(b, cs, "read", map[string]any{"path": "small.go"})
+		}
+	})
+	b.Run("edit", func(b *testing.B) {
+		cs, _, _ := benchSession(b)
+		olds := [2]string{"value := 1", "value := 2"}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			mustCall(b, cs, "edit", map[string]any{"path": "small.go", "oldText": olds[i%2], "newText": olds[(i+1)%2]})
+		}
+	})
+	b.Run("spawn-per-call-read", func(b *testing.B) {
+		_, _, dir := benchSession(b)
+		bin := buildHunkB(b)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			c := exec.Command(bin, "--json", "-C", dir, "read", "small.go")
+			c.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+			if err := c.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMCPSessionRSS: the server's resident memory after 100 and after
+// 1,100 calls (reads and edits) of one session; reports both and the growth.
+func BenchmarkMCPSessionRSS(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		cs, proc, _ := benchSession(b)
+		olds := [2]string{"value := 1", "value := 2"}
+		calls := func(n int) {
+			for k := 0; k < n; k++ {
+				mustCall(b, cs, "read", map[string]any{"path": "small.go"})
+				mustCall(b, cs, "edit", map[string]any{"path": "small.go", "oldText": olds[k%2], "newText": olds[(k+1)%2]})
+			}
+		}
+		calls(50)
+		before := rssKB(proc.Pid)
+		calls(500)
+		after := rssKB(proc.Pid)
+		b.ReportMetric(float64(before), "rss-at-100-KB")
+		b.ReportMetric(float64(after), "rss-at-1100-KB")
+		b.ReportMetric(float64(after-before), "growth-KB")
+	}
+}
+
+func rssKB(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			n, _ := strconv.Atoi(strings.Fields(l)[1])
+			return n
+		}
+	}
+	return 0
+}
