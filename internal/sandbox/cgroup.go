@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -204,27 +206,6 @@ func newCgroup(spec Spec) (*cgroup, error) {
 func limitError(ctrl, why string) error {
 	flag := map[string]string{ctrlMemory: "--memory", ctrlPids: "--pids", ctrlCPU: "--cpus"}[ctrl]
 	return &LimitError{Limit: flag, Reason: why}
-}
-
-// LimitError is a limit the driver cannot enforce here (LIMIT_UNENFORCEABLE, exit 125).
-type LimitError struct {
-	Limit  string // the flag: --memory, --pids, --cpus, …
-	Reason string
-}
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("cannot enforce %s here: %s", e.Limit, e.Reason)
-}
-
-// UnavailableError is a driver that cannot run here (SANDBOX_UNAVAILABLE, exit 125).
-type UnavailableError struct {
-	Driver string
-	Reason string
-	Hint   string
-}
-
-func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("sandbox driver %s is not available: %s", e.Driver, e.Reason)
 }
 
 // set writes controller c's limit into dir.

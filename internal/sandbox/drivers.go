@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -181,4 +182,25 @@ func run(ctx context.Context, name string, spec Spec) (Result, error) {
 	}
 	_, err := Select(ctx, "auto")
 	return Result{}, err
+}
+
+// LimitError is a limit the driver cannot enforce here (LIMIT_UNENFORCEABLE, exit 125).
+type LimitError struct {
+	Limit  string // the flag: --memory, --pids, --cpus, …
+	Reason string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("cannot enforce %s here: %s", e.Limit, e.Reason)
+}
+
+// UnavailableError is a driver that cannot run here (SANDBOX_UNAVAILABLE, exit 125).
+type UnavailableError struct {
+	Driver string
+	Reason string
+	Hint   string
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("sandbox driver %s is not available: %s", e.Driver, e.Reason)
 }

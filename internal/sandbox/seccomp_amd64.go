@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 // auditArch is the seccomp architecture of native system calls; x32 calls

@@ -2,6 +2,19 @@
 
 package workspace
 
-import "os"
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 func startWriteback(f *os.File, off, n int64) {}
+
+func startWritebackFd(fd int) {}
+
+func fdatasync(fd int) error { return unix.Fsync(fd) }
+
+// renameExchange is not available: callers fall back to a plain rename.
+func renameExchange(dirfd int, a, b string) error { return unix.ENOSYS }
+
+func volatileFS(dir string) bool { return false }

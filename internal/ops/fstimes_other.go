@@ -1,0 +1,11 @@
+//go:build !linux
+
+package ops
+
+import (
+	"io/fs"
+	"time"
+)
+
+// fileTimes: the modification time for both, off Linux.
+func fileTimes(fi fs.FileInfo) (changed, accessed time.Time) { return fi.ModTime(), fi.ModTime() }
