@@ -205,5 +205,5 @@ func silentExit(code int) error {
 	if code == 0 {
 		return nil
 	}
-	return &result.Error{Exit: code}
+	return &result.SilentExit{Code: code}
 }

@@ -97,16 +97,14 @@ func (a *App) finishErr(err error) int {
 	if err == nil {
 		return 0
 	}
-	var re *result.Error
-	if errors.As(err, &re) && re.Msg == "" && re.Exit != 0 {
-		return re.Exit // already reported (exec passes its command's exit code through)
+	var silent *result.SilentExit
+	if errors.As(err, &silent) {
+		return silent.Code // already reported (exec passes its command's exit code through)
 	}
+	var re *result.Error
 	if !errors.As(err, &re) {
 		// Only cobra's own parsing errors reach here untyped: usage errors.
-		re = result.Usagef("%s", err.Error())
-		if strings.Contains(err.Error(), "unknown command") || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "arg") {
-			re.WithHint("see 'hunk --help'")
-		}
+		re = result.Usagef("%s", err.Error()).WithHint("see 'hunk --help'")
 		err = re
 	}
 	if a.Cfg.JSON {

@@ -348,10 +348,10 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			}
 			fi, err := fsys.Lstat(t)
 			if err != nil {
-				return nil, result.Errorf(result.NotFound, "%s: dangling symlink (to %s)", opt.display(name), t).WithDetail("path", name)
+				return nil, result.Errorf(result.NotFound, "%s: dangling symlink (to %s)", opt.display(name), t).At(name)
 			}
 			if fi.IsDir() {
-				return nil, result.Errorf(result.IsDirectory, "%s: is a symlink to a directory", opt.display(name)).WithDetail("path", name)
+				return nil, result.Errorf(result.IsDirectory, "%s: is a symlink to a directory", opt.display(name)).At(name)
 			}
 			s.mode = fi.Mode()
 		}
@@ -370,13 +370,13 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 				return o.idx, err
 			}
 			if s.exists && s.dir {
-				return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).WithDetail("path", o.name)
+				return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).At(o.name)
 			}
 			if s.exists && !opt.codex() {
 				return o.idx, result.Errorf(result.AlreadyExists, "%s: file already exists; Add File refuses to overwrite it", disp).
 					WithHint(opt.hint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)",
 						"the file exists: make the diff against its current content, not as a new file (--- /dev/null)")).
-					WithDetail("path", o.name)
+					At(o.name)
 			}
 			if s.exists && opt.Diff {
 				before, _ = read(o.name, s)
@@ -397,11 +397,11 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			}
 			if !s.exists {
 				return o.idx, result.Errorf(result.NotFound, "Failed to delete file %s", disp).
-					WithHint(disp+" does not exist; nothing to delete").WithDetail("path", o.name)
+					WithHint(disp + " does not exist; nothing to delete").At(o.name)
 			}
 			if s.dir {
 				return o.idx, result.Errorf(result.IsDirectory, "Failed to delete file %s", disp).
-					WithHint(disp+" is a directory; Delete File removes files only").WithDetail("path", o.name)
+					WithHint(disp + " is a directory; Delete File removes files only").At(o.name)
 			}
 			if opt.Diff && !s.link {
 				before, _ = read(o.name, s)
@@ -416,10 +416,10 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 			if !s.exists {
 				return o.idx, result.Errorf(result.NotFound, "Failed to read file to update %s: No such file or directory (os error 2)", disp).
 					WithHint(opt.hint("use '*** Add File:' to create a file",
-						"to create a file, the diff's old side is /dev/null: '--- /dev/null' then '+++ b/"+disp+"'")).WithDetail("path", o.name)
+						"to create a file, the diff's old side is /dev/null: '--- /dev/null' then '+++ b/"+disp+"'")).At(o.name)
 			}
 			if s.dir {
-				return o.idx, result.Errorf(result.IsDirectory, "Failed to read file to update %s: Is a directory (os error 21)", disp).WithDetail("path", o.name)
+				return o.idx, result.Errorf(result.IsDirectory, "Failed to read file to update %s: Is a directory (os error 21)", disp).At(o.name)
 			}
 			cur, err := read(o.name, s)
 			if err != nil {
@@ -444,12 +444,12 @@ func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (in
 					return o.idx, err
 				}
 				if d.exists && d.dir {
-					return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; cannot move %s there", opt.display(o.moveTo), disp).WithDetail("path", o.moveTo)
+					return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; cannot move %s there", opt.display(o.moveTo), disp).At(o.moveTo)
 				}
 				if d.exists && !opt.codex() {
 					return o.idx, result.Errorf(result.AlreadyExists, "%s: file already exists; Move to refuses to overwrite it", opt.display(o.moveTo)).
 						WithHint("delete it first in the same patch (or use --compat codex, where a move overwrites)").
-						WithDetail("path", o.moveTo)
+						At(o.moveTo)
 				}
 				mode := s.mode
 				s.data, s.exists, s.touched = nil, false, true

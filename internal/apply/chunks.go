@@ -413,7 +413,7 @@ func (lc *locator) findContext(p *prepared, cursor int) (int, error) {
 	}
 	if i < 0 {
 		return 0, result.Errorf(result.NoMatch, "Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name)).
-			WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line)
+			At(lc.name).InChunk(p.n, p.src.Line)
 	}
 	return i + 1, nil
 }
@@ -604,7 +604,7 @@ func (lc *locator) ambiguous(p *prepared, cands []int) error {
 	return result.Errorf(result.Ambiguous, "%s: chunk %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
 		lc.opt.display(lc.name), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
 		WithHint("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place").
-		WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line).WithDetail("candidates", lines)
+		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("candidates", lines)
 }
 
 // build turns a placed chunk into its replacement: context lines keep the
@@ -620,7 +620,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way; refusing to guess how to indent the added lines",
 				lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1).
 				WithHint("copy the context lines with the file's exact indentation").
-				WithDetail("path", lc.name).WithDetail("chunk", p.n)
+				At(lc.name).InChunk(p.n, 0)
 		}
 		reindent = f
 		if !identity && !strings.Contains(m.rule, "reindent") {
@@ -643,7 +643,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			if !ok {
 				return replacement{}, result.Errorf(result.NoMatch,
 					"%s: chunk %d (patch line %d): added line %q does not fit the indentation shift between the patch and the file; refusing to guess",
-					lc.opt.display(lc.name), p.n, p.src.Line, l.text).WithDetail("path", lc.name).WithDetail("chunk", p.n)
+					lc.opt.display(lc.name), p.n, p.src.Line, l.text).At(lc.name).InChunk(p.n, 0)
 			}
 			r.lines = append(r.lines, outLine{text: t})
 		case '-':
@@ -694,10 +694,8 @@ func Combine(errs []error) error {
 	failures := make([]map[string]any, 0, len(leaves))
 	for i, err := range leaves {
 		re := result.As(err)
-		f := map[string]any{"code": re.Code, "message": re.Msg}
-		for k, v := range re.Details {
-			f[k] = v
-		}
+		f := re.AllDetails()
+		f["code"], f["message"] = re.Code, re.Msg
 		failures = append(failures, f)
 		if i > 0 {
 			h := "also failed: " + re.Msg

@@ -69,7 +69,7 @@ func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, erro
 						"%s: chunk %d (patch line %d) fits line %d only if a line of the file the patch leaves out is kept, and that fits more than one way; refusing to guess",
 						lc.opt.display(lc.name), p.n, p.src.Line, cands[0]+1).
 						WithHint("copy the context lines exactly as the file has them, without leaving any out").
-						WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line).WithDetail("candidates", []int{cands[0] + 1})
+						At(lc.name).InChunk(p.n, p.src.Line).WithDetail("candidates", []int{cands[0] + 1})
 				}
 				return nil, lc.ambiguous(p, cands)
 			}
@@ -316,7 +316,7 @@ func spacesToTabs(w int) func(string) string {
 // region of the file that comes closest.
 func (lc *locator) noMatch(p *prepared) *result.Error {
 	e := result.Errorf(result.NoMatch, "Failed to find expected lines in %s:\n%s", lc.opt.display(lc.name), strings.Join(p.old, "\n")).
-		WithDetail("path", lc.name).WithDetail("chunk", p.n).WithDetail("patchLine", p.src.Line)
+		At(lc.name).InChunk(p.n, p.src.Line)
 	if c, ok := closest(lc.file, p.old); ok {
 		h := fmt.Sprintf("closest match at line %d (%d%% similar)", c.line+1, c.percent)
 		if c.diffAt >= 0 {

@@ -74,8 +74,8 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	}
 	if err != nil {
 		if re := result.As(err); re.Code == result.NotFound {
-			if name, ok := re.Details["path"].(string); ok {
-				return nil, ws.DidYouMean(name, err)
+			if re.Path != "" {
+				return nil, ws.DidYouMean(re.Path, err)
 			}
 		}
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -426,11 +425,7 @@ func Info(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, ws.DidYouMean(name, err)
 	}
-	created, accessed := fi.ModTime(), fi.ModTime()
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		created = time.Unix(st.Ctim.Unix())
-		accessed = time.Unix(st.Atim.Unix())
-	}
+	created, accessed := fileTimes(fi)
 	info := map[string]any{
 		"size":        fi.Size(),
 		"created":     created.UTC().Format(time.RFC3339),

@@ -120,7 +120,7 @@ func Reverse(p *Patch) (*Patch, error) {
 		case Delete:
 			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).
 				WithHint("reverse a patch that deletes files with git apply -R on a diff made with its full content, or restore the file another way").
-				WithDetail("path", f.Path)
+				At(f.Path)
 		case Update:
 			if f.MoveTo != "" {
 				g.Path, g.MoveTo = f.MoveTo, f.Path

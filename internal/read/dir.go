@@ -52,7 +52,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 		if total > 0 {
 			e.WithHint(fmt.Sprintf("use an --offset from 1 to %d", total))
 		}
-		return nil, e.WithDetail("totalEntries", total).WithDetail("path", disp)
+		return nil, e.WithDetail("totalEntries", total).At(disp)
 	}
 	page := names[min(opt.Offset-1, total):min(opt.Offset-1+opt.Limit, total)]
 	d := &DirDetails{Path: disp, Type: "directory", TotalEntries: total, Entries: make([]Entry, 0, len(page))}

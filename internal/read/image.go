@@ -79,7 +79,7 @@ func readImage(ws *workspace.Workspace, name string, format *imageFormat, r io.R
 	cfg, err := format.config(src)
 	if err != nil {
 		return nil, result.Errorf(result.BinaryFile, "%s: looks like a %s image but cannot be read: %v", disp, upper(format.name), err).
-			WithDetail("path", disp)
+			At(disp)
 	}
 	// Hash (and keep) the rest of the file too.
 	if _, err := io.Copy(io.Discard, src); err != nil {
@@ -96,13 +96,13 @@ func readImage(ws *workspace.Workspace, name string, format *imageFormat, r io.R
 	}
 	if cr.n > maxImageBytes {
 		return nil, result.Errorf(result.TooLarge, "%s: image of %d bytes is too large to return (at most %d)", disp, cr.n, maxImageBytes).
-			WithDetail("path", disp)
+			At(disp)
 	}
 	img := &Image{MimeType: format.mime, Data: data.Bytes()}
 	d.Scale, d.SentWidth, d.SentHeight, d.SentMimeType = 1, cfg.Width, cfg.Height, format.mime
 	if int64(cfg.Width)*int64(cfg.Height) > maxImagePixels {
 		return nil, result.Errorf(result.TooLarge, "%s: image of %dx%d pixels is too large to scale (at most %d pixels)", disp, cfg.Width, cfg.Height, maxImagePixels).
-			WithDetail("path", disp)
+			At(disp)
 	}
 	// Decoded whole before it is sent, scaled or not: a truncated or
 	// corrupt image is refused rather than sent as a block the model's
@@ -110,7 +110,7 @@ func readImage(ws *workspace.Workspace, name string, format *imageFormat, r io.R
 	decoded, err := format.decode(bytes.NewReader(data.Bytes()))
 	if err != nil {
 		return nil, result.Errorf(result.BinaryFile, "%s: looks like a %s image but cannot be decoded (truncated or corrupt?): %v", disp, upper(format.name), err).
-			WithDetail("path", disp)
+			At(disp)
 	}
 	if side := max(cfg.Width, cfg.Height); side > MaxImageSide {
 		scale := float64(MaxImageSide) / float64(side)

@@ -135,7 +135,7 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 	}
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
 		return nil, result.Errorf(result.InvalidArgument, "%s: not a regular file or directory (%s)", ws.Display(name), typeName(fi.Mode())).
-			WithDetail("path", ws.Display(name))
+			At(ws.Display(name))
 	}
 	if fi.IsDir() {
 		return readDir(ws, name, f, opt)
@@ -162,8 +162,8 @@ const sniffLen = 8000
 // binaryErr refuses a file with a NUL byte; where says where it is.
 func binaryErr(ws *workspace.Workspace, name string, where string) *result.Error {
 	return result.Errorf(result.BinaryFile, "%s: binary file (%s); refusing to show it as text", ws.Display(name), where).
-		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd "+ws.Display(name)+" | head)").
-		WithDetail("path", ws.Display(name))
+		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd " + ws.Display(name) + " | head)").
+		At(ws.Display(name))
 }
 
 func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt Options) (*Result, error) {
@@ -172,7 +172,7 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 	switch {
 	case errors.Is(err, ErrOffsetPastEnd):
 		e := result.Errorf(result.InvalidArgument, "%s: offset %d is past the end of the file (it has %s)", disp, opt.Offset, plural(p.TotalLines, "line", "lines")).
-			WithDetail("totalLines", p.TotalLines).WithDetail("path", disp)
+			WithDetail("totalLines", p.TotalLines).At(disp)
 		if p.TotalLines > 0 {
 			e.WithHint(fmt.Sprintf("use an --offset from 1 to %d", p.TotalLines))
 		}
@@ -180,7 +180,7 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 	case errors.Is(err, ErrColumnPastEnd):
 		return nil, result.Errorf(result.InvalidArgument, "%s: column %d is past the end of line %d (it has %s)", disp, opt.Column, opt.Offset, plural(int(p.LineLen), "byte", "bytes")).
 			WithHint(fmt.Sprintf("use a --column from 1 to %d, or --offset %d alone", max(p.LineLen, 1), opt.Offset)).
-			WithDetail("totalLines", p.TotalLines).WithDetail("path", disp)
+			WithDetail("totalLines", p.TotalLines).At(disp)
 	case err != nil:
 		return nil, ws.Error(name, err)
 	}

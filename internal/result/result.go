@@ -50,9 +50,15 @@ type Error struct {
 	Msg     string
 	Hints   []string
 	Details map[string]any // merged into the JSON result's details
-	Usage   bool           // a command-line usage error: exit 2
-	Exit    int            // a specific exit code (exec: 124, 125, ...); 0 means "from Code"
-	Err     error          // the underlying cause, if any
+	// Place: the file (a workspace name), the chunk of a patch (1-based)
+	// and the line of the patch text it starts on; zero when not known.
+	// Emitted into details as path, chunk and patchLine.
+	Path      string
+	Chunk     int
+	PatchLine int
+	Usage     bool  // a command-line usage error: exit 2
+	Exit      int   // a specific exit code (exec: 124, 125, ...); 0 means "from Code"
+	Err       error // the underlying cause, if any
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -88,6 +94,36 @@ func (e *Error) WithDetail(k string, v any) *Error {
 	return e
 }
 
+// At sets the file the error is about.
+func (e *Error) At(path string) *Error {
+	e.Path = path
+	return e
+}
+
+// InChunk sets the chunk (1-based) and the patch line it starts on (0: not known).
+func (e *Error) InChunk(chunk, patchLine int) *Error {
+	e.Chunk, e.PatchLine = chunk, patchLine
+	return e
+}
+
+// AllDetails is Details with the place fields (path, chunk, patchLine) in it.
+func (e *Error) AllDetails() map[string]any {
+	m := make(map[string]any, len(e.Details)+3)
+	for k, v := range e.Details {
+		m[k] = v
+	}
+	if e.Path != "" {
+		m["path"] = e.Path
+	}
+	if e.Chunk != 0 {
+		m["chunk"] = e.Chunk
+	}
+	if e.PatchLine != 0 {
+		m["patchLine"] = e.PatchLine
+	}
+	return m
+}
+
 // As returns err as an *Error; errors of other types become IO_ERROR (or
 // NOT_FOUND / ALREADY_EXISTS / IS_DIRECTORY when the cause says so).
 func As(err error) *Error {
@@ -108,6 +144,13 @@ func As(err error) *Error {
 	return &Error{Code: code, Msg: err.Error(), Err: err}
 }
 
+// SilentExit ends hunk with Code and prints nothing more: what had to be
+// said was said (exec's command's own output and exit code, or a result
+// already printed).
+type SilentExit struct{ Code int }
+
+func (e *SilentExit) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
 // ExitCode is the one table from an error to the process exit code (SPEC
 // "Exit codes"): nil is 0, usage errors and INVALID_ARGUMENT 2, an explicit
 // Exit wins, the sandbox codes of exec map to 124/125, everything else is 1.
@@ -115,10 +158,16 @@ func ExitCode(err error) int {
 	if err == nil {
 		return 0
 	}
+	var se *SilentExit
+	if errors.As(err, &se) {
+		return se.Code
+	}
 	e := As(err)
 	switch {
 	case e.Exit != 0:
 		return e.Exit
+	case e.Code == Interrupted:
+		return 130 // as a shell reports a command ended by SIGINT
 	case e.Usage, e.Code == InvalidArgument:
 		return 2
 	case e.Code == Timeout:
@@ -166,14 +215,14 @@ func Failure(err error, details any) ToolResult {
 		text += "\nhint: " + h
 	}
 	r := ToolResult{IsError: true, Error: e.Msg, Code: e.Code, Content: []Content{Text(text)}, Details: details}
-	if len(e.Details) > 0 {
+	if all := e.AllDetails(); len(all) > 0 {
 		m := map[string]any{}
 		if dm, ok := details.(map[string]any); ok {
 			for k, v := range dm {
 				m[k] = v
 			}
 		}
-		for k, v := range e.Details {
+		for k, v := range all {
 			m[k] = v
 		}
 		r.Details = m

@@ -15,7 +15,7 @@ func (ws *Workspace) DidYouMean(name string, err error) error {
 	if re == nil || re.Code != result.NotFound {
 		return err
 	}
-	re.WithDetail("path", ws.Display(name))
+	re.At(ws.Display(name))
 	if s := ws.Suggest(name); len(s) > 0 {
 		re.WithHint("Did you mean: " + strings.Join(s, ", ") + "?")
 		re.WithDetail("suggestions", s)

@@ -467,11 +467,7 @@ func (t *Txn) flushDirs() error {
 // volatile reports whether the workspace lies on a filesystem that keeps
 // nothing across a restart (tmpfs, ramfs), where flushing is pure cost.
 func (w *Workspace) volatile() bool {
-	var st unix.Statfs_t
-	if err := unix.Statfs(w.dir, &st); err != nil {
-		return false
-	}
-	return st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC
+	return volatileFS(w.dir)
 }
 
 // fdatasync flushes the data of the file name (never following a symlink).
@@ -486,7 +482,7 @@ func (b *Batch) fdatasync(name string) error {
 			return pathErr("open", name, err)
 		}
 		defer unix.Close(f)
-		return pathErr("fdatasync", name, ignoringEINTR(func() error { return unix.Fdatasync(f) }))
+		return pathErr("fdatasync", name, ignoringEINTR(func() error { return fdatasync(f) }))
 	}
 	f, err := b.w.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
@@ -780,7 +776,7 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 		_ = unix.Fchown(f, uid, gid)
 	}
 	if startWriteback && len(data) > 0 && !b.skipFlush() {
-		_ = unix.SyncFileRange(f, 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+		startWritebackFd(f)
 	}
 	if err := unix.Close(f); err != nil {
 		_ = unix.Unlinkat(fd, base, 0)
@@ -823,7 +819,7 @@ func (b *Batch) Exchange(a, c string) error {
 	if !ok {
 		return errNoExchange
 	}
-	err := unix.Renameat2(fd, abase, fd, cbase, unix.RENAME_EXCHANGE)
+	err := renameExchange(fd, abase, cbase)
 	switch err {
 	case nil:
 		return nil

@@ -147,7 +147,7 @@ func within(base, abs string) (string, bool) {
 func (w *Workspace) outside(p string) *result.Error {
 	return result.Errorf(result.OutsideWorkspace, "%s: path is outside the workspace %s", Quote(p), w.dir).
 		WithHint("name a path inside the workspace; --workspace-only=false lifts the confinement explicitly").
-		WithDetail("path", p)
+		At(p)
 }
 
 // Display is how a resolved name is shown to users: relative to the root.
@@ -188,13 +188,13 @@ func (w *Workspace) Error(name string, err error) error {
 	}
 	var re *result.Error
 	if errors.As(err, &re) {
-		if _, ok := re.Details["path"]; !ok {
-			re.WithDetail("path", name)
+		if re.Path == "" {
+			re.At(name)
 		}
 		return err
 	}
 	e := w.typed(name, err)
-	e.WithDetail("path", name) // every failure on a path names it for programs too
+	e.At(name) // every failure on a path names it for programs too
 	return e
 }
 
