@@ -1,28 +1,58 @@
+//go:build linux
+
+// The testscript suite: TestScripts runs testdata/scripts/*.txtar against
+// the real binary, with the one map of custom commands and conditions below.
 package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hunk-dev/hunk/cmd"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
+
+// TestMain registers the real main as the commands the scripts run: hunk, and
+// the Codex-compatible links apply_patch and applypatch.
+func TestMain(m *testing.M) {
+	main := func() { os.Exit(cmd.Main(os.Args[1:])) }
+	testscript.Main(m, map[string]func(){
+		"hunk":        main,
+		"apply_patch": main,
+		"applypatch":  main,
+	})
+}
+
+// TestScripts runs every testdata/scripts/*.txtar against the real binary.
+// HUNK_SCRIPTS=pattern runs only the scripts whose name contains pattern.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/scripts"))
+}
 
 // scriptParams are the testscript parameters shared by every script suite:
 // a clean environment (no user config, no color) and the custom commands below.
 func scriptParams(dir string) testscript.Params {
-	p := testscript.Params{
+	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -48,32 +78,26 @@ func scriptParams(dir string) testscript.Params {
 			"bytes":     cmdBytes,
 			"putbytes":  cmdPutbytes,
 			"islink":    cmdIslink,
+			"listen":    cmdListen,
+			"noproc":    cmdNoproc,
 		},
 	}
-	for name, c := range extraCmds {
-		p.Cmds[name] = c
-	}
-	return p
 }
 
-// extraCmds lets other test files add script commands.
-var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
-
-// scriptCondition answers [root] (running as uid 0) and [driver:NAME]
-// (hunk exec's driver NAME is usable here; see sandbox tests).
+// scriptCondition answers [root] (running as uid 0), [driver:NAME] (hunk
+// exec's driver NAME works here) and [docker] (a Docker engine and the test
+// image are there).
 func scriptCondition(cond string) (bool, error) {
 	switch {
 	case cond == "root":
 		return os.Geteuid() == 0, nil
-	}
-	if c, ok := extraConditions[strings.SplitN(cond, ":", 2)[0]]; ok {
-		return c(cond)
+	case strings.HasPrefix(cond, "driver:"):
+		return driverCondition(cond)
+	case cond == "docker":
+		return dockerCondition(cond)
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
-
-// extraConditions lets other test files add script conditions by prefix.
-var extraConditions = map[string]func(cond string) (bool, error){}
 
 // treeState records every entry below a directory: type, mode, content hash
 // or link target.
@@ -296,4 +320,202 @@ func parseSize(ts *testscript.TestScript, s string) int64 {
 	n, err := strconv.ParseInt(s, 10, 64)
 	ts.Check(err)
 	return n * mult
+}
+
+var (
+	driverMu    sync.Mutex
+	driverWorks = map[string]error{}
+)
+
+// driverCondition answers [driver:NAME]: the exec driver NAME works here. A
+// driver named in HUNK_REQUIRE_DRIVERS (comma-separated; CI sets it) that
+// does not work is an error, which fails the script instead of skipping it.
+func driverCondition(cond string) (bool, error) {
+	_, name, _ := strings.Cut(cond, ":")
+	driverMu.Lock()
+	defer driverMu.Unlock()
+	err, ok := driverWorks[name]
+	if !ok {
+		err = probeDriver(name)
+		driverWorks[name] = err
+	}
+	if err == nil {
+		return true, nil
+	}
+	for _, r := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {
+		if strings.TrimSpace(r) == name {
+			return false, fmt.Errorf("driver %s is required (HUNK_REQUIRE_DRIVERS) but does not work here: %v", name, err)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "SKIPPING scripts that need driver %s: %v\n", name, err)
+	return false, nil
+}
+
+// listen tcp VAR: listen on 127.0.0.1 (a free port, put in VAR), accepting
+// and closing connections until the script ends.
+// listen unix VAR: the same on a new unix socket under /run (root only), its
+// path in VAR — a stand-in for the Docker socket.
+func cmdListen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: listen tcp|unix VAR")
+	}
+	var ln net.Listener
+	var err error
+	switch args[0] {
+	case "tcp":
+		ln, err = net.Listen("tcp4", "127.0.0.1:0")
+		ts.Check(err)
+		ts.Setenv(args[1], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	case "unix":
+		p := fmt.Sprintf("/run/hunk-script-%d-%d.sock", os.Getpid(), time.Now().UnixNano()%1e9)
+		ln, err = net.Listen("unix", p)
+		ts.Check(err)
+		ts.Setenv(args[1], p)
+	default:
+		ts.Fatalf("listen: network must be tcp or unix")
+	}
+	go acceptAndClose(ln)
+	ts.Defer(func() { ln.Close() })
+}
+
+// noproc ARG: no live process has ARG as one of its arguments (waiting up
+// to three seconds for processes already killed to go, on a busy machine).
+func cmdNoproc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: noproc ARG")
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		found := procsMatching(args[0])
+		if len(found) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("processes still running: %s", strings.Join(found, "; "))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func procsMatching(s string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(append([]byte{0}, b...), []byte("\x00"+s+"\x00")) {
+			out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
+}
+
+// acceptAndClose accepts connections on ln and closes them, until ln is
+// closed.
+func acceptAndClose(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
+
+// probeDriver asks `hunk exec --drivers`, in a process of its own (a sandbox
+// run owns the orphans of the process that runs it, so none may run inside
+// this test process), whether driver name works here.
+func probeDriver(name string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	c := exec.Command(exe)
+	c.Args = []string{"hunk", "--json", "exec", "--drivers"}
+	out, err := c.Output()
+	if err != nil {
+		return fmt.Errorf("hunk exec --drivers: %v", err)
+	}
+	var doc struct {
+		Details struct {
+			Drivers []struct {
+				Name      string `json:"name"`
+				Available bool   `json:"available"`
+				Note      string `json:"note"`
+			} `json:"drivers"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return fmt.Errorf("hunk exec --drivers: %v", err)
+	}
+	for _, d := range doc.Details.Drivers {
+		if d.Name == name {
+			if d.Available {
+				return nil
+			}
+			return errors.New(d.Note)
+		}
+	}
+	return fmt.Errorf("no driver %q", name)
+}
+
+// The docker driver's scripts (exec_docker_*.txtar) start with [!docker]
+// skip. The condition is true when a Docker engine answers and the test
+// image ($HUNK_TEST_IMAGE, default hunk-test:latest, imported offline with
+// --make-image when missing) is there; when HUNK_REQUIRE_DRIVERS names
+// docker, an unavailable engine fails the script instead of skipping it.
+func init() {
+	if os.Getenv("HUNK_TEST_IMAGE") == "" {
+		os.Setenv("HUNK_TEST_IMAGE", "hunk-test:latest")
+	}
+}
+
+var (
+	dockerOnce sync.Once
+	dockerOK   bool
+	dockerErr  error
+)
+
+func dockerCondition(string) (bool, error) {
+	dockerOnce.Do(func() {
+		d := &sandbox.Docker{}
+		c := d.Probe(context.Background())
+		if !c.Available {
+			if requiredDriver("docker") {
+				dockerErr = fmt.Errorf("docker driver required (HUNK_REQUIRE_DRIVERS) but unavailable: %s", c.Reason)
+			} else {
+				fmt.Fprintf(os.Stderr, "SKIPPED exec_docker scripts: no Docker engine: %s\n", c.Reason)
+			}
+			return
+		}
+		img := os.Getenv("HUNK_TEST_IMAGE")
+		if ok, _ := d.HasImage(context.Background(), img); ok {
+			dockerOK = true
+			return
+		}
+		if _, err := d.MakeImage(context.Background(), img, ""); err != nil {
+			dockerErr = fmt.Errorf("making the test image %s: %v", os.Getenv("HUNK_TEST_IMAGE"), err)
+			return
+		}
+		dockerOK = true
+	})
+	return dockerOK, dockerErr
+}
+
+func requiredDriver(name string) bool {
+	for _, n := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {
+		if strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
 }
