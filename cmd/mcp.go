@@ -3,9 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -97,12 +95,6 @@ policy given here (no network unless --network), never one a call asks for.
 				return err
 			}
 			sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk mcp: warning: %s\n", msg) }
-			// A session's heap is small and short-lived per call (the SDK
-			// decodes each message into fresh buffers): collect less often,
-			// for a faster round trip at a few MiB more, flat over a session.
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(800)
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return mcpserver.Serve(ctx, mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
