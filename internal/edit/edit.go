@@ -196,13 +196,12 @@ func change(files Files, name string, opt Options, edit func(content []byte) ([]
 		return nil, notFoundHint(err)
 	}
 	defer release()
-	if opt.IfMatch != "" {
-		sum := sha256.Sum256(content)
-		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, strings.TrimSpace(opt.IfMatch)) {
-			return nil, result.Errorf(result.Stale, "%s: file changed since it was read (its SHA-256 is %s, not %s); nothing was edited", name, got, opt.IfMatch).
-				WithHint("read the file again and redo the edit against its current content").
-				WithDetail("sha256", got)
-		}
+	ifMatch, err := workspace.ParseIfMatch(opt.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	if err := workspace.CheckHash(name, content, true, ifMatch); err != nil {
+		return nil, err
 	}
 	parts, res, err := edit(content)
 	if err != nil {
@@ -293,11 +292,7 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 	if err := Validate(edits); err != nil {
 		return nil, nil, err
 	}
-	bom := workspace.HasBOM(content)
-	body := content
-	if bom {
-		body = content[len(workspace.BOM):]
-	}
+	bom, body := splitBOM(content)
 	f := newFile(body)
 	f.brief = opt.Brief
 	if len(content) < concurrentCheck {
@@ -376,6 +371,15 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 		res.Notes = append(res.Notes, "The replacement leaves the file as it was.")
 	}
 	return parts, res, nil
+}
+
+// splitBOM reports whether content starts with a UTF-8 BOM and returns the
+// body after it.
+func splitBOM(content []byte) (bool, []byte) {
+	if workspace.HasBOM(content) {
+		return true, content[len(workspace.BOM):]
+	}
+	return false, content
 }
 
 func capital(s string) string {

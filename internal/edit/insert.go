@@ -23,11 +23,7 @@ func insert(name string, content []byte, after int, text string, opt Options) ([
 	if err := workspace.CheckText(name, content); err != nil {
 		return nil, nil, err
 	}
-	bom := workspace.HasBOM(content)
-	body := content
-	if bom {
-		body = content[len(workspace.BOM):]
-	}
+	bom, body := splitBOM(content)
 	f := newFile(body)
 	lines := f.lines()
 	if after > len(lines) {

@@ -57,13 +57,9 @@ func ReadText(env *Env, p string, head, tail int) (*Output, error) {
 }
 
 func readText(ws *workspace.Workspace, p string) (string, []byte, error) {
-	name, err := ws.Resolve(p)
+	name, fi, err := stat(ws, p)
 	if err != nil {
 		return "", nil, err
-	}
-	fi, err := ws.Stat(name)
-	if err != nil {
-		return "", nil, ws.DidYouMean(name, err)
 	}
 	if fi.IsDir() {
 		return "", nil, result.Errorf(result.IsDirectory, "%s: is a directory", name).WithHint("list it with list_directory")
@@ -81,6 +77,19 @@ func readText(ws *workspace.Workspace, p string) (string, []byte, error) {
 			WithHint("read an image or audio file with read_media_file")
 	}
 	return name, data, nil
+}
+
+// stat resolves p and stats it, suggesting near names when it is missing.
+func stat(ws *workspace.Workspace, p string) (string, fs.FileInfo, error) {
+	name, err := ws.Resolve(p)
+	if err != nil {
+		return "", nil, err
+	}
+	fi, err := ws.Stat(name)
+	if err != nil {
+		return "", nil, ws.DidYouMean(name, err)
+	}
+	return name, fi, nil
 }
 
 // ReadMany reads several text files; one that fails is reported in its
@@ -112,13 +121,9 @@ var mediaTypes = map[string]string{
 // ReadMedia returns an image or audio file as a base64 content block.
 func ReadMedia(env *Env, p string) (*Output, error) {
 	ws := env.Workspace
-	name, err := ws.Resolve(p)
+	name, fi, err := stat(ws, p)
 	if err != nil {
 		return nil, err
-	}
-	fi, err := ws.Stat(name)
-	if err != nil {
-		return nil, ws.DidYouMean(name, err)
 	}
 	if fi.IsDir() {
 		return nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
@@ -417,13 +422,9 @@ func Search(env *Env, p, pattern string, exclude []string) (*Output, error) {
 // Info describes a file or directory: size, times, type and permissions.
 func Info(env *Env, p string) (*Output, error) {
 	ws := env.Workspace
-	name, err := ws.Resolve(p)
+	name, fi, err := stat(ws, p)
 	if err != nil {
 		return nil, err
-	}
-	fi, err := ws.Stat(name)
-	if err != nil {
-		return nil, ws.DidYouMean(name, err)
 	}
 	created, accessed := fileTimes(fi)
 	info := map[string]any{

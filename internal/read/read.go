@@ -255,23 +255,7 @@ func plural(n int, one, many string) string {
 }
 
 func eolStyle(p *Page) workspace.EOL {
-	kinds := 0
-	for _, n := range []int{p.LF, p.CRLF, p.CR} {
-		if n > 0 {
-			kinds++
-		}
-	}
-	switch {
-	case kinds == 0:
-		return workspace.None
-	case kinds > 1:
-		return workspace.Mixed
-	case p.CRLF > 0:
-		return workspace.CRLF
-	case p.CR > 0:
-		return workspace.CR
-	}
-	return workspace.LF
+	return workspace.EOLCounts{LF: p.LF, CRLF: p.CRLF, CR: p.CR}.Style()
 }
 
 // typeName names a file mode's type for messages and listings.

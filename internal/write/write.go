@@ -4,8 +4,6 @@ package write
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -35,12 +33,8 @@ type Result struct {
 	Old []byte `json:"-"`
 }
 
-// Hash is the hex sha256 hunk uses to name a file's content (read reports it,
-// write and edit check it with --if-match).
-func Hash(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
+// Hash is workspace.Hash.
+func Hash(b []byte) string { return workspace.Hash(b) }
 
 // Write performs opt against ws.
 func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
@@ -58,9 +52,9 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 		return nil, result.Errorf(result.TooLarge, "%s: content is %d bytes, over the limit of %d", name, len(opt.Content), opt.MaxBytes).
 			WithHint("raise the limit with --max-bytes (or write.max-bytes in the config)")
 	}
-	ifMatch := strings.ToLower(strings.TrimSpace(opt.IfMatch))
-	if ifMatch != "" && !isHex256(ifMatch) {
-		return nil, result.Usagef("--if-match wants a sha256 in hex (64 characters), got %q", opt.IfMatch)
+	ifMatch, err := workspace.ParseIfMatch(opt.IfMatch)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := ws.Lock(name)
 	if err != nil {
@@ -90,14 +84,8 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 	default:
 		return nil, err
 	}
-	if ifMatch != "" && res.Previous != ifMatch {
-		if res.Created {
-			return nil, result.Errorf(result.Stale, "%s: the file no longer exists (--if-match %s…)", name, ifMatch[:12]).
-				WithHint("read the file again, then redo the change")
-		}
-		return nil, result.Errorf(result.Stale, "%s: changed since it was read (its sha256 is now %s…, not %s…)", name, res.Previous[:12], ifMatch[:12]).
-			WithHint("read the file again, then redo the change against what it holds now").
-			WithDetail("sha256", res.Previous)
+	if err := workspace.CheckHash(name, old, !res.Created, ifMatch); err != nil {
+		return nil, err
 	}
 	if !res.Created && opt.CreateOnly {
 		return nil, result.Errorf(result.AlreadyExists, "%s: file already exists", name).
@@ -126,15 +114,3 @@ func isDanglingOutside(ws *workspace.Workspace, name string) bool {
 
 // smallFile is the size up to which the previous content is always read.
 const smallFile = 8 << 20
-
-func isHex256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
