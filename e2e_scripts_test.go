@@ -28,7 +28,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/hunk-dev/hunk/cmd"
-	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -492,7 +492,7 @@ func dockerCondition(string) (bool, error) {
 				lockDockerTests()
 			}
 		}()
-		d := &sandbox.Docker{}
+		d := &docker.Docker{}
 		c := d.Probe(context.Background())
 		if !c.Available {
 			if requiredDriver("docker") {

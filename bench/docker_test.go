@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker"
 )
 
 // dockerImage is the image the docker benchmarks run ($HUNK_TEST_IMAGE, or
@@ -17,7 +17,7 @@ func dockerImage(b *testing.B) string {
 	if img == "" {
 		img = "hunk-test:latest"
 	}
-	d := &sandbox.Docker{}
+	d := &docker.Docker{}
 	if c := d.Probe(context.Background()); !c.Available {
 		b.Skipf("SKIPPED: no Docker engine: %s", c.Reason)
 	}

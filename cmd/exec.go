@@ -193,8 +193,11 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		if err := out.ToolResult().Encode(app.Stdout); err != nil {
 			return err
 		}
-	} else if out.Message != "" {
-		fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Message)
+	} else {
+		fmt.Fprint(app.Stderr, out.Stderr)
+		if out.Message != "" {
+			fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Message)
+		}
 	}
 	return silentExit(out.ExitCode)
 }

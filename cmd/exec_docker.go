@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker"
 )
 
 // dockerAdminOptions are the docker driver's housekeeping actions of
@@ -28,7 +28,7 @@ func addDockerAdminFlags(f *pflag.FlagSet, o *execOptions) {
 
 // runDockerAdmin does --make-image, then --gc.
 func runDockerAdmin(ctx context.Context, app *App, o *execOptions) error {
-	d := &sandbox.Docker{}
+	d := &docker.Docker{}
 	var human []string
 	details := map[string]any{}
 	if o.MakeImage != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	_ "github.com/hunk-dev/hunk/internal/sandbox/docker" // registers the docker driver
 )
 
 // ExecRequest runs a command in the sandbox. The fields a model may set
@@ -248,6 +249,12 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Outpu
 	case r.OOMKilled:
 		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", req.Memory)
 	}
+	var startNote string
+	if r.NotStarted != "" {
+		// Said as a shell says it, after what the command printed.
+		startNote = "hunk: " + r.NotStarted + "\n"
+		r.Stderr = append(r.Stderr, startNote...)
+	}
 	details := map[string]any{
 		"exitCode":   r.ExitCode,
 		"stdout":     string(r.Stdout),
@@ -275,7 +282,7 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Outpu
 		b.WriteString(note + "\n")
 	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note}
+	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note, Stderr: startNote}
 	if code != "" {
 		out.Failure = result.Errorf(code, "%s", note)
 	}

@@ -66,6 +66,9 @@ type Output struct {
 	// ExitCode is the process exit code the command line ends with (exec
 	// passes its command's through).
 	ExitCode int
+	// Stderr is a line for a person's stderr that the streamed output
+	// lacks (why exec's command could not start); it is in Text already.
+	Stderr string
 }
 
 // ToolResult is o as the tool result document.

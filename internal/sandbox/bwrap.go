@@ -62,7 +62,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 	c.Available, c.Filesystem, c.Network = true, true, true
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
-	c.guards(map[string]bool{
+	c.SetGuards(map[string]bool{
 		GuardProcesses: true, GuardSockets: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: true,
 	})

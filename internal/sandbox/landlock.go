@@ -14,10 +14,7 @@ import (
 	"syscall"
 )
 
-func init() {
-	Register("landlock", func() Driver { return landlockDriver{} })
-	Register("none", func() Driver { return noneDriver{} })
-}
+func init() { Register("landlock", func() Driver { return landlockDriver{} }) }
 
 // landlockDriver confines the command with Landlock, seccomp and dropped
 // capabilities, which the command's process applies to itself between fork
@@ -54,7 +51,7 @@ func (landlockDriver) probe(limits bool) Caps {
 	// from ABI 6; before, only hunk itself is shielded (by seccomp), and
 	// another process of the same user can be signalled. No pid
 	// namespace: a setsid'd process survives a SIGKILL of hunk.
-	c.guards(map[string]bool{
+	c.SetGuards(map[string]bool{
 		GuardProcesses: abi >= 6, GuardSockets: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true,
 	})
@@ -113,30 +110,6 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	return runDirect(ctx, "landlock", spec, env, c)
 }
 
-// noneDriver runs the command without isolation (only when asked for by
-// name); limits and the timeout still apply to its whole process tree.
-type noneDriver struct{}
-
-func (noneDriver) Name() string { return "none" }
-
-func (d noneDriver) Probe(ctx context.Context) Caps { return d.probe(true) }
-
-func (noneDriver) probe(limits bool) Caps {
-	c := Caps{Available: true, Timeout: true, Reason: "no isolation: the command can read and write anything hunk can, and reach the network"}
-	c.guards(map[string]bool{GuardDescriptors: true})
-	if limits {
-		c.Memory, c.Pids, c.CPUs = cgroupCaps()
-	}
-	return c
-}
-
-func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
-	if err := applyLimits("none", &spec, d.probe(spec.limited())); err != nil {
-		return Result{}, err
-	}
-	return runDirect(ctx, "none", spec, spec.Env, confinement{})
-}
-
 // runDirect starts the command itself (in a new session, confined by c in
 // the child, placed in the run's cgroups) under the supervisor.
 func runDirect(ctx context.Context, driver string, spec Spec, env []string, c confinement) (Result, error) {
@@ -170,13 +143,9 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, c co
 }
 
 // notStarted is the result of a command that could not be started: the
-// shell's exit code (126, 127) and its message on stderr.
+// shell's exit code (126, 127) and why.
 func notStarted(driver string, spec Spec, code int, msg string) Result {
-	st := NewStreams(spec)
-	fmt.Fprintf(st.Stderr, "hunk: %s\n", msg)
-	r := Result{Driver: driver, ExitCode: code}
-	st.Fill(&r)
-	return r
+	return Result{Driver: driver, ExitCode: code, NotStarted: msg}
 }
 
 // privateTmp makes the run's private temporary directory, the command's

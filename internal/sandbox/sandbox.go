@@ -55,9 +55,13 @@ type Result struct {
 	// whole tree was stopped before it finished.
 	Interrupted bool
 	Truncated   bool // captured output was cut (head and tail kept)
-	Duration    time.Duration
-	Stdout      []byte // captured, capped
-	Stderr      []byte
+	// NotStarted says why the command could not be started (ExitCode 127:
+	// not found, 126: not executable); "" when it ran. It is not in Stderr:
+	// the front-end shows it as hunk's own message.
+	NotStarted string
+	Duration   time.Duration
+	Stdout     []byte // captured, capped
+	Stderr     []byte
 }
 
 // Caps is what a driver can do on this machine.
@@ -91,7 +95,8 @@ const (
 )
 
 // guards splits the Guard names into those on and those off.
-func (c *Caps) guards(on map[string]bool) {
+// SetGuards fills Guards and Gaps from what the driver guarantees here.
+func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
 	for _, g := range []string{GuardProcesses, GuardSockets, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {

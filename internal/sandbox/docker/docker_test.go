@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package docker
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // testImage is the image the docker tests run: $HUNK_TEST_IMAGE, or
@@ -84,11 +86,11 @@ func requireDriver(name string) bool {
 }
 
 // dockerSpec is a spec over a fresh workspace.
-func dockerSpec(t *testing.T, warm bool, argv ...string) Spec {
+func dockerSpec(t *testing.T, warm bool, argv ...string) sandbox.Spec {
 	ws := t.TempDir()
 	_ = os.Chmod(ws, 0o777)
 	t.Cleanup(func() { removeWorkspaceContainers(t, ws) })
-	return Spec{
+	return sandbox.Spec{
 		Argv: argv, Workspace: ws, Workdir: ws,
 		Env:     []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"},
 		Timeout: 30 * time.Second, MaxOutput: 1 << 20,
@@ -106,7 +108,7 @@ func modes(t *testing.T, f func(t *testing.T, warm bool)) {
 	}
 }
 
-func runDocker(t *testing.T, d *Docker, spec Spec) Result {
+func runDocker(t *testing.T, d *Docker, spec sandbox.Spec) sandbox.Result {
 	t.Helper()
 	res, err := d.Run(context.Background(), spec)
 	if err != nil {
@@ -496,4 +498,21 @@ func TestDockerDialStdio(t *testing.T) {
 	if err != nil || st.code != 3 || out.String() != "out\n" || errb.String() != "err\n" {
 		t.Fatalf("over dial-stdio: %+v %v %q %q", st, err, out.String(), errb.String())
 	}
+}
+
+// serve accepts connections on ln until it is closed, writing greeting (if
+// any) to each and closing it.
+func serve(ln net.Listener, greeting []byte) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if greeting != nil {
+				_, _ = c.Write(greeting)
+			}
+			c.Close()
+		}
+	}()
 }

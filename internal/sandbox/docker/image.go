@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"archive/tar"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // MakeImage imports a small image named name into the engine, offline (no
@@ -52,7 +53,7 @@ func (d *Docker) MakeImage(ctx context.Context, name, busybox string) (string, e
 	}
 	resp, err := e.send(ctx, http.MethodPost, "/images/create", q, bytes.NewReader(rootfs), "application/x-tar")
 	if err != nil {
-		return "", engineFailure(e, Spec{}, err)
+		return "", engineFailure(e, sandbox.Spec{}, err)
 	}
 	defer resp.Body.Close()
 	var id string

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 // A small client for the Docker Engine API (also served by Podman's
 // Docker-compatible socket), written here instead of importing

@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // keeperScript is the main process of a warm container (under the engine's
@@ -66,7 +68,7 @@ exit $c
 // warmName is the name of the warm container for spec: one per workspace
 // and configuration (image and its id, network, read-only, limits, user,
 // idle period) — an image rebuilt under the same tag gets a new container.
-func warmName(spec Spec, imageID string) (string, containerConfig) {
+func warmName(spec sandbox.Spec, imageID string) (string, containerConfig) {
 	cfg := containerFor(spec)
 	cfg.Env = []string{"HOME=/tmp"} // commands get theirs through exec
 	idle := int64(spec.Idle / time.Second)
@@ -92,7 +94,7 @@ func warmName(spec Spec, imageID string) (string, containerConfig) {
 // ensureWarm returns the id of the running warm container for spec,
 // creating or restarting it as needed. Concurrent hunks agree on the name;
 // the loser of a create race uses the winner's container.
-func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
+func ensureWarm(ctx context.Context, e *engine, spec sandbox.Spec) (string, error) {
 	imageID, err := imageID(ctx, e, spec)
 	if err != nil {
 		return "", err
@@ -158,7 +160,7 @@ func ensureWarm(ctx context.Context, e *engine, spec Spec) (string, error) {
 
 // imageID is the id of spec's image, pulled first when missing and
 // spec.Pull asks for it.
-func imageID(ctx context.Context, e *engine, spec Spec) (string, error) {
+func imageID(ctx context.Context, e *engine, spec sandbox.Spec) (string, error) {
 	var img struct {
 		ID string `json:"Id"`
 	}
@@ -176,7 +178,7 @@ func imageID(ctx context.Context, e *engine, spec Spec) (string, error) {
 // one exec, so a timeout kills and removes the whole container; the next
 // command gets a new one. A configuration change gives a different name,
 // hence a new container.
-func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+func (d *Docker) runWarm(ctx context.Context, e *engine, spec sandbox.Spec, stdout, stderr io.Writer) (runState, error) {
 	spec.Stdin = dockerStdin(spec)
 	for try := 0; ; try++ {
 		st, engineMsg, err := d.runWarmOnce(ctx, e, spec, stdout, stderr)
@@ -191,8 +193,8 @@ func (d *Docker) runWarm(ctx context.Context, e *engine, spec Spec, stdout, stde
 			err = fmt.Errorf("the warm container kept going away before the command could start: %s", engineMsg)
 			engineMsg = ""
 		}
-		if engineMsg != "" {
-			fmt.Fprintf(stderr, "hunk: %s\n", engineMsg)
+		if engineMsg != "" && st.code != 0 {
+			st.notStarted = engineMsg
 		}
 		return st, err
 	}
@@ -203,7 +205,7 @@ var errNotStarted = errors.New("the command did not start: its container went aw
 
 // runWarmOnce runs spec once in the warm container; engineMsg is the
 // engine's own message when it could not start the command.
-func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (st runState, engineMsg string, err error) {
+func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec sandbox.Spec, stdout, stderr io.Writer) (st runState, engineMsg string, err error) {
 	runID := randomName("")
 	execCfg := struct {
 		AttachStdin, AttachStdout, AttachStderr, Tty bool
@@ -248,8 +250,7 @@ func (d *Docker) runWarmOnce(ctx context.Context, e *engine, spec Spec, stdout, 
 			return runState{}, err.Error(), errNotStarted
 		}
 		if c := startExitCode(err); c != 0 {
-			fmt.Fprintf(stderr, "hunk: %v\n", err)
-			return runState{code: c}, "", nil
+			return runState{code: c, notStarted: err.Error()}, "", nil
 		}
 		return runState{}, "", err
 	}
@@ -383,7 +384,7 @@ func (d *Docker) gc(ctx context.Context, ws string) ([]string, error) {
 		Labels map[string]string
 	}
 	if err := e.do(ctx, http.MethodGet, "/containers/json", url.Values{"all": {"1"}, "filters": {filters}}, nil, &list); err != nil {
-		return nil, engineFailure(e, Spec{}, err)
+		return nil, engineFailure(e, sandbox.Spec{}, err)
 	}
 	var removed []string
 	now := time.Now().Unix()
@@ -405,7 +406,7 @@ func (d *Docker) gc(ctx context.Context, ws string) ([]string, error) {
 		}
 		err := e.do(ctx, http.MethodDelete, "/containers/"+c.ID, url.Values{"force": {"1"}, "v": {"1"}}, nil, nil)
 		if err != nil && !isStatus(err, http.StatusNotFound) && !isStatus(err, http.StatusConflict) {
-			return removed, engineFailure(e, Spec{}, err)
+			return removed, engineFailure(e, sandbox.Spec{}, err)
 		}
 		name := c.ID[:12]
 		if len(c.Names) > 0 {

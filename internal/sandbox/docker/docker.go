@@ -1,4 +1,8 @@
-package sandbox
+// Package docker is hunk exec's docker driver: each command in a container
+// of a Docker (or Podman) engine, spoken to over its socket with a small
+// Engine API client of its own, cold or kept warm. It depends only on the
+// sandbox package's core types and registers itself there.
+package docker
 
 import (
 	"context"
@@ -21,6 +25,7 @@ import (
 	"github.com/moby/moby/api/types/mount"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // Labels every hunk container carries, so `hunk exec --gc` finds them.
@@ -33,24 +38,24 @@ const (
 	labelConfig    = "dev.hunk.config"    // warm: hash of the configuration
 )
 
-func init() { Register("docker", func() Driver { return &Docker{} }) }
+func init() { sandbox.Register("docker", func() sandbox.Driver { return &Docker{} }) }
 
 // Docker runs each command in a container of the Docker engine at Host
 // (DOCKER_HOST when empty; Podman's Docker-compatible socket works too).
 //
-// Every container: no network (host network with Spec.Network), read-only
+// Every container: no network (host network with sandbox.Spec.Network), read-only
 // root filesystem, a tmpfs /tmp, all capabilities dropped, no-new-privileges,
 // an init process, the caller's uid:gid, the workspace bind-mounted at its
-// own path (read-only with Spec.ReadOnly), memory = memory+swap, pids and cpu
+// own path (read-only with sandbox.Spec.ReadOnly), memory = memory+swap, pids and cpu
 // limits, logging off. Cold (default): one container per command, removed
 // by the engine when it ends and killed on timeout or cancellation. Warm
-// (Spec.KeepWarm): one container per workspace and configuration, commands
+// (sandbox.Spec.KeepWarm): one container per workspace and configuration, commands
 // run in it through exec; see runWarm.
 type Docker struct {
 	Host string // engine address; "" = $DOCKER_HOST or the default socket
 }
 
-// Name implements Driver.
+// Name implements sandbox.Driver.
 func (d *Docker) Name() string { return "docker" }
 
 func (d *Docker) engine() (*engine, error) {
@@ -63,9 +68,9 @@ func (d *Docker) engine() (*engine, error) {
 
 // Probe implements Driver: the driver works when the engine answers a ping.
 // With an engine every limit is enforced by its cgroups; a limit this
-// engine's kernel cannot apply is refused at Run (the engine warns that it
+// engine's kernel cannot apply is refused at sandbox.Run (the engine warns that it
 // discarded it).
-func (d *Docker) Probe(ctx context.Context) Caps {
+func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	e, err := d.engine()
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -73,16 +78,16 @@ func (d *Docker) Probe(ctx context.Context) Caps {
 		err = e.ping(ctx)
 	}
 	if err != nil {
-		return Caps{Reason: err.Error()}
+		return sandbox.Caps{Reason: err.Error()}
 	}
-	c := Caps{Available: true, Reason: "Docker engine at " + e.host,
+	c := sandbox.Caps{Available: true, Reason: "Docker engine at " + e.host,
 		Filesystem: true, Network: true, Timeout: true, Memory: true, Pids: true, CPUs: true}
 	// A container: its own namespaces, no capabilities, the engine's
 	// default seccomp profile (which refuses the keyrings). A container
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
-	c.guards(map[string]bool{
-		GuardProcesses: true, GuardSockets: true, GuardPrivileges: true, GuardKeyring: true,
-		GuardTerminal: true, GuardDescriptors: true,
+	c.SetGuards(map[string]bool{
+		sandbox.GuardProcesses: true, sandbox.GuardSockets: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
+		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
 }
@@ -124,7 +129,7 @@ type hostConfig struct {
 
 // containerFor is the container configuration for spec (cmd and labels are
 // the caller's).
-func containerFor(spec Spec) containerConfig {
+func containerFor(spec sandbox.Spec) containerConfig {
 	c := containerConfig{
 		Image:      spec.Image,
 		Env:        dockerEnv(spec.Env),
@@ -158,7 +163,7 @@ func containerFor(spec Spec) containerConfig {
 	case spec.Pids > 0:
 		h.PidsLimit = int64(spec.Pids)
 	case spec.Pids == 0:
-		h.PidsLimit = DefaultPids
+		h.PidsLimit = sandbox.DefaultPids
 	}
 	h.NanoCPUs = int64(spec.CPUs * 1e9)
 	h.LogConfig.Type = "none"
@@ -177,9 +182,9 @@ func dockerEnv(env []string) []string {
 	return append(out, "HOME=/tmp")
 }
 
-// Run implements Driver.
-func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
-	res := Result{Driver: d.Name()}
+// Run implements sandbox.Driver.
+func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
+	res := sandbox.Result{Driver: d.Name()}
 	if spec.Image == "" {
 		return res, result.Errorf(result.SandboxUnavailable, "the docker driver needs an image").
 			WithHint("pass --image IMAGE or set exec.image in the config",
@@ -195,8 +200,8 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
 	if spec.Ready != nil {
 		<-spec.Ready // no container before an interrupt can remove it
 	}
-	stdout := NewCapture(spec.MaxOutput, spec.Stdout)
-	stderr := NewCapture(spec.MaxOutput, spec.Stderr)
+	stdout := sandbox.NewCapture(spec.MaxOutput, spec.Stdout)
+	stderr := sandbox.NewCapture(spec.MaxOutput, spec.Stderr)
 	start := time.Now()
 	run := d.runCold
 	if spec.KeepWarm {
@@ -211,7 +216,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return res, engineFailure(e, spec, err)
 	}
-	res.ExitCode, res.TimedOut, res.OOMKilled = st.code, st.timedOut, st.oom
+	res.ExitCode, res.TimedOut, res.OOMKilled, res.NotStarted = st.code, st.timedOut, st.oom, st.notStarted
 	if st.timedOut {
 		res.ExitCode = 124
 	}
@@ -221,7 +226,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (Result, error) {
 // dockerStdin is the stdin to attach for spec: nil when there is none or it
 // is /dev/null — attaching a stream costs the engine a pipe and copiers per
 // command, for nothing.
-func dockerStdin(spec Spec) io.Reader {
+func dockerStdin(spec sandbox.Spec) io.Reader {
 	f, ok := spec.Stdin.(*os.File)
 	if !ok {
 		return spec.Stdin
@@ -239,9 +244,10 @@ func dockerStdin(spec Spec) io.Reader {
 
 // runState is how a container run ended.
 type runState struct {
-	code     int
-	timedOut bool
-	oom      bool
+	code       int
+	timedOut   bool
+	oom        bool
+	notStarted string // why the command could not start (code 126, 127)
 }
 
 // errInterrupted is returned when ctx was cancelled (Ctrl-C, SIGTERM): the
@@ -249,7 +255,7 @@ type runState struct {
 var errInterrupted = errors.New("interrupted: the container was killed")
 
 // engineFailure turns an engine error into hunk's typed error.
-func engineFailure(e *engine, spec Spec, err error) error {
+func engineFailure(e *engine, spec sandbox.Spec, err error) error {
 	var re *result.Error
 	var ue *unreachableError
 	switch {
@@ -278,7 +284,7 @@ func missingImage(e *engine, image string, err error) error {
 // missing and spec.Pull asks for it. A limit the engine reports it
 // discarded (its kernel cannot enforce it) removes the container again and
 // fails with LIMIT_UNENFORCEABLE.
-func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg containerConfig) (string, error) {
+func createContainer(ctx context.Context, e *engine, name string, spec sandbox.Spec, cfg containerConfig) (string, error) {
 	var out struct {
 		ID       string `json:"Id"`
 		Warnings []string
@@ -309,7 +315,7 @@ func createContainer(ctx context.Context, e *engine, name string, spec Spec, cfg
 }
 
 // pullFailure is the error for a missing image that could not be pulled.
-func pullFailure(e *engine, spec Spec, err error) error {
+func pullFailure(e *engine, spec sandbox.Spec, err error) error {
 	var ue *unreachableError
 	if errors.As(err, &ue) {
 		return err
@@ -406,7 +412,7 @@ func randomName(prefix string) string {
 // waited for and removed (by the engine: AutoRemove, so it also goes away
 // when hunk is killed, once the command ends; `hunk exec --gc` removes
 // containers whose hunk is gone before that).
-func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stderr io.Writer) (runState, error) {
+func (d *Docker) runCold(ctx context.Context, e *engine, spec sandbox.Spec, stdout, stderr io.Writer) (runState, error) {
 	spec.Stdin = dockerStdin(spec)
 	cfg := containerFor(spec)
 	cfg.Cmd = spec.Argv
@@ -480,8 +486,7 @@ func (d *Docker) runCold(ctx context.Context, e *engine, spec Spec, stdout, stde
 
 	if err := e.do(ctx, http.MethodPost, "/containers/"+id+"/start", nil, nil, nil); err != nil {
 		if c := startExitCode(err); c != 0 {
-			fmt.Fprintf(stderr, "hunk: %v\n", err)
-			return runState{code: c}, nil
+			return runState{code: c, notStarted: err.Error()}, nil
 		}
 		return runState{}, err
 	}
@@ -634,7 +639,7 @@ func ownerGone(owner string) bool {
 }
 
 // configHash names a warm container: everything that shapes it.
-func configHash(spec Spec, cfg containerConfig, imageID string) string {
+func configHash(spec sandbox.Spec, cfg containerConfig, imageID string) string {
 	b, _ := json.Marshal(struct {
 		V       int
 		Cfg     containerConfig
