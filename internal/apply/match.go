@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Pass is one of Codex's four ways of comparing a patch line with a file
@@ -39,18 +41,11 @@ func eq(p Pass, file, pat string) bool {
 
 func rstrip(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
-// fold maps the typographic characters Codex folds to their ASCII forms.
+// fold maps the typographic characters Codex folds to their ASCII forms
+// (workspace.FoldPunct's Codex subset).
 func fold(r rune) rune {
-	switch r {
-	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
-		return '-'
-	case '\u2018', '\u2019', '\u201A', '\u201B':
-		return '\''
-	case '\u201C', '\u201D', '\u201E', '\u201F':
-		return '"'
-	case '\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007',
-		'\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
-		return ' '
+	if c, codex := workspace.FoldPunct(r); codex {
+		return rune(c)
 	}
 	return r
 }

@@ -204,22 +204,10 @@ func normalize(s []byte, fl flags) norm {
 	return n
 }
 
-// foldRune maps Unicode punctuation that models and editors swap for ASCII
-// (curly quotes, dashes, non-breaking and other spaces) to the ASCII byte;
-// 0 for any other rune.
+// foldRune is workspace.FoldPunct's ASCII byte, 0 for any other rune.
 func foldRune(r rune) byte {
-	switch r {
-	case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032', '\u2035':
-		return '\''
-	case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033', '\u2036':
-		return '"'
-	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D':
-		return '-'
-	case '\u00A0', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006',
-		'\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
-		return ' '
-	}
-	return 0
+	c, _ := workspace.FoldPunct(r)
+	return c
 }
 
 // fold puts s in Unicode canonical composition (NFC: "e" + U+0301 and "é"
