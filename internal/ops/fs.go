@@ -343,24 +343,24 @@ func Glob(pattern, rel string) bool {
 }
 
 func globSegs(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if globSegs(pat[1:], segs[i:]) {
-					return true
-				}
+	// ok[j] reports whether pat[i:] matches segs[j:], for i from the end
+	// back: polynomial however many ** the pattern holds.
+	ok := make([]bool, len(segs)+1)
+	ok[len(segs)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(segs)+1)
+		for j := len(segs); j >= 0; j-- {
+			switch {
+			case pat[i] == "**":
+				next[j] = ok[j] || (j < len(segs) && next[j+1])
+			case j < len(segs):
+				m, _ := path.Match(pat[i], segs[j])
+				next[j] = m && ok[j+1]
 			}
-			return false
 		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+		ok = next
 	}
-	return len(segs) == 0
+	return ok[0]
 }
 
 // maxSearchResults bounds a search.

@@ -1,0 +1,35 @@
+package ops
+
+import "testing"
+
+func TestGlob(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"*.go", "a/b/x.go", true},
+		{"*.go", "a/b/x.py", false},
+		{"**/*.go", "x.go", true},
+		{"**/*.go", "a/b/x.go", true},
+		{"src/**", "src/a/b", true},
+		{"src/*/x.go", "src/a/x.go", true},
+		{"src/*/x.go", "src/a/b/x.go", false},
+		{"a/**/b/*.txt", "a/b/c.txt", true},
+		{"", "a", false},
+		{"[", "a", false},
+		{"**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/z", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y", false},
+	} {
+		if got := Glob(c.pattern, c.path); got != c.want {
+			t.Errorf("Glob(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+}
+
+func FuzzGlob(f *testing.F) {
+	for _, s := range [][2]string{{"**/*.go", "a/b.go"}, {"a/**/**/b", "a/x/y/b"}, {"[a-", "a"}, {"/**/", "//"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		Glob(pattern, path)
+	})
+}
