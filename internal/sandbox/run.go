@@ -121,255 +121,317 @@ type stream struct {
 	eof  bool
 }
 
+// supervisor is one run of supervise on the calling, locked thread: open
+// sets up the pipes, stdin and the wake-up descriptor and starts the
+// command; loop watches it (output, the timeout, ctx, the main process's
+// exit) until the tree is gone and its pipes are drained; close releases
+// every descriptor.
+type supervisor struct {
+	ctx  context.Context
+	spec Spec
+	p    *proc
+	cg   *cgroup
+	st   Streams
+	opts superviseOpts
+
+	fds        []int // every descriptor still open here, closed by close
+	closeStdin func()
+	stopWake   func() bool
+	wake       int // an eventfd: ctx's cancellation and the live writers wake the poll
+	wakeMu     sync.Mutex
+	wakeClosed bool
+
+	t          *tree
+	start      time.Time
+	pid, pidfd int
+	streams    []*stream
+	buf        []byte
+
+	out        Outcome
+	ws         syscall.WaitStatus
+	deadline   time.Time   // the timeout; zero for none
+	mainDone   bool        // the main process has been reaped
+	stopping   bool        // timed out or canceled: terminate started
+	terminated atomic.Bool // the background terminate has finished
+	drainBy    time.Time   // the tree is gone: drain the pipes until then
+}
+
 // superviseHere is supervise on the calling, locked thread.
 func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	s := &supervisor{ctx: ctx, spec: spec, p: p, cg: cg, st: st, opts: opts, closeStdin: func() {}, pidfd: -1}
+	defer s.close()
+	if err := s.open(); err != nil {
+		return Outcome{}, err
+	}
+	if err := s.loop(); err != nil {
+		return s.out, err
+	}
+	switch {
+	case s.ws.Signaled():
+		s.out.Signaled = true
+		s.out.ExitCode = 128 + int(s.ws.Signal())
+	default:
+		s.out.ExitCode = s.ws.ExitStatus()
+	}
+	return s.out, nil
+}
 
-	fds := append([]int(nil), p.extra...) // every descriptor still open here, closed on return
-	defer func() {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-	}()
-	pipe := func() (r, w int, err error) {
-		var pp [2]int
-		if err := unix.Pipe2(pp[:], unix.O_CLOEXEC); err != nil {
-			return -1, -1, err
-		}
-		fds = append(fds, pp[0], pp[1])
-		// Bigger pipes, fewer wake-ups for a command that prints a lot.
-		_, _ = unix.FcntlInt(uintptr(pp[0]), unix.F_SETPIPE_SZ, 1<<20)
-		return pp[0], pp[1], unix.SetNonblock(pp[0], true)
+// pipe makes a pipe whose read end does not block, with a bigger buffer
+// (fewer wake-ups for a command that prints a lot).
+func (s *supervisor) pipe() (r, w int, err error) {
+	var pp [2]int
+	if err := unix.Pipe2(pp[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, err
 	}
-	rOut, wOut, err := pipe()
+	s.fds = append(s.fds, pp[0], pp[1])
+	_, _ = unix.FcntlInt(uintptr(pp[0]), unix.F_SETPIPE_SZ, 1<<20)
+	return pp[0], pp[1], unix.SetNonblock(pp[0], true)
+}
+
+// signalWake wakes the poll (unless the run is over).
+func (s *supervisor) signalWake() {
+	s.wakeMu.Lock()
+	defer s.wakeMu.Unlock()
+	if !s.wakeClosed {
+		_, _ = unix.Write(s.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	}
+}
+
+// open prepares the run and starts the command.
+func (s *supervisor) open() error {
+	s.fds = append(s.fds, s.p.extra...)
+	rOut, wOut, err := s.pipe()
 	if err != nil {
-		return Outcome{}, err
+		return err
 	}
-	rErr, wErr, err := pipe()
+	rErr, wErr, err := s.pipe()
 	if err != nil {
-		return Outcome{}, err
+		return err
 	}
-	stdin, closeStdin, err := stdinFD(spec.Stdin, &fds)
+	stdin, closeStdin, err := stdinFD(s.spec.Stdin, &s.fds)
 	if err != nil {
-		return Outcome{}, err
+		return err
 	}
-	defer closeStdin()
+	s.closeStdin = closeStdin
 	// ctx's cancellation (hunk interrupted) wakes the poll through an eventfd.
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		return Outcome{}, err
+	if s.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return err
 	}
-	fds = append(fds, wake)
-	var wakeMu sync.Mutex
-	wakeClosed := false
-	signalWake := func() {
-		wakeMu.Lock()
-		defer wakeMu.Unlock()
-		if !wakeClosed {
-			_, _ = unix.Write(wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-		}
-	}
-	stopWake := context.AfterFunc(ctx, signalWake)
-	defer func() {
-		stopWake()
-		wakeMu.Lock() // a wake-up under way finishes before wake is closed
-		wakeClosed = true
-		wakeMu.Unlock()
-	}()
+	s.fds = append(s.fds, s.wake)
+	s.stopWake = context.AfterFunc(s.ctx, s.signalWake)
 
-	if spec.Ready != nil {
-		<-spec.Ready
+	if s.spec.Ready != nil {
+		<-s.spec.Ready
 	}
-	t := newTree(cg)
-	start := time.Now()
-	cgroupFD, err := cg.enter()
+	s.t = newTree(s.cg)
+	s.start = time.Now()
+	cgroupFD, err := s.cg.enter()
 	if err != nil {
-		cg.leaveThread()
-		return Outcome{}, &setupError{err}
+		s.cg.leaveThread()
+		return &setupError{err}
 	}
-	pid, pidfd, err := p.start(stdin, wOut, wErr, opts.confine, cgroupFD)
-	cg.leaveThread()
-	for _, fd := range p.extra {
+	pid, pidfd, err := s.p.start(stdin, wOut, wErr, s.opts.confine, cgroupFD)
+	s.cg.leaveThread()
+	for _, fd := range s.p.extra {
 		unix.Close(fd)
 	}
-	fds = without(fds, p.extra...)
+	s.fds = without(s.fds, s.p.extra...)
 	var se *setupError
 	switch {
 	case errors.As(err, &se):
-		return Outcome{}, err
+		return err
 	case err != nil:
-		return Outcome{}, &startError{err}
+		return &startError{err}
 	}
 	if pidfd >= 0 {
-		fds = append(fds, pidfd)
+		s.fds = append(s.fds, pidfd)
 	}
-	t.mainPid = pid
+	s.pid, s.pidfd = pid, pidfd
+	s.t.mainPid = pid
 	// The write ends belong to the command now.
 	unix.Close(wOut)
 	unix.Close(wErr)
-	fds = without(fds, wOut, wErr)
+	s.fds = without(s.fds, wOut, wErr)
 
 	// Live output goes out from goroutines of its own: a destination that
-	// blocks must not stop this loop (and with it the timeout).
-	streams := []*stream{
-		{fd: rOut, w: st.Stdout, live: st.Stdout.liveAsync(signalWake)},
-		{fd: rErr, w: st.Stderr, live: st.Stderr.liveAsync(signalWake)},
+	// blocks must not stop the loop (and with it the timeout).
+	s.streams = []*stream{
+		{fd: rOut, w: s.st.Stdout, live: s.st.Stdout.liveAsync(s.signalWake)},
+		{fd: rErr, w: s.st.Stderr, live: s.st.Stderr.liveAsync(s.signalWake)},
 	}
-	for _, x := range opts.extra {
-		streams = append(streams, &stream{fd: x.fd, w: x.w})
+	for _, x := range s.opts.extra {
+		s.streams = append(s.streams, &stream{fd: x.fd, w: x.w})
 	}
-	buf := make([]byte, 32<<10)
-	// readAll reads what s holds, but at most 1 MiB a turn: a command that
-	// writes as fast as hunk reads must not keep the loop from its deadline
-	// (and from noticing that the live copy lags).
-	readAll := func(s *stream) {
-		for turn := 0; !s.eof && turn < 32; turn++ {
-			n, err := unix.Read(s.fd, buf)
-			if n > 0 {
-				_, _ = s.w.Write(buf[:n])
-				continue
-			}
-			if err == unix.EINTR {
-				continue
-			}
-			if err != unix.EAGAIN {
-				s.eof = true // EOF, or an error that will not go away
-			}
-			return
-		}
+	s.buf = make([]byte, 32<<10)
+	if s.spec.Timeout > 0 {
+		s.deadline = s.start.Add(s.spec.Timeout)
 	}
+	return nil
+}
 
-	var (
-		out        Outcome
-		ws         syscall.WaitStatus
-		mainDone   bool
-		terminated atomic.Bool // the background terminate has finished
-		stopping   bool        // timed out or canceled: terminate started
-		drainBy    time.Time   // the tree is gone: drain the pipes until then
-	)
-	var deadline time.Time
-	if spec.Timeout > 0 {
-		deadline = start.Add(spec.Timeout)
+// close releases what open acquired.
+func (s *supervisor) close() {
+	s.closeStdin()
+	if s.stopWake != nil {
+		s.stopWake()
+		s.wakeMu.Lock() // a wake-up under way finishes before wake is closed
+		s.wakeClosed = true
+		s.wakeMu.Unlock()
 	}
-	reapMain := func() bool {
-		for {
-			wpid, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-			if err == syscall.EINTR {
-				continue
-			}
-			if wpid == pid || err == syscall.ECHILD {
-				return true
-			}
-			return false
+	for _, fd := range s.fds {
+		unix.Close(fd)
+	}
+}
+
+// readAll reads what x holds, but at most 1 MiB a turn: a command that
+// writes as fast as hunk reads must not keep the loop from its deadline
+// (and from noticing that the live copy lags).
+func (s *supervisor) readAll(x *stream) {
+	for turn := 0; !x.eof && turn < 32; turn++ {
+		n, err := unix.Read(x.fd, s.buf)
+		if n > 0 {
+			_, _ = x.w.Write(s.buf[:n])
+			continue
 		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != unix.EAGAIN {
+			x.eof = true // EOF, or an error that will not go away
+		}
+		return
 	}
-	stop := func() {
-		// SIGTERM, the grace period, SIGKILL: on another goroutine, so that
-		// this one keeps draining the pipes the tree may still write to.
-		stopping = true
-		go func() {
-			t.terminate(KillGrace)
-			terminated.Store(true)
-			signalWake()
-		}()
-	}
-	pfds := make([]unix.PollFd, 0, len(streams)+2)
+}
+
+// reapMain reports whether the main process has exited (and reaps it).
+func (s *supervisor) reapMain() bool {
 	for {
-		if !mainDone && !stopping {
+		wpid, err := syscall.Wait4(s.pid, &s.ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		return wpid == s.pid || err == syscall.ECHILD
+	}
+}
+
+// stop sends SIGTERM, waits the grace period, then SIGKILL: on another
+// goroutine, so that the loop keeps draining the pipes the tree may still
+// write to.
+func (s *supervisor) stop() {
+	s.stopping = true
+	go func() {
+		s.t.terminate(KillGrace)
+		s.terminated.Store(true)
+		s.signalWake()
+	}()
+}
+
+// held reports whether x is left unread for now: while the tree runs, a
+// stream whose live copy lags; once it is gone, what is left in the pipes is
+// bounded, and drained.
+func (s *supervisor) held(x *stream) bool {
+	return s.drainBy.IsZero() && x.live != nil && x.live.backlogged()
+}
+
+// settle, once the main process is gone, makes sure what it left behind
+// goes too — in the common case nothing is left (no child of hunk: every
+// orphan of the tree comes back to hunk, the subreaper; an empty cgroup) and
+// one system call or two say so; otherwise the tree is searched and killed
+// — and starts the bounded drain of the pipes.
+func (s *supervisor) settle() {
+	if !s.stopping && s.opts.afterExit != nil {
+		for _, x := range s.streams[2:] {
+			s.readAll(x) // what the driver reported, before it is asked
+		}
+		s.opts.afterExit()
+	}
+	if s.stopping || !s.t.settled() {
+		s.t.kill(5 * time.Second)
+	}
+	// Every writer of the pipes is dead now; drain them (bounded, in case
+	// something outside the tree inherited a pipe).
+	s.drainBy = time.Now().Add(2 * time.Second)
+}
+
+// loop watches the command until its tree is gone and its pipes drained.
+func (s *supervisor) loop() error {
+	pfds := make([]unix.PollFd, 0, len(s.streams)+2)
+	for {
+		if !s.mainDone && !s.stopping {
 			switch {
-			case ctx.Err() != nil:
-				out.Canceled = true
-				stop()
-			case !deadline.IsZero() && !time.Now().Before(deadline):
-				out.TimedOut = true
-				stop()
+			case s.ctx.Err() != nil:
+				s.out.Canceled = true
+				s.stop()
+			case !s.deadline.IsZero() && !time.Now().Before(s.deadline):
+				s.out.TimedOut = true
+				s.stop()
 			}
 		}
-		if mainDone && drainBy.IsZero() && (!stopping || terminated.Load()) {
-			// The main process is gone: what it left behind goes too. In
-			// the common case nothing is left — no child of hunk (every
-			// orphan of the tree comes back to hunk, the subreaper), an
-			// empty cgroup — and one system call or two say so; otherwise
-			// the tree is searched and killed.
-			if !stopping && opts.afterExit != nil {
-				for _, s := range streams[2:] {
-					readAll(s) // what the driver reported, before it is asked
-				}
-				opts.afterExit()
-			}
-			if stopping || !t.settled() {
-				t.kill(5 * time.Second)
-			}
-			// Every writer of the pipes is dead now; drain them (bounded,
-			// in case something outside the tree inherited a pipe).
-			drainBy = time.Now().Add(2 * time.Second)
+		if s.mainDone && s.drainBy.IsZero() && (!s.stopping || s.terminated.Load()) {
+			s.settle()
 		}
 		open := false
-		for _, s := range streams[:2] {
-			open = open || !s.eof
+		for _, x := range s.streams[:2] {
+			open = open || !x.eof
 		}
-		if !drainBy.IsZero() && (!open || !time.Now().Before(drainBy)) {
-			break
+		if !s.drainBy.IsZero() && (!open || !time.Now().Before(s.drainBy)) {
+			return nil
 		}
 
 		pfds = pfds[:0]
-		// While the tree runs, a stream whose live copy lags is left unread;
-		// once it is gone, what is left in the pipes is bounded: drain it.
-		held := func(s *stream) bool { return drainBy.IsZero() && s.live != nil && s.live.backlogged() }
-		for _, s := range streams {
-			if !s.eof && !held(s) {
-				pfds = append(pfds, unix.PollFd{Fd: int32(s.fd), Events: unix.POLLIN})
+		for _, x := range s.streams {
+			if !x.eof && !s.held(x) {
+				pfds = append(pfds, unix.PollFd{Fd: int32(x.fd), Events: unix.POLLIN})
 			}
 		}
-		if !mainDone && pidfd >= 0 {
-			pfds = append(pfds, unix.PollFd{Fd: int32(pidfd), Events: unix.POLLIN})
+		if !s.mainDone && s.pidfd >= 0 {
+			pfds = append(pfds, unix.PollFd{Fd: int32(s.pidfd), Events: unix.POLLIN})
 		}
-		pfds = append(pfds, unix.PollFd{Fd: int32(wake), Events: unix.POLLIN})
-		timeout := -1
-		until := func(at time.Time) {
-			if at.IsZero() {
-				return
-			}
-			ms := int(time.Until(at)/time.Millisecond) + 1
-			if ms < 0 {
-				ms = 0
-			}
-			if timeout < 0 || ms < timeout {
-				timeout = ms
-			}
+		pfds = append(pfds, unix.PollFd{Fd: int32(s.wake), Events: unix.POLLIN})
+		if _, err := unix.Poll(pfds, s.pollTimeout()); err != nil && err != unix.EINTR {
+			return fmt.Errorf("poll: %w", err)
 		}
-		if !mainDone && !stopping {
-			until(deadline)
-		}
-		until(drainBy)
-		if !mainDone && pidfd < 0 {
-			until(time.Now().Add(10 * time.Millisecond)) // no pidfd: look every 10 ms
-		}
-		if _, err := unix.Poll(pfds, timeout); err != nil && err != unix.EINTR {
-			return out, fmt.Errorf("poll: %w", err)
-		}
-		for _, s := range streams {
-			if !held(s) {
-				readAll(s)
+		for _, x := range s.streams {
+			if !s.held(x) {
+				s.readAll(x)
 			}
 		}
 		var drop [8]byte
-		_, _ = unix.Read(wake, drop[:])
-		if !mainDone && reapMain() {
-			mainDone = true
-			t.mainDone.Store(true)
-			out.Duration = time.Since(start)
+		_, _ = unix.Read(s.wake, drop[:])
+		if !s.mainDone && s.reapMain() {
+			s.mainDone = true
+			s.t.mainDone.Store(true)
+			s.out.Duration = time.Since(s.start)
 		}
 	}
+}
 
-	switch {
-	case ws.Signaled():
-		out.Signaled = true
-		out.ExitCode = 128 + int(ws.Signal())
-	default:
-		out.ExitCode = ws.ExitStatus()
+// pollTimeout is how long the next poll may wait, in milliseconds (-1: until
+// something happens): until the deadline, the end of the drain, or 10 ms
+// when there is no pidfd to tell that the main process exited.
+func (s *supervisor) pollTimeout() int {
+	timeout := -1
+	until := func(at time.Time) {
+		if at.IsZero() {
+			return
+		}
+		ms := int(time.Until(at)/time.Millisecond) + 1
+		if ms < 0 {
+			ms = 0
+		}
+		if timeout < 0 || ms < timeout {
+			timeout = ms
+		}
 	}
-	return out, nil
+	if !s.mainDone && !s.stopping {
+		until(s.deadline)
+	}
+	until(s.drainBy)
+	if !s.mainDone && s.pidfd < 0 {
+		until(time.Now().Add(10 * time.Millisecond))
+	}
+	return timeout
 }
 
 // stdinFD is the descriptor the command reads: r's own for a file, /dev/null
