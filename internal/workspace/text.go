@@ -56,30 +56,6 @@ type Line struct {
 	EOL  string
 }
 
-// Doc is a decoded text file: BOM stripped and remembered, split into lines
-// that each keep their own ending, so that encoding it again gives back the
-// same bytes.
-type Doc struct {
-	BOM   bool
-	Lines []Line
-}
-
-// Decode checks that data is editable text and splits it. Binary data is
-// BINARY_FILE, invalid UTF-8 NOT_UTF8 (with the offending byte offset); name
-// is used in the messages.
-func Decode(name string, data []byte) (*Doc, error) {
-	if err := CheckText(name, data); err != nil {
-		return nil, err
-	}
-	d := &Doc{}
-	if HasBOM(data) {
-		d.BOM = true
-		data = data[len(BOM):]
-	}
-	d.Lines = SplitLines(string(data))
-	return d, nil
-}
-
 // CheckText refuses binary and non-UTF-8 data with a message naming the file.
 func CheckText(name string, data []byte) error {
 	if IsBinary(data) {
@@ -179,51 +155,3 @@ func (c EOLCounts) Dominant() string {
 	return "\n"
 }
 
-func (d *Doc) counts() EOLCounts {
-	var c EOLCounts
-	for _, l := range d.Lines {
-		c.Add(l.EOL)
-	}
-	return c
-}
-
-// EOL returns the document's line-ending style.
-func (d *Doc) EOL() EOL { return d.counts().Style() }
-
-// Dominant is the ending new lines should get (see EOLCounts.Dominant).
-func (d *Doc) Dominant() string { return d.counts().Dominant() }
-
-// FinalNewline reports whether the last line ends with a line break (true
-// for an empty document, which has nothing to terminate).
-func (d *Doc) FinalNewline() bool {
-	return len(d.Lines) == 0 || d.Lines[len(d.Lines)-1].EOL != ""
-}
-
-// Encode gives the bytes of the document: BOM, then each line and its ending.
-func (d *Doc) Encode() []byte {
-	n := 0
-	if d.BOM {
-		n += len(BOM)
-	}
-	for _, l := range d.Lines {
-		n += len(l.Text) + len(l.EOL)
-	}
-	b := make([]byte, 0, n)
-	if d.BOM {
-		b = append(b, BOM...)
-	}
-	for _, l := range d.Lines {
-		b = append(b, l.Text...)
-		b = append(b, l.EOL...)
-	}
-	return b
-}
-
-// Texts returns the lines' texts without endings.
-func (d *Doc) Texts() []string {
-	t := make([]string, len(d.Lines))
-	for i, l := range d.Lines {
-		t[i] = l.Text
-	}
-	return t
-}

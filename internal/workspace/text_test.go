@@ -27,58 +27,64 @@ func TestSplitLinesAndEOL(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			d, err := Decode("f", []byte(c.in))
-			if err != nil {
-				t.Fatal(err)
+			lines := SplitLines(c.in)
+			if !reflect.DeepEqual(lines, c.lines) && !(len(lines) == 0 && len(c.lines) == 0) {
+				t.Fatalf("lines %q, want %q", lines, c.lines)
 			}
-			if !reflect.DeepEqual(d.Lines, c.lines) && !(len(d.Lines) == 0 && len(c.lines) == 0) {
-				t.Fatalf("lines %q, want %q", d.Lines, c.lines)
+			var counts EOLCounts
+			for _, l := range lines {
+				counts.Add(l.EOL)
 			}
-			if d.EOL() != c.eol {
-				t.Errorf("EOL %v, want %v", d.EOL(), c.eol)
+			if counts.Style() != c.eol {
+				t.Errorf("EOL %v, want %v", counts.Style(), c.eol)
 			}
-			if c.eol != Mixed && d.Dominant() != c.dom {
-				t.Errorf("Dominant %q, want %q", d.Dominant(), c.dom)
+			if c.eol != Mixed && counts.Dominant() != c.dom {
+				t.Errorf("Dominant %q, want %q", counts.Dominant(), c.dom)
 			}
-			if d.FinalNewline() != c.final {
-				t.Errorf("FinalNewline %v, want %v", d.FinalNewline(), c.final)
+			if final := len(lines) == 0 || lines[len(lines)-1].EOL != ""; final != c.final {
+				t.Errorf("final newline %v, want %v", final, c.final)
 			}
-			if string(d.Encode()) != c.in {
-				t.Errorf("Encode %q, want %q", d.Encode(), c.in)
+			if got := join(lines); got != c.in {
+				t.Errorf("joined %q, want %q", got, c.in)
 			}
 		})
 	}
 }
 
-func TestDecodeRefusals(t *testing.T) {
-	if _, err := Decode("bin", []byte("a\x00b")); result.As(err).Code != result.BinaryFile {
+func TestCheckTextRefusals(t *testing.T) {
+	if err := CheckText("bin", []byte("a\x00b")); result.As(err).Code != result.BinaryFile {
 		t.Errorf("NUL: %v", err)
 	}
-	_, err := Decode("latin1", []byte("ok\ncaf\xe9\n"))
+	err := CheckText("latin1", []byte("ok\ncaf\xe9\n"))
 	if result.As(err).Code != result.NotUTF8 || result.As(err).Msg != "latin1: not valid UTF-8 (line 2, byte offset 6); refusing to edit it as text" {
 		t.Errorf("latin-1: %v", err)
 	}
-	d, err := Decode("bom", []byte(BOM+"x\r\n"))
-	if err != nil || !d.BOM || d.Lines[0].Text != "x" || string(d.Encode()) != BOM+"x\r\n" {
-		t.Errorf("BOM: %+v %v", d, err)
+	if err := CheckText("bom", []byte(BOM+"x\r\n")); err != nil || !HasBOM([]byte(BOM+"x")) {
+		t.Errorf("BOM: %v", err)
 	}
 }
 
-// FuzzDecodeRoundTrip: any text that decodes encodes back to the same bytes,
-// and no line text holds a line break.
-func FuzzDecodeRoundTrip(f *testing.F) {
+func join(lines []Line) string {
+	var b []byte
+	for _, l := range lines {
+		b = append(b, l.Text...)
+		b = append(b, l.EOL...)
+	}
+	return string(b)
+}
+
+// FuzzSplitLinesRoundTrip: the lines of any text join back to the same
+// bytes, and no line text holds a line break.
+func FuzzSplitLinesRoundTrip(f *testing.F) {
 	for _, s := range []string{"", "a\n", "a\r\nb", "\r\r\n\n", BOM + "x\ry", "é\u2028\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := Decode("f", b)
-		if err != nil {
-			return
-		}
-		if got := d.Encode(); string(got) != string(b) {
+		lines := SplitLines(string(b))
+		if got := join(lines); got != string(b) {
 			t.Fatalf("round trip %q -> %q", b, got)
 		}
-		for _, l := range d.Lines {
+		for _, l := range lines {
 			for i := 0; i < len(l.Text); i++ {
 				if l.Text[i] == '\n' || l.Text[i] == '\r' {
 					t.Fatalf("line %q holds a line break", l.Text)
