@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"github.com/hunk-dev/hunk/internal/workspace"
 	"sort"
 	"strings"
 )
@@ -27,13 +28,13 @@ func closest(file, old []string) (closeMatch, bool) {
 	}
 	ob := make([][]uint32, m)
 	for j, s := range old {
-		ob[j] = bigrams(s)
+		ob[j] = workspace.Bigrams(s)
 	}
 	fb := make(map[int][]uint32)
 	fbig := func(i int) []uint32 {
 		b, ok := fb[i]
 		if !ok {
-			b = bigrams(file[i])
+			b = workspace.Bigrams(file[i])
 			fb[i] = b
 		}
 		return b
@@ -77,7 +78,7 @@ func closest(file, old []string) (closeMatch, bool) {
 			if s+j >= len(file) {
 				break
 			}
-			total += similarity(old[j], file[s+j], ob[j], fbig(s+j))
+			total += workspace.Similarity(old[j], file[s+j], ob[j], fbig(s+j))
 		}
 		score := total / float64(m)
 		if score > bestScore {
@@ -99,49 +100,4 @@ func closest(file, old []string) (closeMatch, bool) {
 		}
 	}
 	return best, true
-}
-
-func similarity(a, b string, ab, bb []uint32) float64 {
-	if a == b {
-		return 1
-	}
-	ta, tb := strings.TrimSpace(a), strings.TrimSpace(b)
-	if ta == tb {
-		return 0.95
-	}
-	if len(ab) == 0 || len(bb) == 0 {
-		return 0
-	}
-	// Sorted multisets: count the common bigrams by merging.
-	common, i, j := 0, 0, 0
-	for i < len(ab) && j < len(bb) {
-		switch {
-		case ab[i] == bb[j]:
-			common++
-			i++
-			j++
-		case ab[i] < bb[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return 2 * float64(common) / float64(len(ab)+len(bb))
-}
-
-// bigrams returns the sorted byte bigrams of s, whitespace trimmed.
-func bigrams(s string) []uint32 {
-	s = strings.TrimSpace(s)
-	if len(s) < 2 {
-		if s == "" {
-			return nil
-		}
-		return []uint32{uint32(s[0])}
-	}
-	b := make([]uint32, 0, len(s)-1)
-	for i := 0; i+1 < len(s); i++ {
-		b = append(b, uint32(s[i])<<8|uint32(s[i+1]))
-	}
-	sort.Slice(b, func(i, j int) bool { return b[i] < b[j] })
-	return b
 }

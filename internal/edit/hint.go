@@ -32,7 +32,6 @@ const (
 	shownLines     = 8   // lines of a candidate region shown in a hint
 	shownLineLen   = 160 // characters of a shown line
 	snippetLen     = 24  // characters quoted at a difference
-	levCap         = 300 // characters compared per line for similarity
 	fallbackLines  = 50000
 	maxScored      = 200 // old lines compared per candidate region
 )
@@ -192,9 +191,11 @@ func (f *file) closest(old string) []Candidate {
 		for j0 < len(ols)-1 && strings.TrimSpace(ols[j0].Text) == "" {
 			j0++
 		}
-		want := bigrams(strings.TrimSpace(ols[j0].Text))
+		wantText := ols[j0].Text
+		want := workspace.Bigrams(wantText)
 		for k, lr := range lines {
-			if s := dice(want, string(f.body[lr.start:lr.textEnd])); s > 0 {
+			line := string(f.body[lr.start:lr.textEnd])
+			if s := workspace.Similarity(wantText, line, want, workspace.Bigrams(line)); s > 0 {
 				votes[k-j0] = int(s * 1000)
 			}
 		}
@@ -350,7 +351,7 @@ func snippet(s string, quote func(string) string) string {
 // shorter line that shares fewer characters (MethodPatch = "PATCH" is in
 // `MethodPatch   = "PATCH" // RFC 5789`, not in `MethodPut     = "PUT"`).
 func lineSimilarity(file, old string) float64 {
-	sim := similarity(file, old)
+	sim := workspace.Similarity(file, old, workspace.Bigrams(file), workspace.Bigrams(old))
 	if cf, co := collapseSpace(file), collapseSpace(old); len(co) > 0 && strings.Contains(cf, co) {
 		sim = max(sim, 0.9+0.1*float64(len(co))/float64(len(cf)))
 	}
@@ -360,64 +361,4 @@ func lineSimilarity(file, old string) float64 {
 // collapseSpace trims s and turns every run of spaces and tabs into one space.
 func collapseSpace(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' }), " ")
-}
-
-// similarity is 1 - Levenshtein distance / length, over characters (each
-// side cut at levCap characters).
-func similarity(a, b string) float64 {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > levCap {
-		ra = ra[:levCap]
-	}
-	if len(rb) > levCap {
-		rb = rb[:levCap]
-	}
-	n := max(len(ra), len(rb))
-	if n == 0 {
-		return 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return 1 - float64(prev[len(rb)])/float64(n)
-}
-
-func bigrams(s string) map[string]bool {
-	m := map[string]bool{}
-	r := []rune(s)
-	for i := 0; i+1 < len(r); i++ {
-		m[string(r[i:i+2])] = true
-	}
-	return m
-}
-
-// dice is the Sørensen–Dice coefficient of want's bigrams and s's.
-func dice(want map[string]bool, s string) float64 {
-	if len(want) == 0 {
-		return 0
-	}
-	got := bigrams(strings.TrimSpace(s))
-	if len(got) == 0 {
-		return 0
-	}
-	n := 0
-	for g := range got {
-		if want[g] {
-			n++
-		}
-	}
-	return 2 * float64(n) / float64(len(want)+len(got))
 }
