@@ -154,4 +154,3 @@ func (c EOLCounts) Dominant() string {
 	}
 	return "\n"
 }
-
