@@ -29,6 +29,7 @@ import (
 
 	"github.com/hunk-dev/hunk/cmd"
 	"github.com/hunk-dev/hunk/internal/sandbox/docker"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker/dockertest"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -489,7 +490,7 @@ func dockerCondition(string) (bool, error) {
 	dockerOnce.Do(func() {
 		defer func() {
 			if dockerOK {
-				lockDockerTests()
+				dockertest.Lock()
 			}
 		}()
 		d := &docker.Docker{}
@@ -515,19 +516,6 @@ func dockerCondition(string) (bool, error) {
 	})
 	return dockerOK, dockerErr
 }
-
-// lockDockerTests takes, once per test process and until it exits, the
-// lock every package's Docker tests share: `hunk exec --gc` in these
-// scripts removes the warm containers another package's tests are using.
-var lockDockerTests = sync.OnceFunc(func() {
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // held until the process exits
-		dockerLock = f                                  // (and never closed by a finalizer)
-	}
-})
-
-var dockerLock *os.File
 
 func requiredDriver(name string) bool {
 	for _, n := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {

@@ -12,13 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
 
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker/dockertest"
 )
 
 // testImage is the image the docker tests run: $HUNK_TEST_IMAGE, or
@@ -48,7 +48,7 @@ func dockerOrSkip(t *testing.T) *Docker {
 		fmt.Fprintf(os.Stderr, "SKIP %s: no Docker engine: %s\n", t.Name(), caps.Reason)
 		t.Skipf("no Docker engine: %s", caps.Reason)
 	}
-	lockDockerTests()
+	dockertest.Lock()
 	imageOnce.Do(func() {
 		if ok, _ := d.HasImage(context.Background(), testImage()); ok {
 			return
@@ -60,19 +60,6 @@ func dockerOrSkip(t *testing.T) *Docker {
 	}
 	return d
 }
-
-// lockDockerTests takes, once per test process and until it exits, the
-// lock every package's Docker tests share: `hunk exec --gc` in one package's
-// scripts removes the warm containers another package is using.
-var lockDockerTests = sync.OnceFunc(func() {
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // held until the process exits
-		dockerLock = f                                  // (and never closed by a finalizer)
-	}
-})
-
-var dockerLock *os.File
 
 // requireDriver reports whether HUNK_REQUIRE_DRIVERS (comma or space
 // separated) names driver.

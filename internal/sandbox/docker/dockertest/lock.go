@@ -1,0 +1,25 @@
+//go:build linux
+
+// Package dockertest holds what the Docker tests of several packages
+// share: one lock, so that they do not run against the engine at once.
+package dockertest
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// Lock takes, once per test process and until it exits, the lock every
+// package's Docker tests share: `hunk exec --gc` in one package's scripts
+// removes the warm containers another package's tests are using.
+var Lock = sync.OnceFunc(func() {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // held until the process exits
+		held = f                                        // (and never closed by a finalizer)
+	}
+})
+
+var held *os.File
