@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/call"
 	"github.com/hunk-dev/hunk/internal/early"
@@ -38,6 +40,9 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 			if len(args) == 1 {
 				raw = []byte(args[0])
 			} else {
+				if f, ok := app.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+					return result.Usagef("no tool call given: stdin is a terminal").WithHint("pipe the call in as JSON, or give it as the argument")
+				}
 				b, err := readUpTo(app.Stdin, app.Cfg.Patch.MaxBytes)
 				if err != nil {
 					return result.Wrap(result.IOError, err, "reading the call from stdin")
