@@ -257,7 +257,7 @@ func codexApplyPatchMain(app *App, args []string) int {
 		return 1
 	}
 	defer ws.Close()
-	res, err := apply.Apply(apply.Disk(ws), p, apply.Options{
+	res, err := apply.Apply(workspace.Disk(ws), p, apply.Options{
 		Compat: "codex",
 		// Codex names files in its errors by their absolute path.
 		Display: func(name string) string { return filepath.Join(ws.Dir(), filepath.FromSlash(name)) },

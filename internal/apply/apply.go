@@ -56,61 +56,6 @@ func (o Options) display(name string) string {
 	return name
 }
 
-// FS is what the engine needs of a workspace: reading and resolving, and a
-// transaction to commit through. Disk gives the real one; DryRun wraps any FS
-// so that it records instead of writing.
-type FS interface {
-	Resolve(p string) (string, error)
-	Lstat(name string) (fs.FileInfo, error)
-	FollowLinks(name string) (string, error)
-	ReadFile(name string) ([]byte, error)
-	Lock(names ...string) (func(), error)
-	Begin() Txn
-	// Done releases what the FS holds for one Apply (open directories); it
-	// may be used again afterwards.
-	Done()
-}
-
-// Txn is a multi-file transaction (see workspace.Txn).
-type Txn interface {
-	Stage(name string, data []byte, opt workspace.WriteOptions) error
-	Remove(name string) error
-	Commit() error
-	Abort()
-}
-
-// Disk is the FS of a real workspace. Its accesses go through a
-// workspace.Batch: one system call per access, not one per path component.
-func Disk(w *workspace.Workspace) FS { return &disk{w: w, b: w.Batch()} }
-
-type disk struct {
-	w *workspace.Workspace
-	b *workspace.Batch
-}
-
-func (d *disk) Resolve(p string) (string, error)        { return d.w.Resolve(p) }
-func (d *disk) Lstat(name string) (fs.FileInfo, error)  { return d.b.Lstat(name) }
-func (d *disk) FollowLinks(name string) (string, error) { return d.b.FollowLinks(name) }
-func (d *disk) ReadFile(name string) ([]byte, error)    { return d.b.ReadFile(name) }
-func (d *disk) Lock(names ...string) (func(), error)    { return d.b.Lock(names...) }
-func (d *disk) Begin() Txn                              { return d.w.Begin(d.b) }
-func (d *disk) Done()                                   { d.b.Close() }
-
-// DryRun wraps an FS so that nothing is written: the patch is planned and
-// checked in full, and the commit is recorded instead of done.
-func DryRun(f FS) FS { return dryRun{f} }
-
-type dryRun struct{ FS }
-
-func (d dryRun) Begin() Txn { return &recorder{} }
-
-type recorder struct{ mu sync.Mutex }
-
-func (r *recorder) Stage(string, []byte, workspace.WriteOptions) error { return nil }
-func (r *recorder) Remove(string) error                                { return nil }
-func (r *recorder) Commit() error                                      { return nil }
-func (r *recorder) Abort()                                             {}
-
 // Result is what a successful Apply did. Paths are workspace names (relative
 // to the root), in patch order; a moved file is listed as modified under its
 // new name.
@@ -152,7 +97,7 @@ type state struct {
 
 // Apply plans, checks and commits patch p on fsys. On error nothing was
 // changed; the error is a *result.Error naming the file and chunk.
-func Apply(fsys FS, p *patchparse.Patch, opt Options) (*Result, error) {
+func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error) {
 	if p == nil || len(p.Files) == 0 {
 		return nil, result.Errorf(result.InvalidPatch, "No files were modified.")
 	}
@@ -311,7 +256,7 @@ func groupOps(ops []*op) [][]*op {
 // planGroup plans one group's operations in order against an overlay of the
 // paths they touch, then stages the final state of each path. It returns the
 // index of the failing operation with the error.
-func planGroup(fsys FS, txn Txn, grp []*op, files []FileResult, opt Options) (int, error) {
+func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResult, opt Options) (int, error) {
 	overlay := map[string]*state{}
 	var order []string
 	get := func(name string) (*state, error) {
@@ -559,7 +504,7 @@ func (r *Result) Summary() string {
 // names, by GNU patch's rule: the one that exists; when both do, the one
 // with the fewest path components, then the shortest base name, then the
 // shortest name. When neither exists, the new name (the error names it).
-func existingName(fsys FS, newName, oldName string) string {
+func existingName(fsys workspace.FS, newName, oldName string) string {
 	exists := func(p string) bool {
 		n, err := fsys.Resolve(p)
 		if err != nil {
@@ -610,7 +555,7 @@ func (o Options) hint(codex, unified string) string {
 // the patch leaves it. The caller asks only after p itself failed to apply,
 // so its chunks were not found as the patch expects them: applying it again
 // is a no-op, not an error. fsys is not written.
-func AlreadyApplied(fsys FS, p *patchparse.Patch, opt Options) bool {
+func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	var updates []*patchparse.FileOp
 	for _, f := range p.Files {
 		n, err := fsys.Resolve(f.Path)
@@ -641,6 +586,6 @@ func AlreadyApplied(fsys FS, p *patchparse.Patch, opt Options) bool {
 	if err != nil {
 		return false
 	}
-	_, err = Apply(DryRun(fsys), rp, opt)
+	_, err = Apply(workspace.DryRun(fsys), rp, opt)
 	return err == nil
 }

@@ -234,7 +234,7 @@ func TestApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ws, dir := tree(t, tt.files)
 			before := snapshotTree(t, dir)
-			res, err := Apply(Disk(ws), tt.patch, tt.opt)
+			res, err := Apply(workspace.Disk(ws), tt.patch, tt.opt)
 			after := snapshotTree(t, dir)
 			if tt.code != "" {
 				if err == nil {
@@ -274,7 +274,7 @@ func assertSame(t *testing.T, got, want map[string]string) {
 func TestDryRunWritesNothing(t *testing.T) {
 	ws, dir := tree(t, map[string]string{"a.txt": "a\n", "d.txt": "d\n"})
 	before := snapshotTree(t, dir)
-	res, err := Apply(DryRun(Disk(ws)), patch(upd("a.txt", "@@\n-a\n+A\n"), add("n/b.txt", "b"), del("d.txt")), Options{Diff: true})
+	res, err := Apply(workspace.DryRun(workspace.Disk(ws)), patch(upd("a.txt", "@@\n-a\n+A\n"), add("n/b.txt", "b"), del("d.txt")), Options{Diff: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestManyFilesParallel(t *testing.T) {
 		ops = append(ops, upd(name, "@@\n one\n-two\n+TWO\n"))
 	}
 	ws, dir := tree(t, files)
-	if _, err := Apply(Disk(ws), patch(ops...), Options{Workers: 4}); err != nil {
+	if _, err := Apply(workspace.Disk(ws), patch(ops...), Options{Workers: 4}); err != nil {
 		t.Fatal(err)
 	}
 	assertSame(t, snapshotTree(t, dir), want)
@@ -326,7 +326,7 @@ func TestCommitTimeFailure(t *testing.T) {
 	}
 	defer exec.Command("chattr", "-i", target).Run()
 	before := snapshotTree(t, dir)
-	_, err := Apply(Disk(ws), patch(ops...), Options{})
+	_, err := Apply(workspace.Disk(ws), patch(ops...), Options{})
 	if err == nil {
 		t.Fatal("applied over an immutable file")
 	}

@@ -761,7 +761,7 @@ func applyAll(t *testing.T, changes []*change, unified bool) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	if _, err := apply.Apply(apply.Disk(ws), p, apply.Options{}); err != nil {
+	if _, err := apply.Apply(workspace.Disk(ws), p, apply.Options{}); err != nil {
 		t.Fatalf("unified=%v: multi-file clean patch: %v", unified, err)
 	}
 	for _, c := range changes {

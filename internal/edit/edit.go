@@ -12,8 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -123,41 +121,12 @@ type Result struct {
 // maxListed bounds the line numbers listed in results and messages.
 const maxListed = 1000
 
-// Files is what Run needs of a workspace; *workspace.Workspace has it, and
-// DryRun wraps one so that nothing is written.
-type Files interface {
-	Stat(name string) (fs.FileInfo, error)
-	Open(name string) (*os.File, error)
-	ReadFile(name string) ([]byte, error)
-	WriteFileParts(name string, parts [][]byte, opt workspace.WriteOptions) error
-	Lock(names ...string) (unlock func(), err error)
-	// DidYouMean adds near existing names to a NOT_FOUND error on name.
-	DidYouMean(name string, err error) error
-}
-
-// DryRun wraps Files so that writes are recorded, not made: `--dry-run` is
-// the same engine over this wrapper.
-type DryRun struct {
-	Files
-	// Written holds what would have been written, by name.
-	Written map[string][]byte
-}
-
-// WriteFileParts records the content instead of writing it.
-func (d *DryRun) WriteFileParts(name string, parts [][]byte, _ workspace.WriteOptions) error {
-	if d.Written == nil {
-		d.Written = map[string][]byte{}
-	}
-	d.Written[name] = join(parts)
-	return nil
-}
-
 // Run applies edits to the file name (a resolved workspace name) of files:
 // under the workspace lock for name it reads the file, checks it against
 // opt.IfMatch, applies every edit (Apply) and writes the result atomically
 // when it changed. Many processes may run it on one file at once: the lock
 // serializes their read-modify-write cycles, so no edit is lost.
-func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err error) {
+func Run(files workspace.FS, name string, edits []Edit, opt Options) (res *Result, err error) {
 	if err := Validate(edits); err != nil {
 		return nil, err
 	}
@@ -170,7 +139,7 @@ func Run(files Files, name string, edits []Edit, opt Options) (res *Result, err 
 // workspace lock for name it reads the file, checks it against opt.IfMatch,
 // computes the new content with edit and writes it atomically when it
 // changed.
-func change(files Files, name string, opt Options, edit func(content []byte) ([][]byte, *Result, error)) (res *Result, err error) {
+func change(files workspace.FS, name string, opt Options, edit func(content []byte) ([][]byte, *Result, error)) (res *Result, err error) {
 	// A big file is mapped (readContent): if it is truncated under us, the
 	// fault becomes a panic here instead of killing the process.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -208,7 +177,7 @@ func change(files Files, name string, opt Options, edit func(content []byte) ([]
 		return nil, err
 	}
 	if res.Changed {
-		if err := files.WriteFileParts(name, parts, workspace.WriteOptions{NoParents: true}); err != nil {
+		if err := files.WriteFile(name, parts, workspace.WriteOptions{NoParents: true}); err != nil {
 			return nil, err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // text takes the file's line endings and becomes whole lines: a line break
 // is added after it, except at the end of a file that has no final line
 // break (which keeps having none).
-func Insert(files Files, name string, after int, text string, opt Options) (*Result, error) {
+func Insert(files workspace.FS, name string, after int, text string, opt Options) (*Result, error) {
 	if after < 0 {
 		return nil, result.Errorf(result.InvalidArgument, "insert line must be 0 (the start) or more, not %d", after)
 	}

@@ -27,7 +27,7 @@ func TestTruncatedMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	content, release, err := readContent(ws, "big.txt", int64(len(data)))
+	content, release, err := readContent(workspace.Disk(ws), "big.txt", int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestRunBigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ws, "big.txt", []Edit{{OldText: "the end\n", NewText: "the\nreal end\n"}}, Options{Hash: true})
+	res, err := Run(workspace.Disk(ws), "big.txt", []Edit{{OldText: "the end\n", NewText: "the\nreal end\n"}}, Options{Hash: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ package edit
 
 import (
 	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // mapMin is the size from which a file is mapped rather than read: mapping
@@ -15,7 +17,7 @@ const mapMin = 1 << 20
 // function that releases it. Big files are mapped read-only; a fault on the
 // mapping (the file truncated under us by a writer that does not take
 // hunk's lock) is turned into an error by Run.
-func readContent(files Files, name string, size int64) ([]byte, func(), error) {
+func readContent(files workspace.FS, name string, size int64) ([]byte, func(), error) {
 	if size < mapMin || int64(int(size)) != size {
 		b, err := files.ReadFile(name)
 		return b, func() {}, err

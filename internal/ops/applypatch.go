@@ -58,14 +58,12 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 		return patchStat(p, req.Stat == "numstat"), nil
 	}
 	ws := env.Workspace
-	fsys := apply.Disk(ws)
-	if req.DryRun {
-		fsys = apply.DryRun(fsys)
-	}
+	fsys := env.FS(req.DryRun)
+	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Diff: req.Diff || env.ToolResult}
 	res, err := apply.Apply(fsys, p, aopt)
 	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
-		apply.AlreadyApplied(apply.Disk(ws), p, aopt) {
+		apply.AlreadyApplied(fsys, p, aopt) {
 		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
 		return &Output{Text: msg, Message: msg, Details: map[string]any{
 			"alreadyApplied": true, "format": p.Format, "dryRun": req.DryRun,

@@ -58,6 +58,7 @@ func Edit(env *Env, req EditRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer files.Done()
 	res, err := edit.Run(files, name, edits, editOptions(env, req.Exact, req.IfMatch, req.Diff))
 	if err != nil {
 		return nil, err
@@ -81,6 +82,7 @@ func Insert(env *Env, req InsertRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer files.Done()
 	res, err := edit.Insert(files, name, req.After, req.Text, editOptions(env, false, req.IfMatch, req.Diff))
 	if err != nil {
 		return nil, err
@@ -101,16 +103,12 @@ func Insert(env *Env, req InsertRequest) (*Output, error) {
 	return out, nil
 }
 
-func editTarget(env *Env, path string, dryRun bool) (edit.Files, string, error) {
+func editTarget(env *Env, path string, dryRun bool) (workspace.FS, string, error) {
 	name, err := env.Workspace.Resolve(path)
 	if err != nil {
 		return nil, "", err
 	}
-	var files edit.Files = env.Workspace
-	if dryRun {
-		files = &edit.DryRun{Files: env.Workspace}
-	}
-	return files, name, nil
+	return env.FS(dryRun), name, nil
 }
 
 func editOptions(env *Env, exact bool, ifMatch string, diff bool) edit.Options {

@@ -40,6 +40,17 @@ type Limits struct {
 	PatchMaxBytes int64 // patch text
 }
 
+// FS is the workspace as the engines that change files take it: the disk,
+// or under dryRun the disk with every write discarded. The caller calls
+// Done when the operation is over.
+func (e *Env) FS(dryRun bool) workspace.FS {
+	fsys := workspace.Disk(e.Workspace)
+	if dryRun {
+		fsys = workspace.DryRun(fsys)
+	}
+	return fsys
+}
+
 func (e *Env) warn(msg string) {
 	if e.Warn != nil {
 		e.Warn(msg)

@@ -21,9 +21,11 @@ type WriteRequest struct {
 // Write creates or replaces the file atomically, keeping its mode.
 func Write(env *Env, req WriteRequest) (*Output, error) {
 	data := []byte(req.Content)
-	res, err := write.Write(env.Workspace, write.Options{
+	fsys := env.FS(req.DryRun)
+	defer fsys.Done()
+	res, err := write.Write(fsys, write.Options{
 		Path: req.Path, Content: data, CreateOnly: req.CreateOnly, IfMatch: req.IfMatch,
-		MaxBytes: env.Limits.WriteMaxBytes, DryRun: req.DryRun, WantOld: req.Diff,
+		MaxBytes: env.Limits.WriteMaxBytes, WantOld: req.Diff,
 	})
 	if err != nil {
 		return nil, err

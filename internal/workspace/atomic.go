@@ -25,8 +25,7 @@ type WriteOptions struct {
 	// CreateOnly refuses a name that already exists (ALREADY_EXISTS); the
 	// check is atomic (link(2), not check-then-rename).
 	CreateOnly bool
-	// ForcePerm gives an existing file Perm too (a patch's mode change);
-	// Txn.Stage only.
+	// ForcePerm gives an existing file Perm too (a patch's mode change).
 	ForcePerm bool
 }
 
@@ -37,7 +36,7 @@ const (
 	TempSuffix = ".tmp"
 )
 
-// writebackChunk is the size of the chunks WriteFileParts writes a big file in.
+// writebackChunk is the size of the chunks a big file is written in (Batch.create).
 const writebackChunk = 8 << 20
 
 // TempName returns a fresh temporary name in the directory of name.
@@ -67,111 +66,13 @@ func joinName(dir, base string) string {
 }
 
 // WriteFile replaces name with data atomically: the data goes to a temporary
-// file in the target's directory, which is synced, given the old file's mode
-// (and owner, when we may) and renamed over the target. A symlink inside the
-// root is followed and its target replaced. On any error the temporary file is
-// removed and the target is as it was.
+// file in the target's directory, which is given the old file's mode (and
+// owner, when we may), flushed when the workspace is Durable, and renamed
+// over the target. A symlink inside the root is followed and its target
+// replaced. On any error the temporary file is removed and the target is as
+// it was. It is a transaction of one operation (Txn, FS.WriteFile).
 func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error {
-	return w.WriteFileParts(name, [][]byte{data}, opt)
-}
-
-// WriteFileParts is WriteFile for content given as pieces written one after
-// the other, so that a caller editing a big file need not join its
-// unchanged parts into one more buffer.
-func (w *Workspace) WriteFileParts(name string, parts [][]byte, opt WriteOptions) error {
-	target, err := w.FollowLinks(name)
-	if err != nil {
-		return err
-	}
-	perm := opt.Perm
-	if perm == 0 {
-		perm = 0o666
-	}
-	fi, err := w.Lstat(target)
-	old, err := replaceable(name, fi, err, opt)
-	if err != nil {
-		return err
-	}
-	dir, _ := splitName(target)
-	if !opt.NoParents && dir != "." {
-		if err := w.MkdirAll(dir); err != nil {
-			return err
-		}
-	}
-	tmp := TempName(target)
-	f, err := w.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return w.Error(name, unwrapPath(err))
-	}
-	fail := func(err error) error {
-		f.Close()
-		_ = w.Remove(tmp)
-		return w.Error(name, unwrapPath(err))
-	}
-	// Big content goes out in chunks whose writeback starts at once, so the
-	// disk works while the rest is copied and the fsync below waits less.
-	var off int64
-	for _, data := range parts {
-		for len(data) > 0 {
-			n := min(len(data), writebackChunk)
-			if _, err := f.Write(data[:n]); err != nil {
-				return fail(err)
-			}
-			if n == writebackChunk {
-				startWriteback(f, off, int64(n))
-			}
-			off += int64(n)
-			data = data[n:]
-		}
-	}
-	if old != nil {
-		// Through the descriptor: chmod/chown by name could be raced onto a symlink.
-		if err := f.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-			return fail(err)
-		}
-		if st, ok := old.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-			_ = f.Chown(int(st.Uid), int(st.Gid))
-		}
-	}
-	if w.Durable {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		_ = w.Remove(tmp)
-		return w.Error(name, unwrapPath(err))
-	}
-	if opt.CreateOnly {
-		// link(2) fails if target exists: no window in which another writer's
-		// new file could be replaced.
-		err = w.Link(tmp, target)
-		_ = w.Remove(tmp)
-		if err != nil {
-			return w.Error(name, unwrapPath(err))
-		}
-		if w.Durable {
-			w.SyncDir(dir)
-		}
-		return nil
-	}
-	if err := w.Rename(tmp, target); err != nil {
-		_ = w.Remove(tmp)
-		return w.Error(name, unwrapPath(err))
-	}
-	if w.Durable {
-		w.SyncDir(dir)
-	}
-	return nil
-}
-
-// SyncDir fsyncs a directory so that a rename in it survives power loss
-// (best effort: errors are ignored, the rename itself has succeeded).
-func (w *Workspace) SyncDir(dir string) {
-	if d, err := w.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	return w.writeOne(nil, name, [][]byte{data}, opt)
 }
 
 // unwrapPath strips a PathError (whose path would be the temporary file's)

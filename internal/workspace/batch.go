@@ -206,13 +206,15 @@ func (b *Batch) FollowLinks(name string) (string, error) {
 // umask — or, when exact, perm exactly — writes data and, when chown, gives
 // it the owner uid:gid; it returns an error naming name.
 func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int) error {
-	return b.create(name, data, perm, exact, chown, uid, gid, false)
+	return b.create(name, [][]byte{data}, perm, exact, chown, uid, gid, false)
 }
 
-// create is createExcl; startWriteback also starts writing the data to
-// disk (sync_file_range, no waiting), so that a later flush of this file
-// mostly finds it done.
-func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown bool, uid, gid int, startWriteback bool) error {
+// create is createExcl for content given as parts written one after the
+// other; writeback also starts writing the data to disk
+// (sync_file_range, no waiting), so that a later flush of this file mostly
+// finds it done. Big content is written in chunks whose writeback starts at
+// once, so the disk works while the rest is copied.
+func (b *Batch) create(name string, parts [][]byte, perm fs.FileMode, exact, chown bool, uid, gid int, writeback bool) error {
 	b.forget(name)
 	fd, base, ok := b.at(name)
 	if !ok {
@@ -220,7 +222,11 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(data)
+		for _, data := range parts {
+			if err == nil {
+				_, err = f.Write(data)
+			}
+		}
 		if err == nil && exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
 			err = f.Chmod(perm)
 		}
@@ -249,15 +255,22 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 		_ = unix.Unlinkat(fd, base, 0)
 		return b.w.Error(name, pathErr("write", name, err))
 	}
-	for off := 0; off < len(data); {
-		n, err := unix.Write(f, data[off:])
-		if err == unix.EINTR {
-			continue
+	size := 0
+	for _, data := range parts {
+		for off := 0; off < len(data); {
+			n, err := unix.Write(f, data[off:min(len(data), off+writebackChunk)])
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return fail(err)
+			}
+			if n == writebackChunk {
+				startWriteback(f, int64(size), int64(n))
+			}
+			off += n
+			size += n
 		}
-		if err != nil {
-			return fail(err)
-		}
-		off += n
 	}
 	if exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
 		mode := uint32(perm & fs.ModePerm)
@@ -277,8 +290,8 @@ func (b *Batch) create(name string, data []byte, perm fs.FileMode, exact, chown 
 	if chown {
 		_ = unix.Fchown(f, uid, gid)
 	}
-	if startWriteback && len(data) > 0 && !b.skipFlush() {
-		startWritebackFd(f)
+	if writeback && size > 0 && !b.skipFlush() {
+		startWriteback(f, 0, 0)
 	}
 	if err := unix.Close(f); err != nil {
 		_ = unix.Unlinkat(fd, base, 0)

@@ -44,9 +44,10 @@ const journalDir = JournalDir
 const JournalDir = ".hunk-txn"
 
 type journal struct {
-	mu sync.Mutex
-	w  *Workspace
-	f  *os.File
+	mu  sync.Mutex
+	w   *Workspace
+	f   *os.File
+	off bool // a transaction of one operation keeps none
 }
 
 type journalEntry struct {
@@ -62,6 +63,9 @@ type journalEntry struct {
 // log appends e, creating the journal on first use. A journal that cannot
 // be written does not stop the transaction (it is a recovery aid).
 func (j *journal) log(e journalEntry) {
+	if j.off {
+		return
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -111,8 +115,14 @@ func randHex() string {
 
 // contentHash identifies staged content cheaply (CRC-32C, in hardware, and
 // the length): recovery only tells the staged content from the old one.
-func contentHash(data []byte) string {
-	return fmt.Sprintf("%08x-%d", crc32.Checksum(data, castagnoli), len(data))
+func contentHash(parts ...[]byte) string {
+	var sum uint32
+	n := 0
+	for _, p := range parts {
+		sum = crc32.Update(sum, castagnoli, p)
+		n += len(p)
+	}
+	return fmt.Sprintf("%08x-%d", sum, n)
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

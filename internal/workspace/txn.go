@@ -14,8 +14,8 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-// Txn is a multi-file transaction: all of a patch's writes and removals
-// succeed together or none is visible.
+// diskTxn is the Txn of a real workspace: all of a patch's writes and
+// removals succeed together or none is visible.
 //
 // Stage writes each new content to a temporary file beside its target as soon
 // as it is known (so the caller need not hold every file in memory) and
@@ -38,7 +38,7 @@ import (
 //
 // Stage and Remove may be called from several goroutines; Commit and Abort
 // from one.
-type Txn struct {
+type diskTxn struct {
 	w        *Workspace
 	b        *Batch
 	ownBatch bool // b is closed when the transaction ends
@@ -48,6 +48,9 @@ type Txn struct {
 	done     bool
 
 	j journal // the recovery record while the transaction runs (journal.go)
+	// single marks a transaction of one operation (writeOne): its one
+	// rename is atomic by itself, so it keeps no journal and no backup.
+	single bool
 
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
 	failAt int
@@ -67,11 +70,25 @@ type txnOp struct {
 // Begin starts a transaction on the workspace. Its file operations go
 // through b (nil: a Batch of its own), which the caller keeps open until
 // the transaction is finished.
-func (w *Workspace) Begin(b *Batch) *Txn {
+func (w *Workspace) Begin(b *Batch) Txn { return w.begin(b) }
+
+func (w *Workspace) begin(b *Batch) *diskTxn {
 	if b == nil {
-		return &Txn{w: w, b: w.Batch(), ownBatch: true, j: journal{w: w}}
+		return &diskTxn{w: w, b: w.Batch(), ownBatch: true, j: journal{w: w}}
 	}
-	return &Txn{w: w, b: b, j: journal{w: w}}
+	return &diskTxn{w: w, b: b, j: journal{w: w}}
+}
+
+// writeOne replaces or creates one file atomically, through b (nil: a
+// Batch of its own): a transaction of that one write.
+func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOptions) error {
+	t := w.begin(b)
+	t.single, t.j.off = true, true
+	if err := t.stage(name, parts, opt); err != nil {
+		t.Abort()
+		return err
+	}
+	return t.Commit()
 }
 
 // Stage writes data to a temporary file beside name's target (a symlink
@@ -79,7 +96,11 @@ func (w *Workspace) Begin(b *Batch) *Txn {
 // directories unless opt.NoParents. The target is untouched until Commit. An
 // existing file's mode (and owner, when we may) is given to the new content;
 // opt.CreateOnly makes Commit refuse a target that exists by then.
-func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
+func (t *diskTxn) Stage(name string, data []byte, opt WriteOptions) error {
+	return t.stage(name, [][]byte{data}, opt)
+}
+
+func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	w, b := t.w, t.b
 	target := name
 	fi, err := b.Lstat(name)
@@ -114,8 +135,8 @@ func (t *Txn) Stage(name string, data []byte, opt WriteOptions) error {
 			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
 	}
-	t.j.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(data)})
-	if err := b.create(tmp, data, perm, old != nil, chown, uid, gid, true); err != nil {
+	t.j.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(parts...)})
+	if err := b.create(tmp, parts, perm, old != nil, chown, uid, gid, true); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
 	t.mu.Lock()
@@ -144,7 +165,7 @@ func umask() uint32 {
 // Remove records that name is to be removed at Commit. name itself is
 // removed: a symlink is removed, never its target. It must exist and not be
 // a directory.
-func (t *Txn) Remove(name string) error {
+func (t *diskTxn) Remove(name string) error {
 	fi, err := t.b.Lstat(name)
 	if err != nil {
 		return err
@@ -161,7 +182,7 @@ func (t *Txn) Remove(name string) error {
 
 // mkdirAll creates dir and its missing parents, remembering each one it
 // created so that a rollback can remove them again.
-func (t *Txn) mkdirAll(dir string) error {
+func (t *diskTxn) mkdirAll(dir string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var missing []string
@@ -195,12 +216,12 @@ func (w *Workspace) mkdir(name string) error {
 }
 
 // Len is the number of staged writes and removals.
-func (t *Txn) Len() int { return len(t.ops) }
+func (t *diskTxn) Len() int { return len(t.ops) }
 
 // Commit makes every staged change visible, in staging order, or — on any
 // failure — none: the changes already made are rolled back from their
 // backups, and every temporary file and created directory is removed.
-func (t *Txn) Commit() error {
+func (t *diskTxn) Commit() error {
 	if t.done {
 		return errors.New("workspace: transaction already finished")
 	}
@@ -257,7 +278,7 @@ func (t *Txn) Commit() error {
 const commitWorkers = 2
 
 // parallel runs f(i) for every op index on commitWorkers goroutines.
-func (t *Txn) parallel(f func(i int)) {
+func (t *diskTxn) parallel(f func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < commitWorkers; w++ {
@@ -278,7 +299,7 @@ func (t *Txn) parallel(f func(i int)) {
 
 // step applies one staged change, first keeping the old content under a
 // backup name.
-func (t *Txn) step(i int, op *txnOp) error {
+func (t *diskTxn) step(i int, op *txnOp) error {
 	w, b := t.w, t.b
 	if t.failAt > 0 && i+1 == t.failAt {
 		return result.Errorf(result.IOError, "%s: injected failure", op.name)
@@ -303,7 +324,7 @@ func (t *Txn) step(i int, op *txnOp) error {
 		op.applied = true
 		return nil
 	}
-	if op.existed {
+	if op.existed && !t.single {
 		// Swap the new content in: the temporary name then holds the old
 		// content, which is the backup (one atomic renameat2).
 		switch err := b.Exchange(op.tmp, op.target); {
@@ -329,7 +350,7 @@ func (t *Txn) step(i int, op *txnOp) error {
 
 // keepOld saves the target's current content under a backup name: a hard
 // link where the filesystem allows it, a copy otherwise.
-func (t *Txn) keepOld(op *txnOp) error {
+func (t *diskTxn) keepOld(op *txnOp) error {
 	w, bt := t.w, t.b
 	b := TempName(op.target)
 	t.j.log(journalEntry{Op: "backup", Target: op.target, Backup: b})
@@ -350,7 +371,7 @@ func (t *Txn) keepOld(op *txnOp) error {
 
 // rollback undoes steps [0, n) in reverse order and removes every temporary
 // file and created directory.
-func (t *Txn) rollback(n int) {
+func (t *diskTxn) rollback(n int) {
 	w := t.b
 	for i := n - 1; i >= 0; i-- {
 		op := t.ops[i]
@@ -370,7 +391,7 @@ func (t *Txn) rollback(n int) {
 
 // Abort discards a transaction that was not committed: temporary files and
 // created directories are removed; no target was ever touched.
-func (t *Txn) Abort() {
+func (t *diskTxn) Abort() {
 	if t.done {
 		return
 	}
@@ -381,7 +402,7 @@ func (t *Txn) Abort() {
 	}
 }
 
-func (t *Txn) cleanup() {
+func (t *diskTxn) cleanup() {
 	defer t.j.close()
 	for _, op := range t.ops {
 		if op.tmp != "" {
@@ -407,7 +428,7 @@ const flushWorkers = 32
 // with fdatasync(2), many at a time. Only the transaction's own files are
 // flushed — unlike syncfs(2) or sync(2), whose cost depends on what every
 // other process has left unwritten on the filesystem.
-func (t *Txn) flushStaged() error {
+func (t *diskTxn) flushStaged() error {
 	if t.b.skipFlush() {
 		return nil
 	}
@@ -442,7 +463,7 @@ func (t *Txn) flushStaged() error {
 
 // flushDirs makes the renames and removals durable: fsync(2) of every
 // directory a change was made in.
-func (t *Txn) flushDirs() error {
+func (t *diskTxn) flushDirs() error {
 	if t.b.skipFlush() {
 		return nil
 	}

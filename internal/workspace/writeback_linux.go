@@ -1,20 +1,13 @@
 package workspace
 
-import (
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// startWriteback asks the kernel to start writing f's bytes [off, off+n)
-// to disk now, without waiting, so that the final fsync of a big file has
-// less left to wait for.
-func startWriteback(f *os.File, off, n int64) {
-	_ = unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
+// startWriteback asks the kernel to start writing fd's bytes [off, off+n)
+// (n = 0: to the end) to disk now, without waiting, so that a later flush
+// of the file has less left to wait for.
+func startWriteback(fd int, off, n int64) {
+	_ = unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
-
-// startWritebackFd starts writing fd's dirty pages back, without waiting.
-func startWritebackFd(fd int) { _ = unix.SyncFileRange(fd, 0, 0, unix.SYNC_FILE_RANGE_WRITE) }
 
 // fdatasync flushes fd's data.
 func fdatasync(fd int) error { return unix.Fdatasync(fd) }

@@ -2,15 +2,9 @@
 
 package workspace
 
-import (
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-func startWriteback(f *os.File, off, n int64) {}
-
-func startWritebackFd(fd int) {}
+func startWriteback(fd int, off, n int64) {}
 
 func fdatasync(fd int) error { return unix.Fsync(fd) }
 

@@ -17,7 +17,6 @@ type Options struct {
 	CreateOnly bool   // refuse an existing file (ALREADY_EXISTS)
 	IfMatch    string // hex sha256 the current file must have (STALE otherwise)
 	MaxBytes   int64  // refuse larger content (TOO_LARGE); 0 = no limit
-	DryRun     bool   // check everything, write nothing
 	WantOld    bool   // keep the previous content in Result.Old (for --diff)
 }
 
@@ -36,8 +35,9 @@ type Result struct {
 // Hash is workspace.Hash.
 func Hash(b []byte) string { return workspace.Hash(b) }
 
-// Write performs opt against ws.
-func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
+// Write performs opt against ws (workspace.DryRun(ws) to check everything
+// and write nothing).
+func Write(ws workspace.FS, opt Options) (*Result, error) {
 	name, err := ws.Resolve(opt.Path)
 	if err != nil {
 		return nil, err
@@ -95,10 +95,7 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 		res.NoOp = true
 		return res, nil
 	}
-	if opt.DryRun {
-		return res, nil
-	}
-	if err := ws.WriteFile(name, opt.Content, workspace.WriteOptions{CreateOnly: opt.CreateOnly}); err != nil {
+	if err := ws.WriteFile(name, [][]byte{opt.Content}, workspace.WriteOptions{CreateOnly: opt.CreateOnly}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -107,7 +104,7 @@ func Write(ws *workspace.Workspace, opt Options) (*Result, error) {
 // isDanglingOutside reports whether name is a symlink whose target leads out
 // of the workspace (ReadFile says "not found" for a dangling link; writing
 // through it must be refused, not treated as a create).
-func isDanglingOutside(ws *workspace.Workspace, name string) bool {
+func isDanglingOutside(ws workspace.FS, name string) bool {
 	_, err := ws.FollowLinks(name)
 	return err != nil
 }

@@ -18,23 +18,24 @@ func TestWrite(t *testing.T) {
 	}
 	old := "old\n"
 	cases := map[string]struct {
-		opt  Options
-		want want
+		opt    Options
+		dryRun bool
+		want   want
 	}{
-		"create":                 {Options{Path: "new.txt", Content: []byte("x")}, want{created: true, content: "x"}},
-		"create parents":         {Options{Path: "a/b/c.txt", Content: []byte("x")}, want{created: true, content: "x"}},
-		"replace":                {Options{Path: "f.txt", Content: []byte("y")}, want{content: "y"}},
-		"identical is no-op":     {Options{Path: "f.txt", Content: []byte(old)}, want{noop: true, content: old}},
-		"create-only refuses":    {Options{Path: "f.txt", Content: []byte("y"), CreateOnly: true}, want{code: result.AlreadyExists, content: old}},
-		"if-match current":       {Options{Path: "f.txt", Content: []byte("y"), IfMatch: Hash([]byte(old))}, want{content: "y"}},
-		"if-match upper case":    {Options{Path: "f.txt", Content: []byte("y"), IfMatch: "  " + upper(Hash([]byte(old)))}, want{content: "y"}},
-		"if-match stale":         {Options{Path: "f.txt", Content: []byte("y"), IfMatch: Hash([]byte("other"))}, want{code: result.Stale, content: old}},
-		"if-match malformed":     {Options{Path: "f.txt", Content: []byte("y"), IfMatch: "abc"}, want{code: result.InvalidArgument, content: old}},
-		"too large":              {Options{Path: "f.txt", Content: []byte("123456"), MaxBytes: 5}, want{code: result.TooLarge, content: old}},
-		"directory":              {Options{Path: "dir", Content: []byte("x")}, want{code: result.IsDirectory}},
-		"trailing slash":         {Options{Path: "f.txt/", Content: []byte("x")}, want{code: result.IsDirectory, content: old}},
-		"outside":                {Options{Path: "../x", Content: []byte("x")}, want{code: result.OutsideWorkspace}},
-		"dry run writes nothing": {Options{Path: "f.txt", Content: []byte("y"), DryRun: true}, want{content: old}},
+		"create":                 {Options{Path: "new.txt", Content: []byte("x")}, false, want{created: true, content: "x"}},
+		"create parents":         {Options{Path: "a/b/c.txt", Content: []byte("x")}, false, want{created: true, content: "x"}},
+		"replace":                {Options{Path: "f.txt", Content: []byte("y")}, false, want{content: "y"}},
+		"identical is no-op":     {Options{Path: "f.txt", Content: []byte(old)}, false, want{noop: true, content: old}},
+		"create-only refuses":    {Options{Path: "f.txt", Content: []byte("y"), CreateOnly: true}, false, want{code: result.AlreadyExists, content: old}},
+		"if-match current":       {Options{Path: "f.txt", Content: []byte("y"), IfMatch: Hash([]byte(old))}, false, want{content: "y"}},
+		"if-match upper case":    {Options{Path: "f.txt", Content: []byte("y"), IfMatch: "  " + upper(Hash([]byte(old)))}, false, want{content: "y"}},
+		"if-match stale":         {Options{Path: "f.txt", Content: []byte("y"), IfMatch: Hash([]byte("other"))}, false, want{code: result.Stale, content: old}},
+		"if-match malformed":     {Options{Path: "f.txt", Content: []byte("y"), IfMatch: "abc"}, false, want{code: result.InvalidArgument, content: old}},
+		"too large":              {Options{Path: "f.txt", Content: []byte("123456"), MaxBytes: 5}, false, want{code: result.TooLarge, content: old}},
+		"directory":              {Options{Path: "dir", Content: []byte("x")}, false, want{code: result.IsDirectory}},
+		"trailing slash":         {Options{Path: "f.txt/", Content: []byte("x")}, false, want{code: result.IsDirectory, content: old}},
+		"outside":                {Options{Path: "../x", Content: []byte("x")}, false, want{code: result.OutsideWorkspace}},
+		"dry run writes nothing": {Options{Path: "f.txt", Content: []byte("y")}, true, want{content: old}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -50,7 +51,11 @@ func TestWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ws.Close()
-			res, err := Write(ws, c.opt)
+			fsys := workspace.Disk(ws)
+			if c.dryRun {
+				fsys = workspace.DryRun(fsys)
+			}
+			res, err := Write(fsys, c.opt)
 			if got := result.As(err); (got == nil) != (c.want.code == "") || (got != nil && got.Code != c.want.code) {
 				t.Fatalf("error %v, want code %q", err, c.want.code)
 			}
@@ -59,7 +64,7 @@ func TestWrite(t *testing.T) {
 			}
 			if c.want.content != "" {
 				p := c.opt.Path
-				if c.want.code != "" || c.opt.DryRun {
+				if c.want.code != "" || c.dryRun {
 					p = "f.txt"
 				}
 				b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(trimSlash(p))))

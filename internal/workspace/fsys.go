@@ -1,0 +1,84 @@
+package workspace
+
+import (
+	"io/fs"
+	"os"
+)
+
+// FS is what the engines that change files (apply, edit, write) need of a
+// workspace: reading and resolving names, locking them, and writing through
+// one path — a transaction for many files (Begin) or a single file
+// (WriteFile, a transaction of one operation). Disk is the real one; DryRun
+// wraps any FS so that every write is planned and checked in full and then
+// discarded. The engines never write any other way.
+type FS interface {
+	Resolve(p string) (string, error)
+	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
+	FollowLinks(name string) (string, error)
+	Open(name string) (*os.File, error)
+	ReadFile(name string) ([]byte, error)
+	Lock(names ...string) (unlock func(), err error)
+	// DidYouMean adds near existing names to a NOT_FOUND error on name.
+	DidYouMean(name string, err error) error
+
+	// Begin starts a transaction over many files.
+	Begin() Txn
+	// WriteFile replaces (or creates) one file atomically; its content is
+	// parts, written one after the other (an edit of a big file need not
+	// join its unchanged parts into one more buffer).
+	WriteFile(name string, parts [][]byte, opt WriteOptions) error
+	// Done releases what the FS holds for one operation (open
+	// directories); it may be used again afterwards.
+	Done()
+}
+
+// Txn is a multi-file transaction: every staged write and removal becomes
+// visible at Commit, or none does (see diskTxn for how).
+type Txn interface {
+	Stage(name string, data []byte, opt WriteOptions) error
+	Remove(name string) error
+	Commit() error
+	Abort()
+}
+
+// Disk is the FS of a real workspace. Its accesses go through a Batch:
+// one system call per access, not one per path component.
+func Disk(w *Workspace) FS { return &disk{w: w, b: w.Batch()} }
+
+type disk struct {
+	w *Workspace
+	b *Batch
+}
+
+func (d *disk) Resolve(p string) (string, error)        { return d.w.Resolve(p) }
+func (d *disk) Stat(name string) (fs.FileInfo, error)   { return d.w.Stat(name) }
+func (d *disk) Lstat(name string) (fs.FileInfo, error)  { return d.b.Lstat(name) }
+func (d *disk) FollowLinks(name string) (string, error) { return d.b.FollowLinks(name) }
+func (d *disk) Open(name string) (*os.File, error)      { return d.w.Open(name) }
+func (d *disk) ReadFile(name string) ([]byte, error)    { return d.b.ReadFile(name) }
+func (d *disk) Lock(names ...string) (func(), error)    { return d.b.Lock(names...) }
+func (d *disk) DidYouMean(name string, err error) error { return d.w.DidYouMean(name, err) }
+func (d *disk) Begin() Txn                              { return d.w.Begin(d.b) }
+func (d *disk) Done()                                   { d.b.Close() }
+
+func (d *disk) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
+	return d.w.writeOne(d.b, name, parts, opt)
+}
+
+// DryRun wraps an FS so that nothing is written: reads, locks and checks
+// are real, and what would be written is discarded. `--dry-run` is every
+// engine run over this wrapper.
+func DryRun(f FS) FS { return dryRun{f} }
+
+type dryRun struct{ FS }
+
+func (dryRun) Begin() Txn                                    { return &discard{} }
+func (dryRun) WriteFile(string, [][]byte, WriteOptions) error { return nil }
+
+type discard struct{}
+
+func (*discard) Stage(string, []byte, WriteOptions) error { return nil }
+func (*discard) Remove(string) error                      { return nil }
+func (*discard) Commit() error                            { return nil }
+func (*discard) Abort()                                   {}
