@@ -73,7 +73,7 @@ func DryRun(f FS) FS { return dryRun{f} }
 
 type dryRun struct{ FS }
 
-func (dryRun) Begin() Txn                                    { return &discard{} }
+func (dryRun) Begin() Txn                                     { return &discard{} }
 func (dryRun) WriteFile(string, [][]byte, WriteOptions) error { return nil }
 
 type discard struct{}
