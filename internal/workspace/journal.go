@@ -60,6 +60,9 @@ type journalEntry struct {
 	Hash       string `json:"hash,omitempty"`
 }
 
+// on reports whether the journal is kept.
+func (j *journal) on() bool { return !j.off }
+
 // log appends e, creating the journal on first use. A journal that cannot
 // be written does not stop the transaction (it is a recovery aid).
 func (j *journal) log(e journalEntry) {
