@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -127,97 +126,20 @@ func (m *placed) matchLen() int {
 	return n
 }
 
-// text is a file split into lines without copying: line i is
-// body[start[i]:start[i]+len(line[i])], followed by its ending eol[i].
-type text struct {
-	body  string // the content without BOM
-	bom   bool
-	lines []string
-	eols  []string
-	start []int
-}
-
-// split decodes content (refusing binary and non-UTF-8 data) into lines
-// that are substrings of it: one allocation per slice, none per line.
-func split(name string, content []byte) (*text, error) {
-	if err := workspace.CheckText(name, content); err != nil {
-		return nil, err
-	}
-	t := &text{}
-	if workspace.HasBOM(content) {
-		t.bom = true
-		content = content[len(workspace.BOM):]
-	}
-	// The content is not modified while the lines are in use (the result
-	// is built in a new buffer), so it can be viewed as a string in place.
-	s := unsafe.String(unsafe.SliceData(content), len(content))
-	t.body = s
-	n := strings.Count(s, "\n") + 1
-	t.lines = make([]string, 0, n)
-	t.eols = make([]string, 0, n)
-	t.start = make([]int, 0, n)
-	if strings.IndexByte(s, '\r') < 0 {
-		// LF only (the usual case): let IndexByte find the line ends.
-		for begin := 0; begin < len(s); {
-			i := strings.IndexByte(s[begin:], '\n')
-			if i < 0 {
-				t.lines = append(t.lines, s[begin:])
-				t.eols = append(t.eols, "")
-				t.start = append(t.start, begin)
-				break
-			}
-			t.lines = append(t.lines, s[begin:begin+i])
-			t.eols = append(t.eols, "\n")
-			t.start = append(t.start, begin)
-			begin += i + 1
-		}
-		return t, nil
-	}
-	begin := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\n' && c != '\r' {
-			continue
-		}
-		eol := s[i : i+1]
-		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			eol = s[i : i+2]
-		}
-		t.lines = append(t.lines, s[begin:i])
-		t.eols = append(t.eols, eol)
-		t.start = append(t.start, begin)
-		i += len(eol) - 1
-		begin = i + 1
-	}
-	if begin < len(s) {
-		t.lines = append(t.lines, s[begin:])
-		t.eols = append(t.eols, "")
-		t.start = append(t.start, begin)
-	}
-	return t, nil
-}
-
-// dominant is the ending new lines get (workspace.EOLCounts.Dominant).
-func (t *text) dominant() string {
-	var c workspace.EOLCounts
-	for _, e := range t.eols {
-		c.Add(e)
-	}
-	return c.Dominant()
-}
-
 // applyChunks is ApplyChunks, also returning how each chunk was located.
 func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
-	t, err := split(opt.display(name), content)
-	if err != nil {
+	// The content is not modified while the lines are in use (the result
+	// is built in a new buffer), so it is viewed in place.
+	if err := workspace.CheckText(opt.display(name), content); err != nil {
 		return nil, nil, err
 	}
-	file := t.lines
-	lc := &locator{name: name, opt: opt, file: file, eols: t.eols}
+	t := workspace.FileText(content)
+	file := t.Lines
+	lc := &locator{name: name, opt: opt, file: file, eols: t.EOLs}
 	reps := make([]replacement, 0, len(chunks))
 	rules := make([]string, 0, len(chunks))
-	finalNL := len(file) == 0 || t.eols[len(file)-1] != ""
-	dominant := t.dominant()
+	finalNL := len(file) == 0 || t.EOLs[len(file)-1] != ""
+	dominant := t.Counts().Dominant()
 	cursor := 0
 	var taken []span // file ranges already replaced, for overlap checks
 	// A chunk that fails is noted and the next ones are still located
@@ -280,8 +202,8 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	})
 	// Assemble: untouched runs of lines are copied as they are, with their
 	// endings; replacement lines get their own ending or the dominant one.
-	size := len(t.body) + 8
-	if t.bom {
+	size := len(t.Body) + 8
+	if t.BOM {
 		size += len(workspace.BOM)
 	}
 	for _, r := range reps {
@@ -290,7 +212,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		}
 	}
 	b := make([]byte, 0, size)
-	if t.bom {
+	if t.BOM {
 		b = append(b, workspace.BOM...)
 	}
 	open := false      // the output ends in a line without an ending
@@ -302,9 +224,8 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		if open {
 			b = append(b, dominant...)
 		}
-		end := t.start[to-1] + len(file[to-1]) + len(t.eols[to-1])
-		b = append(b, t.body[t.start[from]:end]...)
-		open = t.eols[to-1] == ""
+		b = append(b, t.Body[t.Start[from]:t.End(to-1)]...)
+		open = t.EOLs[to-1] == ""
 		lastEmpty = file[to-1] == ""
 	}
 	at := 0
@@ -333,7 +254,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	copyLines(at, len(file))
 	// The final newline: kept as the file had it, unless decided above.
 	body := b
-	if t.bom {
+	if t.BOM {
 		body = b[len(workspace.BOM):]
 	}
 	if len(body) > 0 {

@@ -184,8 +184,8 @@ func TestLineOf(t *testing.T) {
 		for q := 0; q < 30; q++ {
 			off := rng.IntN(len(body) + 1)
 			want := 1
-			for _, l := range workspace.SplitLines(string(body[:off])) {
-				if l.EOL != "" {
+			for _, eol := range workspace.SplitText(string(body[:off])).EOLs {
+				if eol != "" {
 					want++
 				}
 			}

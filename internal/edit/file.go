@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -21,7 +22,7 @@ type file struct {
 	hasCR   bool   // the body contains a '\r'
 	eol     string // the dominant line ending; "" when the body has no line break
 
-	lineIdx []lineRef // built on first use (fuzzy matching, hints)
+	text *workspace.Text // the line index, built on first use (fuzzy matching, hints)
 
 	fix endFix // decided by the first (whole-body) assemble
 
@@ -33,10 +34,6 @@ type file struct {
 	// lineOf's incremental cache
 	lastOff, lastLine int
 }
-
-// lineRef locates one line of the body: its text is body[start:textEnd],
-// its ending body[textEnd:end].
-type lineRef struct{ start, textEnd, end int }
 
 func newFile(body []byte) *file { return &file{body: body, lastLine: 1} }
 
@@ -84,46 +81,27 @@ func (f *file) scanEOL() {
 		return
 	}
 	crlf := bytes.Count(f.body, []byte("\r\n"))
-	loneLF, loneCR := lf-crlf, cr-crlf
-	switch {
-	case crlf > loneLF && crlf >= loneCR:
-		f.eol = "\r\n"
-	case loneCR > loneLF && loneCR > crlf:
-		f.eol = "\r"
-	default:
-		f.eol = "\n"
-	}
+	f.eol = workspace.EOLCounts{LF: lf - crlf, CRLF: crlf, CR: cr - crlf}.Dominant()
 }
 
-// lines returns the line index of the body.
-func (f *file) lines() []lineRef {
-	if f.lineIdx != nil {
-		return f.lineIdx
+// lines returns the body split into lines (built on first use). Its line
+// texts view the body in place, which may be a mapped file: lineText copies
+// one for anything that outlives the edit.
+func (f *file) lines() *workspace.Text {
+	if f.text == nil {
+		f.text = workspace.SplitText(unsafe.String(unsafe.SliceData(f.body), len(f.body)))
 	}
-	b := f.body
-	ls := make([]lineRef, 0, bytes.Count(b, []byte{'\n'})+1)
-	start := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\n':
-			ls = append(ls, lineRef{start, i, i + 1})
-			start = i + 1
-		case '\r':
-			if i+1 < len(b) && b[i+1] == '\n' {
-				ls = append(ls, lineRef{start, i, i + 2})
-				i++
-			} else {
-				ls = append(ls, lineRef{start, i, i + 1})
-			}
-			start = i + 1
-		}
-	}
-	if start < len(b) {
-		ls = append(ls, lineRef{start, len(b), len(b)})
-	}
-	f.lineIdx = ls
-	return ls
+	return f.text
 }
+
+// lineBytes is line k's text (0-based, without its ending), in place.
+func (f *file) lineBytes(k int) []byte {
+	t := f.lines()
+	return f.body[t.Start[k]:t.TextEnd(k)]
+}
+
+// lineText is line k's text as a string of its own.
+func (f *file) lineText(k int) string { return string(f.lineBytes(k)) }
 
 // breaks counts the line breaks in b ("\n", "\r\n", lone "\r"); next is the
 // byte that follows b (-1 at the end), so that a CRLF split after its '\r'
@@ -196,19 +174,11 @@ func (f *file) lineStart(i int) int {
 // nextLine returns the start of the line after the one containing offset i
 // (len(body) at the end).
 func (f *file) nextLine(i int) int {
-	b := f.body
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '\n':
-			return i + 1
-		case '\r':
-			if i+1 < len(b) && b[i+1] == '\n' {
-				return i + 2
-			}
-			return i + 1
-		}
+	k, eol := workspace.NextBreak(f.body[i:])
+	if k < 0 {
+		return len(f.body)
 	}
-	return len(b)
+	return i + k + len(eol)
 }
 
 // toEOL rewrites the line breaks of s to the file's dominant ending (no
@@ -223,9 +193,10 @@ func (f *file) toEOL(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/16)
-	for _, l := range workspace.SplitLines(s) {
-		b.WriteString(l.Text)
-		if l.EOL != "" {
+	t := workspace.SplitText(s)
+	for i, l := range t.Lines {
+		b.WriteString(l)
+		if t.EOLs[i] != "" {
 			b.WriteString(f.eol)
 		}
 	}
@@ -302,7 +273,28 @@ func (f *file) assemble(from, to int, reps []replacement) (parts [][]byte, chang
 			parts = parts[:len(parts)-1]
 		}
 	}
+	if changed && from == 0 && (f.fix.add != "" || f.fix.trim > 0) {
+		// The fix may undo the only change (an edit that just dropped the
+		// final line break, which the fix puts back).
+		changed = !sameAs(parts, f.body)
+	}
 	return parts, changed
+}
+
+// sameAs reports whether the concatenation of parts equals body. A part
+// that is body's own memory at its own offset is equal without a look.
+func sameAs(parts [][]byte, body []byte) bool {
+	off := 0
+	for _, p := range parts {
+		if len(p) > len(body)-off {
+			return false
+		}
+		if len(p) > 0 && &p[0] != &body[off] && !bytes.Equal(p, body[off:off+len(p)]) {
+			return false
+		}
+		off += len(p)
+	}
+	return off == len(body)
 }
 
 // tail returns the last n bytes of the concatenation of parts.

@@ -69,7 +69,7 @@ func (f *file) noMatch(name string, i, n int, old string, opt Options) error {
 		e.WithHint(fmt.Sprintf("also similar: %s (%s similar); %s", lineRange(c), pct(c.Similarity), c.difference()))
 	}
 	if len(f.body) <= smallFileBytes && (len(cands) == 0 || cands[0].Line > 1) {
-		last := min(len(f.lines()), 10)
+		last := min(len(f.lines().Lines), 10)
 		e.WithHint("start of the file:" + f.show(1, last))
 	}
 	if len(cands) == 0 && len(f.body) > smallFileBytes {
@@ -108,12 +108,10 @@ func (c Candidate) difference() string {
 
 // show renders lines from..to of the file, numbered, each on its own line.
 func (f *file) show(from, to int) string {
-	lines := f.lines()
-	to = min(to, len(lines), from+shownLines-1)
+	to = min(to, len(f.lines().Lines), from+shownLines-1)
 	var b strings.Builder
 	for k := from; k <= to; k++ {
-		lr := lines[k-1]
-		t := string(f.body[lr.start:lr.textEnd])
+		t := f.lineText(k - 1)
 		if utf8.RuneCountInString(t) > shownLineLen {
 			t = string([]rune(t)[:shownLineLen]) + "…"
 		}
@@ -159,15 +157,16 @@ func (f *file) ambiguous(name string, i, n int, r Rule, ms []match) error {
 // for their start; without any vote (small enough files only) the lines most
 // like the first old line do. The best starts are then scored line by line.
 func (f *file) closest(old string) []Candidate {
-	ols := workspace.SplitLines(old)
-	lines := f.lines()
+	ot := workspace.SplitText(old)
+	ols := ot.Lines
+	lines := f.lines().Lines
 	if len(ols) == 0 || len(lines) == 0 {
 		return nil
 	}
 	key := func(b []byte) []byte { return normalize(b, flags{trim: true, fold: true, strip: true}).s }
 	keys := map[string][]int{}
 	for j, l := range ols {
-		if k := key([]byte(l.Text)); len(k) > 0 {
+		if k := key([]byte(l)); len(k) > 0 {
 			keys[string(k)] = append(keys[string(k)], j)
 		}
 	}
@@ -177,8 +176,8 @@ func (f *file) closest(old string) []Candidate {
 		}
 	}
 	votes := map[int]int{}
-	for k, lr := range lines {
-		kb := key(f.body[lr.start:lr.textEnd])
+	for k := range lines {
+		kb := key(f.lineBytes(k))
 		if len(kb) == 0 {
 			continue
 		}
@@ -188,13 +187,13 @@ func (f *file) closest(old string) []Candidate {
 	}
 	if len(votes) == 0 && len(lines) <= fallbackLines {
 		j0 := 0
-		for j0 < len(ols)-1 && strings.TrimSpace(ols[j0].Text) == "" {
+		for j0 < len(ols)-1 && strings.TrimSpace(ols[j0]) == "" {
 			j0++
 		}
-		wantText := ols[j0].Text
+		wantText := ols[j0]
 		want := workspace.Bigrams(wantText)
-		for k, lr := range lines {
-			line := string(f.body[lr.start:lr.textEnd])
+		for k := range lines {
+			line := f.lineText(k)
 			if s := workspace.Similarity(wantText, line, want, workspace.Bigrams(line)); s > 0 {
 				votes[k-j0] = int(s * 1000)
 			}
@@ -215,7 +214,7 @@ func (f *file) closest(old string) []Candidate {
 	}
 	var cands []Candidate
 	for _, s := range starts {
-		if c, ok := f.score(s, ols); ok {
+		if c, ok := f.score(s, ot); ok {
 			cands = append(cands, c)
 		}
 	}
@@ -244,10 +243,11 @@ func (f *file) closest(old string) []Candidate {
 }
 
 // score compares old's lines with the file's from line index s on.
-func (f *file) score(s int, ols []workspace.Line) (Candidate, bool) {
-	lines := f.lines()
-	s = max(0, min(s, len(lines)-1))
-	end := min(s+len(ols), len(lines))
+func (f *file) score(s int, old *workspace.Text) (Candidate, bool) {
+	ols := old.Lines
+	t := f.lines()
+	s = max(0, min(s, len(t.Lines)-1))
+	end := min(s+len(ols), len(t.Lines))
 	var num, den float64
 	c := Candidate{Line: s + 1, EndLine: end}
 	found := false
@@ -257,17 +257,17 @@ func (f *file) score(s int, ols []workspace.Line) (Candidate, bool) {
 		}
 		var ft, feol string
 		if s+j < end {
-			lr := lines[s+j]
-			ft, feol = string(f.body[lr.start:lr.textEnd]), string(f.body[lr.textEnd:lr.end])
+			ft, feol = f.lineText(s+j), t.EOLs[s+j]
 		}
-		w := float64(max(len(ft), len(ol.Text)) + 1)
-		num += w * lineSimilarity(ft, ol.Text)
+		w := float64(max(len(ft), len(ol)) + 1)
+		num += w * lineSimilarity(ft, ol)
 		den += w
 		if found {
 			continue
 		}
-		last := j == len(ols)-1 && ol.EOL == ""
-		if col, fs, os, ok := firstDiff(ft, feol, ol.Text, ol.EOL, last, s+j < end); ok {
+		oeol := old.EOLs[j]
+		last := j == len(ols)-1 && oeol == ""
+		if col, fs, os, ok := firstDiff(ft, feol, ol, oeol, last, s+j < end); ok {
 			found = true
 			c.DiffLine, c.DiffColumn, c.FileText, c.OldText = s+j+1, col, fs, os
 		}

@@ -26,10 +26,10 @@ func insert(name string, content []byte, after int, text string, opt Options) ([
 	bom, body := splitBOM(content)
 	f := newFile(body)
 	lines := f.lines()
-	if after > len(lines) {
-		return nil, nil, result.Errorf(result.InvalidArgument, "%s: cannot insert after line %d: the file has %d line(s)", name, after, len(lines)).
+	if after > len(lines.Lines) {
+		return nil, nil, result.Errorf(result.InvalidArgument, "%s: cannot insert after line %d: the file has %d line(s)", name, after, len(lines.Lines)).
 			WithHint("give a line from 0 (the start of the file) to the number of lines").
-			WithDetail("totalLines", len(lines))
+			WithDetail("totalLines", len(lines.Lines))
 	}
 	res := &Result{Path: name, Edits: []EditResult{}, Match: []Rule{}}
 	if text == "" {
@@ -47,7 +47,7 @@ func insert(name string, content []byte, after int, text string, opt Options) ([
 	}
 	at := 0
 	if after > 0 {
-		at = lines[after-1].end
+		at = lines.End(after - 1)
 	}
 	bodyBreak, _ := endsWithBreak(body)
 	endsOpen := at == len(body) && len(body) > 0 && !bodyBreak

@@ -280,9 +280,10 @@ func (f *file) fuzzy(r Rule, old string) []match {
 		return nil // whitespace is all there is to compare
 	}
 	fl := ruleFlags(r)
-	ols := workspace.SplitLines(old)
+	ot := workspace.SplitText(old)
+	ols := ot.Lines
 	if r == LineEndings {
-		if len(ols) < 2 && ols[0].EOL == "" {
+		if len(ols) < 2 && ot.EOLs[0] == "" {
 			return nil // no line ending to differ in
 		}
 		// The common case, a CRLF file and LF old text: one bytes.Index pass.
@@ -294,10 +295,10 @@ func (f *file) fuzzy(r Rule, old string) []match {
 	}
 	olds := make([]oldLine, len(ols))
 	for k, l := range ols {
-		olds[k] = prepare([]byte(l.Text), fl)
+		olds[k] = prepare([]byte(l), fl)
 	}
-	lastFull := ols[len(ols)-1].EOL != ""
-	lines := f.lines()
+	lastFull := ot.EOLs[len(ols)-1] != ""
+	lines := f.lines().Lines
 	var ms []match
 	if len(olds) == 1 && !lastFull {
 		if r == LineEndings {
@@ -318,16 +319,16 @@ func (f *file) fuzzy(r Rule, old string) []match {
 
 // inLine finds a one-line old text (no line ending) inside line k.
 func (f *file) inLine(k int, o oldLine, fl flags) []match {
-	lr := f.lines()[k]
-	text := f.body[lr.start:lr.textEnd]
+	start := f.lines().Start[k]
+	text := f.lineBytes(k)
 	var ms []match
 	add := func(s, e int, full bool) {
 		for _, m := range ms {
-			if m.start == lr.start+s {
+			if m.start == start+s {
 				return
 			}
 		}
-		m := match{start: lr.start + s, end: lr.start + e, line: k + 1}
+		m := match{start: start + s, end: start + e, line: k + 1}
 		if fl.strip {
 			if !full {
 				return
@@ -374,20 +375,19 @@ func (f *file) inLine(k int, o oldLine, fl flags) []match {
 // line break) may match a prefix.
 func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, bool) {
 	lines := f.lines()
-	text := func(j int) []byte { lr := lines[k+j]; return f.body[lr.start:lr.textEnd] }
 	var m match
 	var pairs []indentPair
 	last := len(olds) - 1
 	for j, o := range olds {
-		t := text(j)
-		lr := lines[k+j]
+		t := f.lineBytes(k + j)
+		start := lines.Start[k+j]
 		full := bytes.Equal(normalize(t, fl).s, o.full.s)
 		switch {
 		case j == 0:
 			if full {
-				m.start, m.fullStart = lr.start, true
+				m.start, m.fullStart = start, true
 			} else if n := normalize(t, flags{trim: fl.trim, fold: fl.fold}); (j < last || lastFull) && bytes.HasSuffix(n.s, o.suffix.s) {
-				m.start = lr.start + n.orig(len(n.s)-len(o.suffix.s))
+				m.start = start + n.orig(len(n.s)-len(o.suffix.s))
 			} else {
 				return match{}, false
 			}
@@ -406,18 +406,18 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 		if j == last {
 			switch {
 			case lastFull:
-				m.end = lr.end
+				m.end = lines.End(k + j)
 			case full && fl.trim:
 				// Trailing whitespace past what the old text's last line
 				// has is outside the match: it stays in the file.
 				tf := len(t) - len(bytes.TrimRight(t, " \t"))
 				to := len(o.raw) - len(bytes.TrimRight(o.raw, " \t"))
-				m.end = lr.textEnd - max(0, tf-to)
+				m.end = lines.TextEnd(k+j) - max(0, tf-to)
 			case full:
-				m.end = lr.textEnd
+				m.end = lines.TextEnd(k + j)
 			default:
 				n := normalize(t, flags{fold: fl.fold, strip: fl.strip})
-				m.end = lr.start + n.orig(len(o.prefix.s))
+				m.end = start + n.orig(len(o.prefix.s))
 			}
 		}
 		if fl.strip && (j > 0 || m.fullStart) && len(o.full.s) > 0 {
@@ -499,10 +499,9 @@ func uniform(pairs []indentPair) (tab, delta int, ok bool) {
 // reindent shifts every line of nw that starts a line in the file by m.delta
 // columns, written in the file's indentation style.
 func reindent(nw string, m match) string {
-	ls := workspace.SplitLines(nw)
+	ls := workspace.SplitText(nw)
 	var b strings.Builder
-	for i, l := range ls {
-		t := l.Text
+	for i, t := range ls.Lines {
 		if i > 0 || m.fullStart {
 			ind := indent([]byte(t))
 			if rest := t[len(ind):]; rest != "" {
@@ -512,7 +511,7 @@ func reindent(nw string, m match) string {
 			}
 		}
 		b.WriteString(t)
-		b.WriteString(l.EOL)
+		b.WriteString(ls.EOLs[i])
 	}
 	return b.String()
 }

@@ -39,18 +39,18 @@ func ReadText(env *Env, p string, head, tail int) (*Output, error) {
 	}
 	text := string(data)
 	if head > 0 || tail > 0 {
-		lines := workspace.SplitLines(strings.TrimPrefix(text, workspace.BOM))
-		if head > 0 && head < len(lines) {
-			lines = lines[:head]
+		t := workspace.FileText(data)
+		from, to := 0, len(t.Lines)
+		if head > 0 && head < to {
+			to = head
 		}
-		if tail > 0 && tail < len(lines) {
-			lines = lines[len(lines)-tail:]
+		if tail > 0 && tail < to-from {
+			from = to - tail
 		}
-		var b strings.Builder
-		for _, l := range lines {
-			b.WriteString(l.Text + l.EOL)
+		text = ""
+		if from < to {
+			text = t.Body[t.Start[from]:t.End(to-1)]
 		}
-		text = b.String()
 	}
 	return &Output{Text: text, Message: text, Data: true,
 		Details: map[string]any{"path": name, "content": text}}, nil

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // PageOptions select one page of a text stream.
@@ -221,24 +223,12 @@ func (pg *pager) feed(b []byte) {
 	}
 }
 
-// eol finds the first line ending in b: its index and length (0 when none);
-// a "\r" at the very end counts as a lone "\r" (feed absorbs a following "\n").
+// eol finds the first line ending in b (workspace.NextBreak): its index,
+// length (0 when none) and kind; a "\r" at the very end counts as a lone
+// "\r" (feed absorbs a following "\n").
 func eol(b []byte) (int, int, string) {
-	i := bytes.IndexByte(b, '\n')
-	j := i
-	if j < 0 {
-		j = len(b)
-	}
-	if k := bytes.IndexByte(b[:j], '\r'); k >= 0 {
-		if k+1 < len(b) && b[k+1] == '\n' {
-			return k, 2, "\r\n"
-		}
-		return k, 1, "\r"
-	}
-	if i < 0 {
-		return -1, 0, ""
-	}
-	return i, 1, "\n"
+	i, e := workspace.NextBreak(b)
+	return i, len(e), e
 }
 
 // endLine records an ending of kind e and moves to the next line.

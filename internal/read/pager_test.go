@@ -135,7 +135,7 @@ func pageAll(t *testing.T, data []byte, limit, maxBytes int, oneByte bool) {
 	if workspace.HasBOM(body) {
 		body = body[3:]
 	}
-	want := workspace.SplitLines(string(body))
+	want := workspace.SplitText(string(body))
 	var got bytes.Buffer
 	off, col := 1, int64(1)
 	for pages := 0; ; pages++ {
@@ -154,8 +154,8 @@ func pageAll(t *testing.T, data []byte, limit, maxBytes int, oneByte bool) {
 		if err != nil {
 			t.Fatalf("page at %d:%d: %v", off, col, err)
 		}
-		if p.TotalLines != len(want) {
-			t.Fatalf("total %d, want %d", p.TotalLines, len(want))
+		if p.TotalLines != len(want.Lines) {
+			t.Fatalf("total %d, want %d", p.TotalLines, len(want.Lines))
 		}
 		if len(p.Lines) > limit {
 			t.Fatalf("%d lines > limit %d", len(p.Lines), limit)
@@ -166,8 +166,8 @@ func pageAll(t *testing.T, data []byte, limit, maxBytes int, oneByte bool) {
 				t.Fatalf("line number %d, want %d", l.No, off+i)
 			}
 			if i > 0 || col == 1 {
-				if w := want[l.No-1]; !l.Cut && (string(l.Text) != w.Text || l.EOL != w.EOL) {
-					t.Fatalf("line %d = %q%q, want %q%q", l.No, l.Text, l.EOL, w.Text, w.EOL)
+				if w, weol := want.Lines[l.No-1], want.EOLs[l.No-1]; !l.Cut && (string(l.Text) != w || l.EOL != weol) {
+					t.Fatalf("line %d = %q%q, want %q%q", l.No, l.Text, l.EOL, w, weol)
 				}
 			}
 			cost += len(l.Text) + 1
@@ -180,14 +180,14 @@ func pageAll(t *testing.T, data []byte, limit, maxBytes int, oneByte bool) {
 		if len(p.Lines) == 1 && len(p.Lines[0].Text) > maxBytes && p.Lines[0].Cut {
 			t.Fatalf("cut line of %d bytes > %d", len(p.Lines[0].Text), maxBytes)
 		}
-		if len(want) > 0 && len(p.Lines) == 0 {
+		if len(want.Lines) > 0 && len(p.Lines) == 0 {
 			t.Fatalf("empty page at %d:%d", off, col)
 		}
 		if p.NextOffset == 0 {
 			break
 		}
 		if p.NextColumn > 0 {
-			if p.NextOffset != p.Lines[len(p.Lines)-1].No || p.CutLineLen != int64(len(want[p.NextOffset-1].Text)) {
+			if p.NextOffset != p.Lines[len(p.Lines)-1].No || p.CutLineLen != int64(len(want.Lines[p.NextOffset-1])) {
 				t.Fatalf("cut: next %d:%d, cut line len %d", p.NextOffset, p.NextColumn, p.CutLineLen)
 			}
 			off, col = p.NextOffset, p.NextColumn

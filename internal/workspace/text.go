@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -49,13 +51,6 @@ func IsBinary(data []byte) bool {
 // HasBOM reports whether data starts with a UTF-8 BOM.
 func HasBOM(data []byte) bool { return bytes.HasPrefix(data, []byte(BOM)) }
 
-// Line is one line of a text without its ending, and the ending that
-// followed it in the file ("" for a last line with no final newline).
-type Line struct {
-	Text string
-	EOL  string
-}
-
 // CheckText refuses binary and non-UTF-8 data with a message naming the file.
 func CheckText(name string, data []byte) error {
 	if IsBinary(data) {
@@ -81,30 +76,108 @@ func invalidOffset(b []byte) int {
 	return len(b)
 }
 
-// SplitLines splits s after each "\n", "\r\n" or lone "\r". A text that ends
-// with a line break has no empty last line; an empty text has no lines.
-func SplitLines(s string) []Line {
-	lines := make([]Line, 0, bytes.Count([]byte(s), []byte{'\n'})+1)
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n':
-			lines = append(lines, Line{s[start:i], "\n"})
-			start = i + 1
-		case '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				lines = append(lines, Line{s[start:i], "\r\n"})
-				i++
-			} else {
-				lines = append(lines, Line{s[start:i], "\r"})
+// Text is a text split into lines without copying: line i is
+// Body[Start[i]:Start[i]+len(Lines[i])], followed by its ending EOLs[i]. A
+// line ends at "\n", "\r\n" or a lone "\r" (NextBreak); a text that ends
+// with a line break has no empty last line, an empty text has no lines.
+// Every engine that works on lines (apply, edit, read) sees a file this way.
+// (Diffs do not: as in git, only "\n" ends a line there, see internal/diff.)
+type Text struct {
+	Body  string   // the text, without the BOM
+	BOM   bool     // the content started with a UTF-8 BOM (FileText)
+	Lines []string // each line without its ending
+	EOLs  []string // each line's ending; "" for a last line without one
+	Start []int    // each line's offset in Body
+}
+
+// SplitText splits s into lines that are substrings of it: one allocation
+// per slice, none per line.
+func SplitText(s string) *Text {
+	t := &Text{Body: s}
+	n := strings.Count(s, "\n") + 1
+	t.Lines = make([]string, 0, n)
+	t.EOLs = make([]string, 0, n)
+	t.Start = make([]int, 0, n)
+	if strings.IndexByte(s, '\r') < 0 {
+		// LF only (the usual case): one IndexByte per line.
+		for begin := 0; begin < len(s); {
+			i := strings.IndexByte(s[begin:], '\n')
+			if i < 0 {
+				t.add(begin, s[begin:], "")
+				break
 			}
-			start = i + 1
+			t.add(begin, s[begin:begin+i], "\n")
+			begin += i + 1
 		}
+		return t
 	}
-	if start < len(s) {
-		lines = append(lines, Line{s[start:], ""})
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for begin := 0; begin < len(s); {
+		i, eol := NextBreak(b[begin:])
+		if i < 0 {
+			t.add(begin, s[begin:], "")
+			break
+		}
+		t.add(begin, s[begin:begin+i], eol)
+		begin += i + len(eol)
 	}
-	return lines
+	return t
+}
+
+func (t *Text) add(start int, line, eol string) {
+	t.Lines = append(t.Lines, line)
+	t.EOLs = append(t.EOLs, eol)
+	t.Start = append(t.Start, start)
+}
+
+// FileText is SplitText for a file's content, less its BOM. The content is
+// viewed in place, never copied: it must not change while the Text is in
+// use.
+func FileText(content []byte) *Text {
+	bom := HasBOM(content)
+	if bom {
+		content = content[len(BOM):]
+	}
+	t := SplitText(unsafe.String(unsafe.SliceData(content), len(content)))
+	t.BOM = bom
+	return t
+}
+
+// TextEnd is the offset in Body where line i's text ends (its ending starts).
+func (t *Text) TextEnd(i int) int { return t.Start[i] + len(t.Lines[i]) }
+
+// End is the offset in Body where line i, ending included, ends.
+func (t *Text) End(i int) int { return t.TextEnd(i) + len(t.EOLs[i]) }
+
+// Counts counts the text's line endings by kind.
+func (t *Text) Counts() EOLCounts {
+	var c EOLCounts
+	for _, e := range t.EOLs {
+		c.Add(e)
+	}
+	return c
+}
+
+// NextBreak finds the first line break in b: its offset and the ending
+// ("\n", "\r\n" or "\r"; -1 and "" when there is none). A "\r" that is
+// the last byte of b counts as a lone "\r": a reader of a stream that ends
+// a chunk there must look at the next byte itself.
+func NextBreak(b []byte) (int, string) {
+	i := bytes.IndexByte(b, '\n')
+	j := i
+	if j < 0 {
+		j = len(b)
+	}
+	if k := bytes.IndexByte(b[:j], '\r'); k >= 0 {
+		if k+1 < len(b) && b[k+1] == '\n' {
+			return k, "\r\n"
+		}
+		return k, "\r"
+	}
+	if i < 0 {
+		return -1, ""
+	}
+	return i, "\n"
 }
 
 // EOLCounts counts line endings by kind.

@@ -2,52 +2,61 @@ package workspace
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func TestSplitLinesAndEOL(t *testing.T) {
+func TestSplitTextAndEOL(t *testing.T) {
+	type line struct{ text, eol string }
 	cases := map[string]struct {
 		in    string
-		lines []Line
+		lines []line
 		eol   EOL
 		dom   string
 		final bool
 	}{
-		"empty":      {"", []Line{}, None, "\n", true},
-		"lf":         {"a\nb\n", []Line{{"a", "\n"}, {"b", "\n"}}, LF, "\n", true},
-		"crlf":       {"a\r\nb\r\n", []Line{{"a", "\r\n"}, {"b", "\r\n"}}, CRLF, "\r\n", true},
-		"cr":         {"a\rb\r", []Line{{"a", "\r"}, {"b", "\r"}}, CR, "\r", true},
-		"mixed":      {"a\r\nb\nc\r\n", []Line{{"a", "\r\n"}, {"b", "\n"}, {"c", "\r\n"}}, Mixed, "\r\n", true},
-		"no final":   {"a\nb", []Line{{"a", "\n"}, {"b", ""}}, LF, "\n", false},
-		"only text":  {"abc", []Line{{"abc", ""}}, None, "\n", false},
-		"blank line": {"\n\n", []Line{{"", "\n"}, {"", "\n"}}, LF, "\n", true},
-		"cr then lf": {"a\r\r\n", []Line{{"a", "\r"}, {"", "\r\n"}}, Mixed, "\n", true},
+		"empty":      {"", nil, None, "\n", true},
+		"lf":         {"a\nb\n", []line{{"a", "\n"}, {"b", "\n"}}, LF, "\n", true},
+		"crlf":       {"a\r\nb\r\n", []line{{"a", "\r\n"}, {"b", "\r\n"}}, CRLF, "\r\n", true},
+		"cr":         {"a\rb\r", []line{{"a", "\r"}, {"b", "\r"}}, CR, "\r", true},
+		"mixed":      {"a\r\nb\nc\r\n", []line{{"a", "\r\n"}, {"b", "\n"}, {"c", "\r\n"}}, Mixed, "\r\n", true},
+		"no final":   {"a\nb", []line{{"a", "\n"}, {"b", ""}}, LF, "\n", false},
+		"only text":  {"abc", []line{{"abc", ""}}, None, "\n", false},
+		"blank line": {"\n\n", []line{{"", "\n"}, {"", "\n"}}, LF, "\n", true},
+		"cr then lf": {"a\r\r\n", []line{{"a", "\r"}, {"", "\r\n"}}, Mixed, "\n", true},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			lines := SplitLines(c.in)
-			if !reflect.DeepEqual(lines, c.lines) && !(len(lines) == 0 && len(c.lines) == 0) {
+			txt := SplitText(c.in)
+			var lines []line
+			for i, l := range txt.Lines {
+				lines = append(lines, line{l, txt.EOLs[i]})
+				if txt.Body[txt.Start[i]:txt.End(i)] != l+txt.EOLs[i] {
+					t.Errorf("line %d at %d..%d is %q, want %q", i, txt.Start[i], txt.End(i), txt.Body[txt.Start[i]:txt.End(i)], l+txt.EOLs[i])
+				}
+			}
+			if !reflect.DeepEqual(lines, c.lines) {
 				t.Fatalf("lines %q, want %q", lines, c.lines)
 			}
-			var counts EOLCounts
-			for _, l := range lines {
-				counts.Add(l.EOL)
-			}
+			counts := txt.Counts()
 			if counts.Style() != c.eol {
 				t.Errorf("EOL %v, want %v", counts.Style(), c.eol)
 			}
 			if c.eol != Mixed && counts.Dominant() != c.dom {
 				t.Errorf("Dominant %q, want %q", counts.Dominant(), c.dom)
 			}
-			if final := len(lines) == 0 || lines[len(lines)-1].EOL != ""; final != c.final {
+			if final := len(lines) == 0 || lines[len(lines)-1].eol != ""; final != c.final {
 				t.Errorf("final newline %v, want %v", final, c.final)
 			}
-			if got := join(lines); got != c.in {
+			if got := join(txt); got != c.in {
 				t.Errorf("joined %q, want %q", got, c.in)
 			}
 		})
+	}
+	if txt := FileText([]byte(BOM + "x\n")); !txt.BOM || txt.Body != "x\n" || len(txt.Lines) != 1 {
+		t.Errorf("FileText with a BOM: %+v", txt)
 	}
 }
 
@@ -64,31 +73,29 @@ func TestCheckTextRefusals(t *testing.T) {
 	}
 }
 
-func join(lines []Line) string {
+func join(t *Text) string {
 	var b []byte
-	for _, l := range lines {
-		b = append(b, l.Text...)
-		b = append(b, l.EOL...)
+	for i, l := range t.Lines {
+		b = append(b, l...)
+		b = append(b, t.EOLs[i]...)
 	}
 	return string(b)
 }
 
-// FuzzSplitLinesRoundTrip: the lines of any text join back to the same
+// FuzzSplitTextRoundTrip: the lines of any text join back to the same
 // bytes, and no line text holds a line break.
-func FuzzSplitLinesRoundTrip(f *testing.F) {
+func FuzzSplitTextRoundTrip(f *testing.F) {
 	for _, s := range []string{"", "a\n", "a\r\nb", "\r\r\n\n", BOM + "x\ry", "é\u2028\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lines := SplitLines(string(b))
-		if got := join(lines); got != string(b) {
+		txt := SplitText(string(b))
+		if got := join(txt); got != string(b) {
 			t.Fatalf("round trip %q -> %q", b, got)
 		}
-		for _, l := range lines {
-			for i := 0; i < len(l.Text); i++ {
-				if l.Text[i] == '\n' || l.Text[i] == '\r' {
-					t.Fatalf("line %q holds a line break", l.Text)
-				}
+		for _, l := range txt.Lines {
+			if strings.ContainsAny(l, "\r\n") {
+				t.Fatalf("line %q holds a line break", l)
 			}
 		}
 	})
