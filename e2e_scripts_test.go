@@ -29,7 +29,7 @@ import (
 
 	"github.com/hunk-dev/hunk/cmd"
 	"github.com/hunk-dev/hunk/internal/sandbox/docker"
-	"github.com/hunk-dev/hunk/internal/sandbox/docker/dockertest"
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -490,7 +490,7 @@ func dockerCondition(string) (bool, error) {
 	dockerOnce.Do(func() {
 		defer func() {
 			if dockerOK {
-				dockertest.Lock()
+				sandboxtest.DockerLock()
 			}
 		}()
 		d := &docker.Docker{}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // Every test here runs the real drivers. A driver that does not work on this
@@ -156,7 +158,7 @@ func TestNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	serve(ln, nil)
+	sandboxtest.Serve(ln, nil)
 	port := ln.Addr().(*net.TCPAddr).Port
 	script := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", port)
 	forDrivers(t, func(t *testing.T, d Driver) {
@@ -189,7 +191,7 @@ func TestDockerSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	serve(ln, nil)
+	sandboxtest.Serve(ln, nil)
 	sockets := []string{path}
 	for _, p := range []string{"/run/docker.sock", "/var/run/docker.sock"} {
 		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeSocket != 0 {
@@ -421,21 +423,4 @@ func TestUnprivileged(t *testing.T) {
 			t.Log(strings.TrimSpace(l))
 		}
 	}
-}
-
-// serve accepts connections on ln until it is closed, writing greeting (if
-// any) to each and closing it.
-func serve(ln net.Listener, greeting []byte) {
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if greeting != nil {
-				_, _ = c.Write(greeting)
-			}
-			c.Close()
-		}
-	}()
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/hunk-dev/hunk/internal/sandbox"
-	"github.com/hunk-dev/hunk/internal/sandbox/docker/dockertest"
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // testImage is the image the docker tests run: $HUNK_TEST_IMAGE, or
@@ -48,7 +48,7 @@ func dockerOrSkip(t *testing.T) *Docker {
 		fmt.Fprintf(os.Stderr, "SKIP %s: no Docker engine: %s\n", t.Name(), caps.Reason)
 		t.Skipf("no Docker engine: %s", caps.Reason)
 	}
-	dockertest.Lock()
+	sandboxtest.DockerLock()
 	imageOnce.Do(func() {
 		if ok, _ := d.HasImage(context.Background(), testImage()); ok {
 			return
@@ -134,7 +134,7 @@ func TestDockerNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	serve(ln, []byte("hello\n"))
+	sandboxtest.Serve(ln, []byte("hello\n"))
 	port := ln.Addr().(*net.TCPAddr).Port
 	modes(t, func(t *testing.T, warm bool) {
 		spec := dockerSpec(t, warm, dsh(fmt.Sprintf(`nc -w 2 127.0.0.1 %d </dev/null`, port))...)
@@ -485,21 +485,4 @@ func TestDockerDialStdio(t *testing.T) {
 	if err != nil || st.code != 3 || out.String() != "out\n" || errb.String() != "err\n" {
 		t.Fatalf("over dial-stdio: %+v %v %q %q", st, err, out.String(), errb.String())
 	}
-}
-
-// serve accepts connections on ln until it is closed, writing greeting (if
-// any) to each and closing it.
-func serve(ln net.Listener, greeting []byte) {
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if greeting != nil {
-				_, _ = c.Write(greeting)
-			}
-			c.Close()
-		}
-	}()
 }

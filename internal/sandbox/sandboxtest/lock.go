@@ -1,8 +1,9 @@
 //go:build linux
 
-// Package dockertest holds what the Docker tests of several packages
-// share: one lock, so that they do not run against the engine at once.
-package dockertest
+// Package sandboxtest holds what the tests of several sandbox packages
+// share: the lock the Docker tests take so that they do not run against the
+// engine at once, and a listener that serves a greeting.
+package sandboxtest
 
 import (
 	"os"
@@ -11,10 +12,10 @@ import (
 	"syscall"
 )
 
-// Lock takes, once per test process and until it exits, the lock every
+// DockerLock takes, once per test process and until it exits, the lock every
 // package's Docker tests share: `hunk exec --gc` in one package's scripts
 // removes the warm containers another package's tests are using.
-var Lock = sync.OnceFunc(func() {
+var DockerLock = sync.OnceFunc(func() {
 	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // held until the process exits
