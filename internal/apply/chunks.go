@@ -55,7 +55,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 	p := &prepared{src: c, n: n, hint: -1}
 	p.lines = make([]cline, 0, len(c.Lines))
 	for _, l := range c.Lines {
-		// A file line never holds a CR (workspace.SplitLines ends lines at
+		// A file line never holds a CR (workspace.Text ends lines at
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
 		t := strings.TrimSuffix(l.Text, "\r")
