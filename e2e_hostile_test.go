@@ -128,6 +128,20 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	os.Chmod(sockPath, 0o777)
 	go acceptAndClose(ln)
 
+	// A file of the host outside the workspace, the command's user's own:
+	// its mode, owner, times and attributes must not change.
+	hostFile := filepath.Join(sockDir, "host-file") // not under /tmp, which bwrap replaces
+	if err := os.WriteFile(hostFile, []byte("host\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cred != nil {
+		os.Chown(hostFile, int(cred.Uid), int(cred.Gid))
+	}
+	before, err := os.Lstat(hostFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// With --network too, the host's unix sockets stay out of reach.
 	netArgs := []string{"-C", ws, "exec", "--driver", driver, "--network", "--timeout", "60s"}
 	if img := os.Getenv("HUNK_TEST_IMAGE"); driver == "docker" && img != "" {
@@ -146,7 +160,8 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		}
 	}
 	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
-		"-sock", sockPath, "ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps", "unix")
+		"-sock", sockPath, "-file", hostFile,
+		"ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps", "unix", "metadata")
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HUNK_PARENT_SECRET="+secret, "HOME="+top)
 	cmd.Stdin = pts
@@ -168,7 +183,7 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	blocked := 0
 	for _, l := range strings.Split(stdout, "\n") {
 		switch {
-		case strings.HasPrefix(l, "ESCAPED"):
+		case strings.HasPrefix(l, "ESCAPED"), strings.HasPrefix(l, "BROKEN"):
 			t.Errorf("%s", l)
 		case strings.HasPrefix(l, "blocked"):
 			blocked++
@@ -176,8 +191,19 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		}
 	}
 	// Every attack reported (parent and victim for the per-process ones).
-	if blocked < 19 {
+	if blocked < 25 {
 		t.Fatalf("only %d attempts reported; hunk's output %s", blocked, out)
+	}
+	after, err := os.Lstat(hostFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bst, ast := before.Sys().(*syscall.Stat_t), after.Sys().(*syscall.Stat_t)
+	if after.Mode() != before.Mode() || ast.Uid != bst.Uid || ast.Gid != bst.Gid || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the host file changed: %v %d:%d %v, was %v %d:%d %v", after.Mode(), ast.Uid, ast.Gid, after.ModTime(), before.Mode(), bst.Uid, bst.Gid, before.ModTime())
+	}
+	if n, _ := unix.Getxattr(hostFile, "user.hunk", make([]byte, 16)); n > 0 {
+		t.Errorf("the host file got an extended attribute")
 	}
 	if strings.Contains(stdout+res.Details.Stderr, secret) {
 		t.Errorf("a secret of a process outside the sandbox reached the command's output")

@@ -57,6 +57,14 @@ type childSpec struct {
 	seccomp    *unix.SockFprog // filter installed last; nil: none
 	errPipe    int             // write end: the child reports a failure here
 
+	// With a mediated filter (seccompPolicy.Mediate) the child sends the
+	// filter's listener to hunk over notifySock (-1: none) with notifyMsg,
+	// whose descriptor slot is notifyFD, and closes it before exec: the
+	// command never holds it.
+	notifySock int
+	notifyMsg  *unix.Msghdr
+	notifyFD   *int32
+
 	sigmask uint64 // the parent thread's mask, restored before exec
 
 	// The child's scratch space (its own copy after fork).
@@ -111,6 +119,7 @@ const (
 	stageLandlock
 	stageCloseRange
 	stageSeccomp
+	stageNotify
 	stageExec
 )
 
@@ -118,7 +127,7 @@ var stageNames = [...]string{
 	stageSetsid: "setsid", stagePdeathsig: "prctl(PR_SET_PDEATHSIG)", stageFiles: "descriptors",
 	stageChdir: "chdir", stageCaps: "dropping capabilities", stageNoNewPrivs: "prctl(PR_SET_NO_NEW_PRIVS)",
 	stageLandlock: "landlock_restrict_self", stageCloseRange: "close_range", stageSeccomp: "seccomp",
-	stageExec: "exec",
+	stageNotify: "sending the seccomp listener", stageExec: "exec",
 }
 
 // confinement is what a driver asks the child to apply to itself.
@@ -126,6 +135,9 @@ type confinement struct {
 	landlock *landlockPolicy // nil: no Landlock domain
 	seccomp  *seccompPolicy  // nil: no filter
 	dropCaps bool            // a root command keeps only keptCaps
+	// mediate, with seccomp.Mediate, is where the mediator lets the
+	// command change metadata (mediate.go).
+	mediate *mediatePolicy
 }
 
 // keptCaps are the capabilities a root command keeps under the landlock
@@ -221,6 +233,28 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 	}
 	defer unix.Close(ep[0])
 	cs.errPipe = ep[1]
+	cs.notifySock = -1
+	var ns [2]int
+	var notifyBuf [1]byte
+	var notifyIov unix.Iovec
+	var notifyMsg unix.Msghdr
+	var rights []byte
+	if c.seccomp != nil && c.seccomp.Mediate {
+		if ns, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0); err != nil {
+			return 0, -1, &setupError{err}
+		}
+		defer unix.Close(ns[0])
+		defer unix.Close(ns[1])
+		notifyIov.Base = &notifyBuf[0]
+		notifyIov.SetLen(1)
+		rights = unix.UnixRights(-1)
+		notifyMsg.Iov = &notifyIov
+		notifyMsg.SetIovlen(1)
+		notifyMsg.Control = &rights[0]
+		notifyMsg.SetControllen(len(rights))
+		cs.notifySock, cs.notifyMsg = ns[1], &notifyMsg
+		cs.notifyFD = (*int32)(unsafe.Pointer(&rights[unix.CmsgLen(0)]))
+	}
 
 	pidfd32 := int32(-1)
 	args := cloneArgs{flags: unix.CLONE_PIDFD, exitSignal: uint64(syscall.SIGCHLD)}
@@ -235,7 +269,7 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 
 	r, e := forkChild(&cs, &args)
 	unix.Close(ep[1])
-	keepAlive(argv, envv, prog)
+	keepAlive(argv, envv, prog, rights, &notifyBuf, &notifyIov, &notifyMsg)
 	if e != 0 {
 		return 0, -1, e
 	}
@@ -258,6 +292,21 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 		}
 	}
 	if n == 0 {
+		if cs.notifySock >= 0 {
+			if p.listener, err = recvListener(ns[0]); err != nil {
+				_ = unix.Kill(pid, unix.SIGKILL)
+				for {
+					var ws syscall.WaitStatus
+					if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+						break
+					}
+				}
+				if pidfd >= 0 {
+					unix.Close(pidfd)
+				}
+				return 0, -1, &setupError{fmt.Errorf("receiving the seccomp listener: %w", err)}
+			}
+		}
 		return pid, pidfd, nil
 	}
 	var ws syscall.WaitStatus
@@ -278,6 +327,25 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 
 //go:noinline
 func keepAlive(...any) {}
+
+// recvListener takes the seccomp listener the child sent before its exec.
+func recvListener(sock int) (int, error) {
+	buf := make([]byte, 1)
+	oob := make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, fmt.Errorf("no descriptor in the message")
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return -1, fmt.Errorf("no descriptor in the message")
+	}
+	return fds[0], nil
+}
 
 // forkChild blocks signals, clones, and in the child runs childMain (which
 // never returns); in the parent it restores the signal mask and returns the
@@ -339,6 +407,12 @@ func childMain(c *childSpec) {
 		goto fail
 	}
 	c.errPipe = int(r)
+	if c.notifySock >= 0 {
+		if r, _, e = syscall.RawSyscall(unix.SYS_FCNTL, uintptr(c.notifySock), unix.F_DUPFD_CLOEXEC, uintptr(c.nfiles)); e != 0 {
+			goto fail
+		}
+		c.notifySock = int(r)
+	}
 	if c.landlockFD >= 0 {
 		if r, _, e = syscall.RawSyscall(unix.SYS_FCNTL, uintptr(c.landlockFD), unix.F_DUPFD_CLOEXEC, uintptr(c.nfiles)); e != 0 {
 			goto fail
@@ -405,8 +479,20 @@ func childMain(c *childSpec) {
 
 	if c.seccomp != nil {
 		stage = stageSeccomp
-		if _, _, e = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(c.seccomp))); e != 0 {
-			goto fail
+		if c.notifySock < 0 {
+			if _, _, e = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(c.seccomp))); e != 0 {
+				goto fail
+			}
+		} else {
+			if r, _, e = syscall.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(c.seccomp))); e != 0 {
+				goto fail
+			}
+			stage = stageNotify
+			*c.notifyFD = int32(r)
+			if _, _, e = syscall.RawSyscall(unix.SYS_SENDMSG, uintptr(c.notifySock), uintptr(unsafe.Pointer(c.notifyMsg)), 0); e != 0 {
+				goto fail
+			}
+			syscall.RawSyscall(unix.SYS_CLOSE, r, 0, 0)
 		}
 	}
 

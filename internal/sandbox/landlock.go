@@ -104,8 +104,9 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
 	c := confinement{
 		landlock: &pol,
-		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network, Unix: landlockConfinesUnix(abi), Guard: os.Getpid()},
+		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network, Unix: landlockConfinesUnix(abi), Guard: os.Getpid(), Mediate: true},
 		dropCaps: true,
+		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: realRoots(spec.Hide)},
 	}
 	return runDirect(ctx, "landlock", spec, env, c)
 }

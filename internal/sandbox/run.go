@@ -141,6 +141,7 @@ type supervisor struct {
 	wakeMu     sync.Mutex
 	wakeClosed bool
 
+	mediator   *mediator // the landlock driver's metadata mediator, if any
 	t          *tree
 	start      time.Time
 	pid, pidfd int
@@ -248,6 +249,12 @@ func (s *supervisor) open() error {
 		s.fds = append(s.fds, pidfd)
 	}
 	s.pid, s.pidfd = pid, pidfd
+	if s.p.listener >= 0 {
+		if s.mediator, err = startMediator(s.p.listener, *s.opts.confine.mediate); err != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			return &setupError{err}
+		}
+	}
 	s.t.mainPid = pid
 	// The write ends belong to the command now.
 	unix.Close(wOut)
@@ -272,6 +279,9 @@ func (s *supervisor) open() error {
 
 // close releases what open acquired.
 func (s *supervisor) close() {
+	if s.mediator != nil {
+		s.mediator.close()
+	}
 	s.closeStdin()
 	if s.stopWake != nil {
 		s.stopWake()

@@ -34,6 +34,11 @@ import (
 //     tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_open
 //     aimed at hunk, kill(-1), prlimit64 on another process, setpriority
 //     on anything but the caller.
+//   - metadata (landlock driver): chmod, chown, utimes and extended
+//     attributes, which Landlock does not confine, go to hunk
+//     (SECCOMP_RET_USER_NOTIF), which does each itself when its file lies in
+//     a writable place and refuses it otherwise (mediate.go); setxattrat and
+//     removexattrat answer ENOSYS (libc falls back to the older calls).
 //   - system calls of another ABI (i386 on amd64, x32) are refused, so that
 //     none of this can be bypassed through a second syscall table.
 
@@ -43,6 +48,7 @@ type seccompPolicy struct {
 	Network bool // allow sockets of every family but AF_UNIX
 	Unix    bool // allow AF_UNIX sockets (Landlock confines them)
 	Guard   int  // a pid (hunk's) the command may not signal or open; 0: none (pid namespace)
+	Mediate bool // send metadataCalls to the mediator (SECCOMP_RET_USER_NOTIF)
 }
 
 // alwaysDenied are refused with EPERM whatever the policy.
@@ -107,6 +113,14 @@ func seccompProgram(p seccompPolicy) []unix.SockFilter {
 		prog = append(prog, jump(bpfJeq, nr, 0, 1), stmt(bpfRet, eperm))
 	}
 	prog = append(prog, jump(bpfJeq, unix.SYS_CLONE3, 0, 1), stmt(bpfRet, retErrno(syscall.ENOSYS)))
+	if p.Mediate {
+		for _, nr := range metadataCalls {
+			prog = append(prog, jump(bpfJeq, nr, 0, 1), stmt(bpfRet, unix.SECCOMP_RET_USER_NOTIF))
+		}
+		for _, nr := range []uint32{unix.SYS_SETXATTRAT, unix.SYS_REMOVEXATTRAT} {
+			prog = append(prog, jump(bpfJeq, nr, 0, 1), stmt(bpfRet, retErrno(syscall.ENOSYS)))
+		}
+	}
 
 	checks := map[uint32][]argCheck{
 		unix.SYS_IOCTL: {{1, '=', unix.TIOCSTI, eperm}, {1, '=', unix.TIOCLINUX, eperm}},

@@ -7,3 +7,5 @@ const (
 	x32SyscallBit    = 0
 	seccompSupported = false
 )
+
+var metadataCalls []uint32

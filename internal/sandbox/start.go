@@ -31,6 +31,9 @@ type proc struct {
 	dir    string
 	setsid bool
 	extra  []int
+	// listener is the seccomp listener of a mediated filter, received by
+	// start (-1: none); the supervisor serves and closes it.
+	listener int
 }
 
 // command returns the proc for argv (path already resolved) with exactly env.
@@ -38,7 +41,7 @@ func command(path string, argv, env []string, dir string) *proc {
 	if env == nil {
 		env = []string{}
 	}
-	return &proc{path: path, argv: argv, env: env, dir: dir}
+	return &proc{path: path, argv: argv, env: env, dir: dir, listener: -1}
 }
 
 // Exit codes of a command that could not be started, as shells use them.

@@ -9,7 +9,10 @@
 // under the landlock and none drivers — and at -victim, a process outside
 // the sandbox), mknod, tiocsti, host, prlimit (at -victim), keyring (the key
 // -key in the user keyring), fds (descriptors above 2), caps, unix (connect
-// to -sock, a unix socket of the host).
+// to -sock, a unix socket of the host), metadata (chmod, chown, utimes and
+// xattrs on -file, a file of the host outside the workspace, by name, by
+// descriptor and through a symlink in the workspace; the same on a file of
+// the workspace must work, or it prints "BROKEN: what").
 package main
 
 import (
@@ -45,6 +48,7 @@ func main() {
 	victim := flag.Int("victim", 0, "pid of a process outside the sandbox")
 	key := flag.String("key", "", "description of a key in the user keyring")
 	sock := flag.String("sock", "", "a unix socket of the host, outside the workspace")
+	file := flag.String("file", "", "a file of the host outside the workspace, the command's user's own")
 	flag.Parse()
 	targets := map[string]int{}
 	if ppid := os.Getppid(); ppid > 1 { // not the sandbox's own init
@@ -204,6 +208,11 @@ func main() {
 				unix.Close(fd)
 			}
 			report("connect to the host's unix socket "+*sock, err)
+		case "metadata":
+			if *file == "" {
+				continue
+			}
+			metadata(*file)
 		case "sleep":
 			time.Sleep(time.Hour)
 		default:
@@ -250,6 +259,47 @@ func forTasks(targets map[string]int, what string, f func(pid, tid int) error) {
 		} else {
 			fmt.Printf("blocked: %s %s (%v)\n", what, name, last)
 		}
+	}
+}
+
+// metadata changes the mode, owner, times and extended attributes of the
+// host's file every way it can, then checks that the workspace's own files
+// can still be changed.
+func metadata(file string) {
+	uid, gid := os.Getuid(), os.Getgid()
+	past := []unix.Timespec{{Sec: 978307200}, {Sec: 978307200}}
+	report("chmod of a host file", unix.Chmod(file, 0o4777))
+	report("fchmodat of a host file", unix.Fchmodat(unix.AT_FDCWD, file, 0o4777, 0))
+	report("chown of a host file", unix.Chown(file, uid, gid))
+	report("utimensat of a host file", unix.UtimesNanoAt(unix.AT_FDCWD, file, past, 0))
+	report("setxattr on a host file", unix.Setxattr(file, "user.hunk", []byte("x"), 0))
+	if fd, err := unix.Open(file, unix.O_RDONLY, 0); err == nil {
+		report("fchmod of a host file opened for reading", unix.Fchmod(fd, 0o4777))
+		report("fchown of a host file opened for reading", unix.Fchown(fd, uid, gid))
+		report("futimens of a host file opened for reading", unix.UtimesNanoAt(fd, "", past, unix.AT_EMPTY_PATH))
+		unix.Close(fd)
+	} else {
+		fmt.Printf("blocked: opening the host file (%v)\n", err)
+	}
+	_ = os.Remove("meta-link")
+	if err := os.Symlink(file, "meta-link"); err == nil {
+		report("chmod of a host file through a symlink in the workspace", unix.Chmod("meta-link", 0o4777))
+		report("chown of a host file through a symlink in the workspace", unix.Fchownat(unix.AT_FDCWD, "meta-link", uid, gid, 0))
+	}
+	// What a build does to its own files must still work.
+	must := func(what string, err error) {
+		if err != nil {
+			fmt.Printf("BROKEN: %s (%v)\n", what, err)
+		}
+	}
+	must("writing a file of the workspace", os.WriteFile("meta-own", []byte("x"), 0o644))
+	must("chmod of a file of the workspace", unix.Chmod("meta-own", 0o755))
+	must("chown of a file of the workspace", unix.Chown("meta-own", uid, gid))
+	must("utimensat of a file of the workspace", unix.UtimesNanoAt(unix.AT_FDCWD, "meta-own", past, 0))
+	must("lchown of a symlink in the workspace", unix.Lchown("meta-link", uid, gid))
+	var st unix.Stat_t
+	if unix.Stat("meta-own", &st) == nil && st.Mode&0o777 != 0o755 {
+		fmt.Printf("BROKEN: the workspace file's mode is %o after chmod 755\n", st.Mode&0o777)
 	}
 }
 

@@ -1,0 +1,11 @@
+//go:build linux && !amd64
+
+package sandbox
+
+import (
+	"os"
+	"syscall"
+)
+
+// decodeLegacy: only amd64 has metadata calls besides the *at forms.
+func decodeLegacy(uint32, [6]uint64, *metaCall, *os.File) syscall.Errno { return syscall.ENOSYS }
