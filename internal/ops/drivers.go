@@ -95,6 +95,7 @@ func Drivers(ctx context.Context) *Output {
 var guardLegend = [][2]string{
 	{sandbox.GuardProcesses, "cannot trace, signal or read hunk or any process outside its own tree"},
 	{sandbox.GuardSockets, "cannot connect to the host's unix sockets (the Docker socket, ssh and gpg agents)"},
+	{sandbox.GuardMetadata, "cannot chmod, chown, touch or set attributes on files outside where it may write"},
 	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
 	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},
 	{sandbox.GuardTerminal, "cannot type into the caller's terminal (TIOCSTI)"},

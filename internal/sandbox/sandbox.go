@@ -87,6 +87,7 @@ type Caps struct {
 const (
 	GuardProcesses   = "processes"    // cannot trace, signal or read hunk or any process outside its tree
 	GuardSockets     = "unix-sockets" // cannot connect to the host's pathname unix sockets (Docker, agents)
+	GuardMetadata    = "metadata"     // cannot chmod, chown, touch or set xattrs outside where it may write
 	GuardPrivileges  = "privileges"   // no capability beyond owning workspace files; no device nodes, mounts, clock, hostname
 	GuardKeyring     = "keyring"      // cannot read the kernel keyrings
 	GuardTerminal    = "terminal"     // cannot push input into the caller's terminal
@@ -98,7 +99,7 @@ const (
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardSockets, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardSockets, GuardMetadata, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {
