@@ -159,9 +159,17 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 			args = append(args, "--image", img)
 		}
 	}
+	attacks := []string{"ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps", "unix", "metadata"}
+	want := 25
+	// What a driver does not claim (--drivers) is not attacked: the claims
+	// themselves are what is tested.
+	if driverGuards(t, bin, driver)["process-list"] {
+		attacks = append(attacks, "cmdline")
+		want += 2
+	}
 	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
-		"-sock", sockPath, "-file", hostFile,
-		"ptrace", "signal", "getfd", "environ", "vmread", "mknod", "tiocsti", "host", "prlimit", "keyring", "fds", "caps", "unix", "metadata")
+		"-sock", sockPath, "-file", hostFile)
+	args = append(args, attacks...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "HUNK_PARENT_SECRET="+secret, "HOME="+top)
 	cmd.Stdin = pts
@@ -191,7 +199,7 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		}
 	}
 	// Every attack reported (parent and victim for the per-process ones).
-	if blocked < 25 {
+	if blocked < want {
 		t.Fatalf("only %d attempts reported; hunk's output %s", blocked, out)
 	}
 	after, err := os.Lstat(hostFile)
@@ -216,6 +224,34 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	if n, _ := unix.Read(mfd, buf); n > 0 && strings.Contains(string(buf[:n]), "#") {
 		t.Errorf("input was injected into hunk's terminal: %q", buf[:n])
 	}
+}
+
+// driverGuards is what `hunk exec --drivers` says driver guards here.
+func driverGuards(t *testing.T, bin, driver string) map[string]bool {
+	out, err := exec.Command(bin, "--json", "exec", "--drivers").Output()
+	if err != nil {
+		t.Fatalf("hunk exec --drivers: %v", err)
+	}
+	var res struct {
+		Details struct {
+			Drivers []struct {
+				Name   string   `json:"name"`
+				Guards []string `json:"guards"`
+			} `json:"drivers"`
+		} `json:"details"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	g := map[string]bool{}
+	for _, d := range res.Details.Drivers {
+		if d.Name == driver {
+			for _, n := range d.Guards {
+				g[n] = true
+			}
+		}
+	}
+	return g
 }
 
 var (

@@ -93,7 +93,8 @@ func Drivers(ctx context.Context) *Output {
 
 // guardLegend says what each of sandbox's Guard names stands for.
 var guardLegend = [][2]string{
-	{sandbox.GuardProcesses, "cannot trace, signal or read hunk or any process outside its own tree"},
+	{sandbox.GuardProcesses, "cannot trace, signal, or read the memory, environment or descriptors of hunk or any process outside its own tree"},
+	{sandbox.GuardProcessList, "cannot see other processes or read their command lines (its own pid namespace)"},
 	{sandbox.GuardSockets, "cannot connect to the host's unix sockets (the Docker socket, ssh and gpg agents)"},
 	{sandbox.GuardMetadata, "cannot chmod, chown, touch or set attributes on files outside where it may write"},
 	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},

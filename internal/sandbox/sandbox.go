@@ -85,7 +85,8 @@ type Caps struct {
 
 // What a driver may guard against a hostile command, as --drivers names it.
 const (
-	GuardProcesses   = "processes"    // cannot trace, signal or read hunk or any process outside its tree
+	GuardProcesses   = "processes"    // cannot trace, signal or read the memory, environment or descriptors of hunk or any process outside its tree
+	GuardProcessList = "process-list" // cannot see other processes or their command lines (a pid namespace)
 	GuardSockets     = "unix-sockets" // cannot connect to the host's pathname unix sockets (Docker, agents)
 	GuardMetadata    = "metadata"     // cannot chmod, chown, touch or set xattrs outside where it may write
 	GuardPrivileges  = "privileges"   // no capability beyond owning workspace files; no device nodes, mounts, clock, hostname
@@ -99,7 +100,7 @@ const (
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardSockets, GuardMetadata, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {

@@ -9,7 +9,8 @@
 // under the landlock and none drivers — and at -victim, a process outside
 // the sandbox), mknod, tiocsti, host, prlimit (at -victim), keyring (the key
 // -key in the user keyring), fds (descriptors above 2), caps, unix (connect
-// to -sock, a unix socket of the host), metadata (chmod, chown, utimes and
+// to -sock, a unix socket of the host), cmdline (the command line of
+// -victim, and whether any process outside the sandbox is listed), metadata (chmod, chown, utimes and
 // xattrs on -file, a file of the host outside the workspace, by name, by
 // descriptor and through a symlink in the workspace; the same on a file of
 // the workspace must work, or it prints "BROKEN: what").
@@ -104,6 +105,19 @@ func main() {
 					last = nil
 				}
 				report("pidfd_getfd on "+name, last)
+			}
+		case "cmdline":
+			if pid, ok := targets["victim"]; ok {
+				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+				if err == nil && len(b) == 0 {
+					err = fmt.Errorf("empty")
+				}
+				report("read the victim's command line", err)
+			}
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", os.Getppid())); os.Getppid() > 1 && err == nil {
+				fmt.Println("ESCAPED: hunk's process is listed in /proc")
+			} else {
+				fmt.Println("blocked: hunk's process is not listed in /proc")
 			}
 		case "environ":
 			forTasks(targets, "read environ", func(pid, tid int) error {

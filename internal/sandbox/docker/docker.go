@@ -86,7 +86,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	// default seccomp profile (which refuses the keyrings). A container
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
 	c.SetGuards(map[string]bool{
-		sandbox.GuardProcesses: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
+		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
 		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
