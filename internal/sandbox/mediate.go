@@ -164,11 +164,12 @@ type metaCall struct {
 }
 
 func (m *mediator) handle(req *seccompNotif) (int64, syscall.Errno) {
-	mem, err := os.Open("/proc/" + strconv.Itoa(int(req.pid)) + "/mem")
+	fd, err := unix.Open("/proc/"+strconv.Itoa(int(req.pid))+"/mem", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, unix.EPERM
 	}
-	defer mem.Close()
+	defer unix.Close(fd)
+	mem := procMem(fd)
 	if !m.valid(req) {
 		return 0, unix.ENOENT
 	}
@@ -180,7 +181,7 @@ func (m *mediator) handle(req *seccompNotif) (int64, syscall.Errno) {
 }
 
 // decode reads the call's arguments (from the caller's memory, once).
-func decode(req *seccompNotif, mem *os.File) (*metaCall, syscall.Errno) {
+func decode(req *seccompNotif, mem procMem) (*metaCall, syscall.Errno) {
 	a := req.args
 	str := func(addr uint64) (string, syscall.Errno) { return readString(mem, addr) }
 	c := &metaCall{dirfd: unix.AT_FDCWD}
@@ -262,8 +263,20 @@ func decode(req *seccompNotif, mem *os.File) (*metaCall, syscall.Errno) {
 	return c, 0
 }
 
+// procMem is an open /proc/<pid>/mem.
+type procMem int
+
+func (m procMem) ReadAt(b []byte, off int64) (int, error) {
+	for {
+		n, err := unix.Pread(int(m), b, off)
+		if err != unix.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
 // readString reads a NUL-terminated string of at most PATH_MAX bytes.
-func readString(mem *os.File, addr uint64) (string, syscall.Errno) {
+func readString(mem procMem, addr uint64) (string, syscall.Errno) {
 	if addr == 0 {
 		return "", unix.EFAULT
 	}
@@ -282,7 +295,7 @@ func readString(mem *os.File, addr uint64) (string, syscall.Errno) {
 	return "", unix.ENAMETOOLONG
 }
 
-func readStruct(mem *os.File, addr uint64, p unsafe.Pointer, size uintptr) syscall.Errno {
+func readStruct(mem procMem, addr uint64, p unsafe.Pointer, size uintptr) syscall.Errno {
 	if addr == 0 {
 		return unix.EFAULT
 	}

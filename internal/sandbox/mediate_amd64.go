@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -11,7 +10,7 @@ import (
 
 // decodeLegacy decodes the metadata calls amd64 has besides the *at forms
 // arm64 has alone: chmod, chown, lchown, utime, utimes, futimesat.
-func decodeLegacy(nr uint32, a [6]uint64, c *metaCall, mem *os.File) unix.Errno {
+func decodeLegacy(nr uint32, a [6]uint64, c *metaCall, mem procMem) unix.Errno {
 	var err unix.Errno
 	path := func(addr uint64) unix.Errno {
 		c.path, err = readString(mem, addr)

@@ -2,10 +2,7 @@
 
 package sandbox
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
 // decodeLegacy: only amd64 has metadata calls besides the *at forms.
-func decodeLegacy(uint32, [6]uint64, *metaCall, *os.File) syscall.Errno { return syscall.ENOSYS }
+func decodeLegacy(uint32, [6]uint64, *metaCall, procMem) syscall.Errno { return syscall.ENOSYS }
