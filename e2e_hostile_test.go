@@ -163,9 +163,14 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	want := 25
 	// What a driver does not claim (--drivers) is not attacked: the claims
 	// themselves are what is tested.
-	if driverGuards(t, bin, driver)["process-list"] {
+	guards := driverGuards(t, bin, driver)
+	if guards["process-list"] {
 		attacks = append(attacks, "cmdline")
 		want += 2
+	}
+	if guards["setuid"] {
+		attacks = append(attacks, "setuid")
+		want += 5
 	}
 	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
 		"-sock", sockPath, "-file", hostFile)

@@ -63,7 +63,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: true,
 	})
 	c.Reason = "namespaces (pid, net, ipc, uts, mount"

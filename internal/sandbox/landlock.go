@@ -52,7 +52,7 @@ func (landlockDriver) probe(limits bool) Caps {
 	// another process of the same user can be signalled. No pid
 	// namespace: a setsid'd process survives a SIGKILL of hunk.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: abi >= 6, GuardSockets: true, GuardMetadata: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: abi >= 6, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true,
 	})
 	if abi < 6 {

@@ -89,6 +89,7 @@ const (
 	GuardProcessList = "process-list" // cannot see other processes or their command lines (a pid namespace)
 	GuardSockets     = "unix-sockets" // cannot connect to the host's pathname unix sockets (Docker, agents)
 	GuardMetadata    = "metadata"     // cannot chmod, chown, touch or set xattrs outside where it may write
+	GuardSetuid      = "setuid"       // cannot leave a set-user-ID or set-group-ID file behind
 	GuardPrivileges  = "privileges"   // no capability beyond owning workspace files; no device nodes, mounts, clock, hostname
 	GuardKeyring     = "keyring"      // cannot read the kernel keyrings
 	GuardTerminal    = "terminal"     // cannot push input into the caller's terminal
@@ -100,7 +101,7 @@ const (
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {

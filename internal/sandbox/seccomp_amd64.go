@@ -12,6 +12,14 @@ const (
 	seccompSupported = true
 )
 
+// modeCalls give a file a mode: the argument indexes of the open flags
+// (-1: none, the call always creates or changes) and of the mode.
+var modeCalls = map[uint32]struct{ flags, mode int }{
+	unix.SYS_OPEN: {1, 2}, unix.SYS_OPENAT: {2, 3}, unix.SYS_CREAT: {-1, 1},
+	unix.SYS_MKNOD: {-1, 1}, unix.SYS_MKNODAT: {-1, 2},
+	unix.SYS_CHMOD: {-1, 1}, unix.SYS_FCHMOD: {-1, 1}, unix.SYS_FCHMODAT: {-1, 2}, unix.SYS_FCHMODAT2: {-1, 2},
+}
+
 // metadataCalls change a file's mode, owner, times or extended attributes,
 // which Landlock does not confine: the mediator does them (mediate.go).
 var metadataCalls = []uint32{

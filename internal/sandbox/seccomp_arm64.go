@@ -10,6 +10,12 @@ const (
 	seccompSupported = true
 )
 
+// modeCalls: see seccomp_amd64.go.
+var modeCalls = map[uint32]struct{ flags, mode int }{
+	unix.SYS_OPENAT: {2, 3}, unix.SYS_MKNODAT: {-1, 2},
+	unix.SYS_FCHMOD: {-1, 1}, unix.SYS_FCHMODAT: {-1, 2}, unix.SYS_FCHMODAT2: {-1, 2},
+}
+
 // metadataCalls: see seccomp_amd64.go (arm64 has only the *at forms).
 var metadataCalls = []uint32{
 	unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2,

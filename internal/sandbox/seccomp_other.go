@@ -9,3 +9,5 @@ const (
 )
 
 var metadataCalls []uint32
+
+var modeCalls map[uint32]struct{ flags, mode int }

@@ -13,7 +13,9 @@
 // -victim, and whether any process outside the sandbox is listed), metadata (chmod, chown, utimes and
 // xattrs on -file, a file of the host outside the workspace, by name, by
 // descriptor and through a symlink in the workspace; the same on a file of
-// the workspace must work, or it prints "BROKEN: what").
+// the workspace must work, or it prints "BROKEN: what"), setuid (a
+// set-user-ID or set-group-ID file in the workspace, every way a file gets
+// a mode).
 package main
 
 import (
@@ -227,6 +229,8 @@ func main() {
 				continue
 			}
 			metadata(*file)
+		case "setuid":
+			setuid()
 		case "sleep":
 			time.Sleep(time.Hour)
 		default:
@@ -314,6 +318,29 @@ func metadata(file string) {
 	var st unix.Stat_t
 	if unix.Stat("meta-own", &st) == nil && st.Mode&0o777 != 0o755 {
 		fmt.Printf("BROKEN: the workspace file's mode is %o after chmod 755\n", st.Mode&0o777)
+	}
+}
+
+// setuid tries to leave a set-user-ID or set-group-ID file behind.
+func setuid() {
+	_ = os.WriteFile("suid", []byte("#!/bin/sh\n"), 0o755)
+	report("chmod 4755 of a file of the workspace", unix.Chmod("suid", 0o4755))
+	report("fchmodat 2755 of a file of the workspace", unix.Fchmodat(unix.AT_FDCWD, "suid", 0o2755, 0))
+	if fd, err := unix.Open("suid", unix.O_RDONLY, 0); err == nil {
+		report("fchmod 4755 of a file of the workspace", unix.Fchmod(fd, 0o4755))
+		unix.Close(fd)
+	}
+	fd, err := unix.Open("suid-new", unix.O_CREAT|unix.O_WRONLY|unix.O_EXCL, 0o4755)
+	if err == nil {
+		unix.Close(fd)
+	}
+	report("open(O_CREAT) with mode 4755", err)
+	report("mknod of a regular file with mode 4755", unix.Mknod("suid-node", unix.S_IFREG|0o4755, 0))
+	var st unix.Stat_t
+	for _, n := range []string{"suid", "suid-new", "suid-node"} {
+		if unix.Stat(n, &st) == nil && st.Mode&(unix.S_ISUID|unix.S_ISGID) != 0 {
+			fmt.Printf("ESCAPED: %s has mode %o\n", n, st.Mode&0o7777)
+		}
 	}
 }
 
