@@ -172,6 +172,18 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 		attacks = append(attacks, "setuid")
 		want += 5
 	}
+	// The workspace is a repository: its .git must come out as it went in.
+	gitConfig := filepath.Join(ws, ".git", "config")
+	if err := os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gitConfig, []byte("[core]\n\tbare = false\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if guards["git"] {
+		attacks = append(attacks, "git")
+		want += 3
+	}
 	args = append(args, "--", "./hostile", "-victim", fmt.Sprint(victim.Process.Pid), "-key", keyDesc,
 		"-sock", sockPath, "-file", hostFile)
 	args = append(args, attacks...)
@@ -206,6 +218,14 @@ func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credent
 	// Every attack reported (parent and victim for the per-process ones).
 	if blocked < want {
 		t.Fatalf("only %d attempts reported; hunk's output %s", blocked, out)
+	}
+	if guards["git"] {
+		if b, err := os.ReadFile(gitConfig); err != nil || string(b) != "[core]\n\tbare = false\n" {
+			t.Errorf(".git/config changed: %q %v", b, err)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, ".git", "hooks", "pre-commit")); err == nil {
+			t.Errorf("a hook was planted in .git/hooks")
+		}
 	}
 	after, err := os.Lstat(hostFile)
 	if err != nil {

@@ -74,6 +74,7 @@ type ExecConfig struct {
 	MaxOutput string
 	KeepWarm  bool
 	Caches    bool
+	GitWrite  bool
 	Idle      time.Duration
 }
 
@@ -99,6 +100,7 @@ var defaults = map[string]any{
 	"exec.max-output":       "1MiB",
 	"exec.keep-warm":        false,
 	"exec.caches":           true,
+	"exec.git-write":        false,
 	"exec.idle":             10 * time.Minute,
 }
 
@@ -227,6 +229,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 			MaxOutput: str("exec.max-output"),
 			KeepWarm:  boolean("exec.keep-warm"),
 			Caches:    boolean("exec.caches"),
+			GitWrite:  boolean("exec.git-write"),
 			Idle:      dur("exec.idle"),
 		},
 	}

@@ -27,6 +27,7 @@ type execOptions struct {
 	RW, RO      []string // --rw, --ro host paths
 	Hide        []string // --hide host paths, beside sandbox.DefaultHidden
 	Caches      bool     // the workspace's build caches (sandbox.CacheEnv)
+	GitWrite    bool     // the command may change the workspace's .git
 	Timeout     time.Duration
 	Memory      int64
 	Pids        int
@@ -81,7 +82,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 			var err error
 			cfg := app.Cfg.Exec
 			o.Driver, o.Timeout, o.Pids, o.CPUs, o.Image = cfg.Driver, cfg.Timeout, cfg.Pids, cfg.CPUs, cfg.Image
-			o.KeepWarm, o.Idle, o.Caches = cfg.KeepWarm, cfg.Idle, cfg.Caches
+			o.KeepWarm, o.Idle, o.Caches, o.GitWrite = cfg.KeepWarm, cfg.Idle, cfg.Caches, cfg.GitWrite
 			if o.Memory, err = parseSize(cfg.Memory); err != nil {
 				return result.Usagef("--memory %q: %v", cfg.Memory, err).WithHint("sizes look like 512MiB, 2G or 1048576")
 			}
@@ -111,6 +112,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	f.StringArrayVar(&o.RW, "rw", nil, "let the command write host `PATH` too (repeatable)")
 	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")
 	f.Bool("caches", true, "give the command the workspace's own writable build caches (Go, npm, pip, cargo, Maven, Gradle) that persist across runs")
+	f.Bool("git-write", false, "let the command change the workspace's .git (commit, checkout); its hooks and config then run outside the sandbox the next time git runs")
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
@@ -126,7 +128,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
-		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches",
+		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches", "git-write": "exec.git-write",
 	} {
 		configKey(f, flag, key)
 	}
@@ -181,7 +183,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 	}
 	out, err := ops.Exec(ctx, env, ops.ExecRequest{
 		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env,
-		Network: o.Network, ReadOnly: o.ReadOnly, RW: o.RW, RO: o.RO, Hide: o.Hide, Caches: o.Caches,
+		Network: o.Network, ReadOnly: o.ReadOnly, RW: o.RW, RO: o.RO, Hide: o.Hide, Caches: o.Caches, GitWrite: o.GitWrite,
 		Timeout: o.Timeout, Memory: o.Memory, Pids: o.Pids, CPUs: o.CPUs, MaxOutput: o.MaxOutput,
 		Driver: o.Driver, Image: o.Image, Pull: o.Pull, KeepWarm: o.KeepWarm, Idle: o.Idle,
 		Ready: handling, // from then on, an interrupt stops the command, not just hunk
@@ -197,6 +199,9 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		fmt.Fprint(app.Stderr, out.Stderr)
 		if out.Message != "" {
 			fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Message)
+		}
+		if out.Hint != "" {
+			fmt.Fprintf(app.Stderr, "%s: hint: %s\n", prog, out.Hint)
 		}
 	}
 	return silentExit(out.ExitCode)

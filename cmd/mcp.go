@@ -56,7 +56,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	}
 	sess := &tools.Session{Env: env, Exec: ops.ExecRequest{
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Memory: memory, Pids: cfg.Pids, CPUs: cfg.CPUs, MaxOutput: maxOut,
-		Image: cfg.Image, KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches,
+		Image: cfg.Image, KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite,
 		Network: o.Network, ReadOnly: o.ReadOnly,
 	}}
 	var set tools.Set

@@ -98,6 +98,7 @@ var guardLegend = [][2]string{
 	{sandbox.GuardSockets, "cannot connect to the host's unix sockets (the Docker socket, ssh and gpg agents)"},
 	{sandbox.GuardMetadata, "cannot chmod, chown, touch or set attributes on files outside where it may write"},
 	{sandbox.GuardSetuid, "cannot leave a set-user-ID or set-group-ID file behind (for whoever runs code there later)"},
+	{sandbox.GuardGit, "cannot change the workspace's .git, whose hooks and config git runs outside the sandbox (--git-write allows it)"},
 	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
 	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},
 	{sandbox.GuardTerminal, "cannot type into the caller's terminal (TIOCSTI)"},

@@ -36,6 +36,7 @@ type ExecRequest struct {
 	RW, RO   []string `json:"-"` // host paths (--rw, --ro)
 	Hide     []string `json:"-"` // host paths, beside sandbox.DefaultHidden
 	Caches   bool     `json:"-"` // the workspace's build caches (sandbox.CacheEnv)
+	GitWrite bool     `json:"-"` // let the command change the workspace's .git (sandbox.ProtectedPaths)
 	Memory   int64    `json:"-"`
 	Pids     int      `json:"-"`
 	CPUs     float64  `json:"-"`
@@ -176,8 +177,12 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 			}
 		}
 	}
+	var protect []string
+	if !req.GitWrite {
+		protect = sandbox.ProtectedPaths(ws.Dir())
+	}
 	spec := sandbox.Spec{
-		RW: rw, RO: ro, Hide: hide,
+		RW: rw, RO: ro, Hide: hide, Protect: protect,
 		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
 		Network: req.Network, ReadOnly: req.ReadOnly,
 		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,
@@ -196,7 +201,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
-	return execOutput(req, r, in), nil
+	return execOutput(req, r, in, len(protect) > 0), nil
 }
 
 // SandboxError maps the sandbox's errors to the contract's codes.
@@ -234,7 +239,19 @@ func seconds(d time.Duration) string {
 
 // execOutput is the result of a command that ran: its output and exit code
 // for a model, and a failure for timeouts, interrupts and the memory limit.
-func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Output {
+// readOnlyGit reports whether stderr says that a write into .git failed
+// because it is read-only (git's "Unable to create '.../.git/index.lock':
+// Read-only file system", a shell's "cannot create .git/...").
+func readOnlyGit(stderr []byte) bool {
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.Contains(l, ".git") && strings.Contains(l, "Read-only file system") {
+			return true
+		}
+	}
+	return false
+}
+
+func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, gitProtected bool) *Output {
 	var note string
 	var code result.Code
 	switch {
@@ -248,6 +265,10 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Outpu
 		note, code = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", req.Memory), result.OutOfMemory
 	case r.OOMKilled:
 		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", req.Memory)
+	}
+	var hint string
+	if note == "" && gitProtected && r.ExitCode != 0 && readOnlyGit(r.Stderr) {
+		hint = "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); --git-write (exec.git-write) lets the command change it"
 	}
 	var startNote string
 	if r.NotStarted != "" {
@@ -281,8 +302,11 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted) *Outpu
 	if note != "" {
 		b.WriteString(note + "\n")
 	}
+	if hint != "" {
+		b.WriteString("Hint: " + hint + "\n")
+	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note, Stderr: startNote}
+	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note, Hint: hint, Stderr: startNote}
 	if code != "" {
 		out.Failure = result.Errorf(code, "%s", note)
 	}

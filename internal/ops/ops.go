@@ -77,6 +77,9 @@ type Output struct {
 	// ExitCode is the process exit code the command line ends with (exec
 	// passes its command's through).
 	ExitCode int
+	// Hint is advice for a person (exec: why the command may have failed);
+	// it is in Text already.
+	Hint string
 	// Stderr is a line for a person's stderr that the streamed output
 	// lacks (why exec's command could not start); it is in Text already.
 	Stderr string

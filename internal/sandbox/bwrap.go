@@ -63,7 +63,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardGit: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: true,
 	})
 	c.Reason = "namespaces (pid, net, ipc, uts, mount"
@@ -133,6 +133,9 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 		a = append(a, "--ro-bind", spec.Workspace, spec.Workspace)
 	} else {
 		a = append(a, "--bind", spec.Workspace, spec.Workspace)
+	}
+	for _, p := range spec.Protect {
+		a = append(a, "--ro-bind", p, p)
 	}
 	// A workspace above /run (/, /var) would bring it back: hide it again.
 	for _, h := range hidden {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,6 +24,10 @@ type Spec struct {
 	RO        []string // further host paths made visible read-only (--ro: docker; the others see the host read-only already)
 	Hide      []string // host paths the command may not read (--hide and DefaultHidden)
 	ReadOnly  bool     // the workspace is read-only too
+	// Protect are paths inside the workspace the command may read but not
+	// change (ProtectedPaths: the repository's .git), where the driver can
+	// (GuardGit).
+	Protect   []string
 	Timeout   time.Duration
 	Memory    int64   // bytes; 0 = no limit
 	Pids      int     // max processes; 0 = DefaultPids where enforceable; -1 = no limit
@@ -90,6 +95,7 @@ const (
 	GuardSockets     = "unix-sockets" // cannot connect to the host's pathname unix sockets (Docker, agents)
 	GuardMetadata    = "metadata"     // cannot chmod, chown, touch or set xattrs outside where it may write
 	GuardSetuid      = "setuid"       // cannot leave a set-user-ID or set-group-ID file behind
+	GuardGit         = "git"          // cannot change the workspace's .git (hooks and config run code the next time git runs)
 	GuardPrivileges  = "privileges"   // no capability beyond owning workspace files; no device nodes, mounts, clock, hostname
 	GuardKeyring     = "keyring"      // cannot read the kernel keyrings
 	GuardTerminal    = "terminal"     // cannot push input into the caller's terminal
@@ -101,7 +107,7 @@ const (
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardGit, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {
@@ -134,6 +140,20 @@ func DefaultHidden(home string) []string {
 		out = append(out, filepath.Join(home, p))
 	}
 	return out
+}
+
+// ProtectedPaths are the paths of workspace the command may read but not
+// change: its .git (a directory, or the file of a linked worktree), whose
+// hooks and configuration (core.fsmonitor, core.hooksPath, aliases, a
+// pager) git runs outside any sandbox the next time anyone runs git there —
+// a shell prompt showing the branch is enough. Codex keeps .git read-only
+// for the same reason.
+func ProtectedPaths(workspace string) []string {
+	p := filepath.Join(workspace, ".git")
+	if _, err := os.Lstat(p); err != nil {
+		return nil
+	}
+	return []string{p}
 }
 
 // HostPath resolves a host path given to --rw, --ro or --hide: "~/" is

@@ -15,7 +15,8 @@
 // descriptor and through a symlink in the workspace; the same on a file of
 // the workspace must work, or it prints "BROKEN: what"), setuid (a
 // set-user-ID or set-group-ID file in the workspace, every way a file gets
-// a mode).
+// a mode), git (a hook and core.fsmonitor in the workspace's .git, and
+// .git moved away and replaced).
 package main
 
 import (
@@ -231,6 +232,19 @@ func main() {
 			metadata(*file)
 		case "setuid":
 			setuid()
+		case "git":
+			report("planting a hook in .git/hooks", os.WriteFile(".git/hooks/pre-commit", []byte("#!/bin/sh\nevil\n"), 0o755))
+			f, err := os.OpenFile(".git/config", os.O_WRONLY|os.O_APPEND, 0)
+			if err == nil {
+				_, err = f.WriteString("[core]\n\tfsmonitor = evil\n")
+				f.Close()
+			}
+			report("setting core.fsmonitor in .git/config", err)
+			err = os.Rename(".git", ".git-old")
+			if err == nil {
+				err = os.MkdirAll(".git/hooks", 0o755)
+			}
+			report("replacing .git", err)
 		case "sleep":
 			time.Sleep(time.Hour)
 		default:
