@@ -129,14 +129,16 @@ type Driver interface {
 }
 
 // DefaultHidden are the host paths no command sees unless asked for with
-// --ro or --rw: credentials of the user (home) and the system's password
-// hashes. Missing ones are skipped.
+// --ro or --rw: credentials of the user (home) — cloud and cluster keys,
+// package registry tokens, other coding agents' logins, password stores,
+// browser profiles (session cookies), shell histories (exported tokens) —
+// and the system's password hashes. Missing ones are skipped.
 func DefaultHidden(home string) []string {
 	out := []string{"/etc/shadow", "/etc/gshadow"}
 	if home == "" || home == "/" {
 		return out
 	}
-	for _, p := range []string{".ssh", ".aws", ".config/gcloud", ".docker", ".gnupg", ".kube", ".netrc", ".git-credentials", ".config/gh"} {
+	for _, p := range homeSecrets {
 		out = append(out, filepath.Join(home, p))
 	}
 	return out
@@ -154,6 +156,17 @@ func ProtectedPaths(workspace string) []string {
 		return nil
 	}
 	return []string{p}
+}
+
+// homeSecrets are the credentials under the user's home (DefaultHidden).
+var homeSecrets = []string{
+	".ssh", ".gnupg", ".netrc", ".git-credentials", ".config/gh", ".config/hub",
+	".aws", ".azure", ".config/gcloud", ".oci", ".kube", ".docker", ".terraform.d", ".vault-token",
+	".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".codex", ".claude", ".claude.json", ".config/openai",
+	".password-store", ".local/share/keyrings", ".config/op",
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".python_history", ".psql_history", ".mysql_history",
 }
 
 // HostPath resolves a host path given to --rw, --ro or --hide: "~/" is
