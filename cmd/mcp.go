@@ -32,6 +32,8 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
 	f.String("driver", "auto", "exec's sandbox driver: auto, bwrap, landlock, docker or none")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "exec's default and longest timeout, e.g. 30 (seconds), 10m; 0 for none")
+	f.Bool("git-write", false, "let exec's commands change the workspace's .git (its hooks and config then run outside the sandbox)")
+	configKey(f, "git-write", "exec.git-write")
 	configKey(f, "driver", "exec.driver")
 	configKey(f, "timeout", "exec.timeout")
 }
