@@ -197,6 +197,9 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if err != nil {
 		return nil, SandboxError(err)
 	}
+	for _, u := range r.Unguarded {
+		env.warn(u)
+	}
 	var in *early.Interrupted
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()

@@ -108,7 +108,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		dropCaps: true,
 		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: realRoots(spec.Hide)},
 	}
-	return runDirect(ctx, "landlock", spec, env, c)
+	r, err := runDirect(ctx, "landlock", spec, env, c)
+	if len(spec.Protect) > 0 {
+		// Landlock only grants: a part of the writable workspace cannot be
+		// made read-only. Said, not hidden (the git guard is not claimed).
+		r.Unguarded = append(r.Unguarded, "landlock cannot keep the workspace's .git read-only: the command could plant hooks or config that git runs outside the sandbox (--driver bwrap or docker keep it read-only; --git-write accepts it)")
+	}
+	return r, err
 }
 
 // runDirect starts the command itself (in a new session, confined by c in
