@@ -310,6 +310,7 @@ func readStruct(mem procMem, addr uint64, p unsafe.Pointer, size uintptr) syscal
 // and does the call on what it opened.
 func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno) {
 	proc := "/proc/" + strconv.Itoa(int(req.pid))
+	c.path = callersProc(c.path, proc)
 	var base string
 	switch {
 	case c.fdCall:
@@ -408,6 +409,24 @@ func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno
 		return 0, errnoOf(unix.Lremovexattr(self, c.name))
 	}
 	return 0, unix.ENOSYS
+}
+
+// callersProc rewrites a path through /proc/self (or /dev/fd, which leads
+// there) to the caller's own /proc entry: hunk resolves the path, and its
+// /proc/self is its own. glibc names a descriptor this way when it emulates
+// fchmodat(AT_SYMLINK_NOFOLLOW) (/proc/self/fd/N). A symlink of the
+// command's that leads into /proc/self still resolves to hunk's, but what
+// it names must lie in a writable place all the same.
+func callersProc(path, proc string) string {
+	for _, p := range []string{"/proc/self/", "/proc/thread-self/"} {
+		if rest, ok := strings.CutPrefix(path, p); ok {
+			return proc + "/" + rest
+		}
+	}
+	if rest, ok := strings.CutPrefix(path, "/dev/fd/"); ok {
+		return proc + "/fd/" + rest
+	}
+	return path
 }
 
 // onFile does c on the opened file f (an O_PATH descriptor) when it lies
