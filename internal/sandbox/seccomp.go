@@ -31,6 +31,9 @@ import (
 //     whose flags can be checked).
 //   - terminals: the TIOCSTI and TIOCLINUX ioctls, which push input into a
 //     terminal.
+//   - inode flags and leases: the FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR
+//     ioctls (chattr, through a descriptor opened for reading) and
+//     fcntl(F_SETLEASE) (a lease stalls every other opener of the file).
 //   - other processes (landlock driver, which has no pid namespace): kill,
 //     tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo and pidfd_open
 //     aimed at hunk, kill(-1), prlimit64 on another process, setpriority
@@ -81,6 +84,9 @@ const (
 	offArch = 4
 	offArgs = 16 // low 32 bits of args[0] (little endian); each argument 8 bytes on
 )
+
+// fsIocFssetxattr is FS_IOC_FSSETXATTR, _IOW('X', 32, struct fsxattr).
+const fsIocFssetxattr = 0x401c5820
 
 func retErrno(e syscall.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
 
@@ -133,6 +139,14 @@ func seccompProgram(p seccompPolicy) []unix.SockFilter {
 		unix.SYS_UNSHARE: {{0, '&', unix.CLONE_NEWUSER, eperm}},
 	}
 	order := []uint32{unix.SYS_IOCTL, unix.SYS_CLONE, unix.SYS_UNSHARE}
+	// Inode flags (chattr) through a descriptor opened for reading, which
+	// Landlock does not confine, and leases, which stall the host's own
+	// opens of a file the command can merely read (also on a read-only
+	// bind).
+	checks[unix.SYS_IOCTL] = append(checks[unix.SYS_IOCTL],
+		argCheck{1, '=', unix.FS_IOC_SETFLAGS, eperm}, argCheck{1, '=', fsIocFssetxattr, eperm})
+	checks[unix.SYS_FCNTL] = []argCheck{{1, '=', unix.F_SETLEASE, eperm}}
+	order = append(order, unix.SYS_FCNTL)
 	// No set-user-ID or set-group-ID file: a root command could leave a
 	// setuid-root program in the workspace for whoever runs code there
 	// later. Refused in every call that gives a file a mode.

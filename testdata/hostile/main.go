@@ -313,6 +313,16 @@ func metadata(file string) {
 	} else {
 		fmt.Printf("blocked: opening the host file (%v)\n", err)
 	}
+	if fd, err := unix.Open(file, unix.O_RDONLY, 0); err == nil {
+		flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+		if err == nil {
+			err = unix.IoctlSetPointerInt(fd, unix.FS_IOC_SETFLAGS, int(flags|0x80)) // FS_NOATIME_FL
+		}
+		report("chattr +A of a host file opened for reading", err)
+		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK)
+		report("a lease on a host file opened for reading", err)
+		unix.Close(fd)
+	}
 	_ = os.Remove("meta-link")
 	if err := os.Symlink(file, "meta-link"); err == nil {
 		report("chmod of a host file through a symlink in the workspace", unix.Chmod("meta-link", 0o4777))
