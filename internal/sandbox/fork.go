@@ -295,29 +295,13 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 		if cs.notifySock >= 0 {
 			if p.listener, err = recvListener(ns[0]); err != nil {
 				_ = unix.Kill(pid, unix.SIGKILL)
-				for {
-					var ws syscall.WaitStatus
-					if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-						break
-					}
-				}
-				if pidfd >= 0 {
-					unix.Close(pidfd)
-				}
+				reap(pid, pidfd)
 				return 0, -1, &setupError{fmt.Errorf("receiving the seccomp listener: %w", err)}
 			}
 		}
 		return pid, pidfd, nil
 	}
-	var ws syscall.WaitStatus
-	for {
-		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-			break
-		}
-	}
-	if pidfd >= 0 {
-		unix.Close(pidfd)
-	}
+	reap(pid, pidfd)
 	fe := &forkError{stage: int(*(*uint32)(unsafe.Pointer(&rep[0]))), errno: syscall.Errno(*(*uint32)(unsafe.Pointer(&rep[4])))}
 	if fe.stage == stageExec || fe.stage == stageChdir {
 		return 0, -1, fe // reported as the command's own failure (126/127)
@@ -327,6 +311,20 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 
 //go:noinline
 func keepAlive(...any) {}
+
+// reap waits for a child that did not become the command and releases its
+// pidfd.
+func reap(pid, pidfd int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	if pidfd >= 0 {
+		unix.Close(pidfd)
+	}
+}
 
 // recvListener takes the seccomp listener the child sent before its exec.
 func recvListener(sock int) (int, error) {

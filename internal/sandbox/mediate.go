@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -71,7 +72,6 @@ type mediator struct {
 	fd     int
 	wake   int // an eventfd: close wakes serve's poll
 	policy mediatePolicy
-	stop   chan struct{}
 	done   sync.WaitGroup
 }
 
@@ -83,14 +83,13 @@ func startMediator(listener int, p mediatePolicy) (*mediator, error) {
 		unix.Close(listener)
 		return nil, err
 	}
-	m := &mediator{fd: listener, wake: wake, policy: p, stop: make(chan struct{})}
+	m := &mediator{fd: listener, wake: wake, policy: p}
 	m.done.Add(1)
 	go m.serve()
 	return m, nil
 }
 
 func (m *mediator) close() {
-	close(m.stop)
 	_, _ = unix.Write(m.wake, []byte{1, 0, 0, 0, 0, 0, 0, 0})
 	m.done.Wait()
 	unix.Close(m.fd)
@@ -105,12 +104,9 @@ func (m *mediator) serve() {
 		if err == unix.EINTR || n == 0 {
 			continue
 		}
-		if err != nil || pfd[1].Revents != 0 {
-			return
-		}
-		if pfd[0].Revents&unix.POLLIN == 0 {
-			// POLLHUP: no process of the run is left under the filter.
-			<-m.stop
+		// close wakes it; POLLHUP: no process of the run is left under
+		// the filter.
+		if err != nil || pfd[1].Revents != 0 || pfd[0].Revents&unix.POLLIN == 0 {
 			return
 		}
 		var req seccompNotif
@@ -287,7 +283,7 @@ func readString(mem procMem, addr uint64) (string, syscall.Errno) {
 		if n == 0 && err != nil {
 			return "", unix.EFAULT
 		}
-		if i := strings.IndexByte(string(buf[:n]), 0); i >= 0 {
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
 			return string(append(b, buf[:i]...)), 0
 		}
 		b = append(b, buf[:n]...)
@@ -311,47 +307,38 @@ func readStruct(mem procMem, addr uint64, p unsafe.Pointer, size uintptr) syscal
 func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno) {
 	proc := "/proc/" + strconv.Itoa(int(req.pid))
 	c.path = callersProc(c.path, proc)
-	var base string
-	switch {
-	case c.fdCall:
-		base = proc + "/fd/" + strconv.Itoa(c.dirfd)
-	case filepath.IsAbs(c.path):
-		base = "/"
-	case c.dirfd == unix.AT_FDCWD:
-		base = proc + "/cwd"
-	default:
-		base = proc + "/fd/" + strconv.Itoa(c.dirfd)
-	}
-	if c.path == "" && !c.fdCall {
-		return 0, unix.ENOENT
-	}
 	if c.fdCall {
 		// The descriptor's own file (what fchmod and friends act on).
-		f, err := unix.Open(base, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if !m.valid(req) {
-			if err == nil {
-				unix.Close(f)
-			}
+		f, err := m.openCallers(req, proc+"/fd/"+strconv.Itoa(c.dirfd), 0)
+		switch {
+		case err == errStale:
 			return 0, unix.ENOENT
-		}
-		if err != nil {
+		case err != nil:
 			return 0, unix.EBADF
 		}
 		defer unix.Close(f)
 		return m.onFile(f, c)
 	}
-	bfd, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if !m.valid(req) {
-		if err == nil {
-			unix.Close(bfd)
-		}
+	if c.path == "" {
 		return 0, unix.ENOENT
 	}
-	if err != nil {
+	base := proc + "/fd/" + strconv.Itoa(c.dirfd)
+	switch {
+	case filepath.IsAbs(c.path):
+		base = "/"
+	case c.dirfd == unix.AT_FDCWD:
+		base = proc + "/cwd"
+	}
+	bfd, err := m.openCallers(req, base, unix.O_DIRECTORY)
+	switch {
+	case err == errStale:
+		return 0, unix.ENOENT
+	case err != nil:
 		return 0, errnoOf(err)
 	}
 	defer unix.Close(bfd)
-	if !c.nofollow {
+	dir, name := filepath.Split(c.path)
+	if !c.nofollow || name == "" || name == "." || name == ".." {
 		f, err := unix.Openat(bfd, c.path, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return 0, errnoOf(err)
@@ -362,15 +349,6 @@ func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno
 	// Not following the last component: open its directory and act on the
 	// name inside it, never followed — whatever the name is by then, it is
 	// in that directory.
-	dir, name := filepath.Split(strings.TrimRight(c.path, "/"))
-	if name == "" || name == "." || name == ".." || strings.HasSuffix(c.path, "/") {
-		f, err := unix.Openat(bfd, c.path, unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return 0, errnoOf(err)
-		}
-		defer unix.Close(f)
-		return m.onFile(f, c)
-	}
 	if dir == "" {
 		dir = "."
 	}
@@ -386,18 +364,18 @@ func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno
 	self := "/proc/self/fd/" + strconv.Itoa(d) + "/" + name
 	switch c.op {
 	case 'm':
-		var st unix.Stat_t
-		if err := unix.Fstatat(d, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return 0, errnoOf(err)
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			return 0, unix.EOPNOTSUPP // Linux has no mode on symlinks
-		}
 		f, err := unix.Openat(d, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return 0, errnoOf(err)
 		}
 		defer unix.Close(f)
+		var st unix.Stat_t
+		if err := unix.Fstat(f, &st); err != nil {
+			return 0, errnoOf(err)
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return 0, unix.EOPNOTSUPP // Linux has no mode on symlinks
+		}
 		return m.onFile(f, c)
 	case 'o':
 		return 0, errnoOf(unix.Fchownat(d, name, int(int32(c.uid)), int(int32(c.gid)), unix.AT_SYMLINK_NOFOLLOW))
@@ -410,6 +388,24 @@ func (m *mediator) perform(req *seccompNotif, c *metaCall) (int64, syscall.Errno
 	}
 	return 0, unix.ENOSYS
 }
+
+// openCallers opens one of the caller's /proc entries (its cwd, one of its
+// descriptors) as an O_PATH descriptor, then checks that the call is still
+// pending (errStale otherwise), so that a recycled pid did not lead
+// elsewhere.
+func (m *mediator) openCallers(req *seccompNotif, path string, flags int) (int, error) {
+	f, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC|flags, 0)
+	if !m.valid(req) {
+		if err == nil {
+			unix.Close(f)
+		}
+		return -1, errStale
+	}
+	return f, err
+}
+
+// errStale is a call whose caller went away while it was being handled.
+var errStale = errors.New("the call is no longer pending")
 
 // callersProc rewrites a path through /proc/self (or /dev/fd, which leads
 // there) to the caller's own /proc entry: hunk resolves the path, and its
@@ -475,21 +471,7 @@ func fdPath(f int) (string, error) {
 // allowed reports whether path (a real path) lies in a writable root and
 // not in a hidden path.
 func (m *mediator) allowed(path string) bool {
-	for _, h := range m.policy.Hide {
-		if within(path, h) {
-			return false
-		}
-	}
-	for _, r := range m.policy.RW {
-		if within(path, r) {
-			return true
-		}
-	}
-	return false
-}
-
-func within(path, root string) bool {
-	return path == root || root == "/" || strings.HasPrefix(path, strings.TrimSuffix(root, "/")+"/")
+	return !under(path, m.policy.Hide) && under(path, m.policy.RW)
 }
 
 func errnoOf(err error) syscall.Errno {

@@ -96,7 +96,7 @@ func retErrno(e syscall.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e
 // of val set.
 type argCheck struct {
 	arg int
-	op  byte // '=', '!', '&'
+	op  byte // '=', '!', '&', '^'
 	val uint32
 	ret uint32
 }

@@ -44,10 +44,9 @@ const journalDir = JournalDir
 const JournalDir = ".hunk-txn"
 
 type journal struct {
-	mu  sync.Mutex
-	w   *Workspace
-	f   *os.File
-	off bool // a transaction of one operation keeps none
+	mu sync.Mutex
+	w  *Workspace
+	f  *os.File
 }
 
 type journalEntry struct {
@@ -60,15 +59,9 @@ type journalEntry struct {
 	Hash       string `json:"hash,omitempty"`
 }
 
-// on reports whether the journal is kept.
-func (j *journal) on() bool { return !j.off }
-
 // log appends e, creating the journal on first use. A journal that cannot
 // be written does not stop the transaction (it is a recovery aid).
 func (j *journal) log(e journalEntry) {
-	if j.off {
-		return
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {

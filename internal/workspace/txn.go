@@ -49,7 +49,8 @@ type diskTxn struct {
 
 	j journal // the recovery record while the transaction runs (journal.go)
 	// single marks a transaction of one operation (writeOne): its one
-	// rename is atomic by itself, so it keeps no journal and no backup.
+	// rename is atomic by itself, so it keeps no journal (log) and no
+	// backup.
 	single bool
 
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
@@ -83,7 +84,7 @@ func (w *Workspace) begin(b *Batch) *diskTxn {
 // Batch of its own): a transaction of that one write.
 func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOptions) error {
 	t := w.begin(b)
-	t.single, t.j.off = true, true
+	t.single = true
 	if err := t.stage(name, parts, opt); err != nil {
 		t.Abort()
 		return err
@@ -135,8 +136,8 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
 	}
-	if t.j.on() { // the hash reads all of the content: only for a journal
-		t.j.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(parts...)})
+	if !t.single { // the hash reads all of the content: only for a journal
+		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(parts...)})
 	}
 	if err := b.create(tmp, parts, perm, old != nil, chown, uid, gid, true); err != nil {
 		return w.Error(name, unwrapPath(err))
@@ -175,7 +176,7 @@ func (t *diskTxn) Remove(name string) error {
 	if fi.IsDir() {
 		return result.Errorf(result.IsDirectory, "%s: is a directory", name)
 	}
-	t.j.log(journalEntry{Op: "remove", Target: name})
+	t.log(journalEntry{Op: "remove", Target: name})
 	t.mu.Lock()
 	t.ops = append(t.ops, &txnOp{name: name, target: name, remove: true})
 	t.mu.Unlock()
@@ -215,6 +216,13 @@ func (w *Workspace) mkdir(name string) error {
 		return w.root.Mkdir(name, 0o777)
 	}
 	return os.Mkdir(w.host(name), 0o777)
+}
+
+// log records e in the journal, unless the transaction is single.
+func (t *diskTxn) log(e journalEntry) {
+	if !t.single {
+		t.j.log(e)
+	}
 }
 
 // Len is the number of staged writes and removals.
@@ -264,7 +272,7 @@ func (t *diskTxn) Commit() error {
 		t.rollback(len(t.ops))
 		return firstErr
 	}
-	t.j.log(journalEntry{Op: "committed"})
+	t.log(journalEntry{Op: "committed"})
 	t.parallel(func(i int) {
 		if op := t.ops[i]; op.backup != "" {
 			_ = t.b.Remove(op.backup)
@@ -308,7 +316,7 @@ func (t *diskTxn) step(i int, op *txnOp) error {
 	}
 	if op.remove {
 		op.backup = TempName(op.target)
-		t.j.log(journalEntry{Op: "backup", Target: op.target, Backup: op.backup})
+		t.log(journalEntry{Op: "backup", Target: op.target, Backup: op.backup})
 		if err := b.Rename(op.target, op.backup); err != nil {
 			op.backup = ""
 			return w.Error(op.name, unwrapPath(err))
@@ -355,7 +363,7 @@ func (t *diskTxn) step(i int, op *txnOp) error {
 func (t *diskTxn) keepOld(op *txnOp) error {
 	w, bt := t.w, t.b
 	b := TempName(op.target)
-	t.j.log(journalEntry{Op: "backup", Target: op.target, Backup: b})
+	t.log(journalEntry{Op: "backup", Target: op.target, Backup: b})
 	if err := bt.Link(op.target, b); err == nil {
 		op.backup = b
 		return nil
