@@ -222,9 +222,11 @@ func decode(req *seccompNotif, mem procMem) (*metaCall, syscall.Errno) {
 			c.times = &ts
 		}
 		atFlags(a[3])
-	case nr == unix.SYS_SETXATTR || nr == unix.SYS_LSETXATTR || nr == unix.SYS_FSETXATTR:
-		c.op, c.nofollow, c.xflags = 's', nr == unix.SYS_LSETXATTR, int(a[4])
-		if nr == unix.SYS_FSETXATTR {
+	case nr == unix.SYS_SETXATTR || nr == unix.SYS_LSETXATTR || nr == unix.SYS_FSETXATTR,
+		nr == unix.SYS_REMOVEXATTR || nr == unix.SYS_LREMOVEXATTR || nr == unix.SYS_FREMOVEXATTR:
+		set := nr == unix.SYS_SETXATTR || nr == unix.SYS_LSETXATTR || nr == unix.SYS_FSETXATTR
+		c.op, c.nofollow = 'r', nr == unix.SYS_LSETXATTR || nr == unix.SYS_LREMOVEXATTR
+		if nr == unix.SYS_FSETXATTR || nr == unix.SYS_FREMOVEXATTR {
 			c.dirfd, c.fdCall = int(int32(a[0])), true
 		} else if c.path, err = str(a[0]); err != 0 {
 			return nil, err
@@ -232,24 +234,17 @@ func decode(req *seccompNotif, mem procMem) (*metaCall, syscall.Errno) {
 		if c.name, err = str(a[1]); err != 0 {
 			return nil, err
 		}
-		if a[3] > 64<<10 {
-			return nil, unix.E2BIG
-		}
-		c.value = make([]byte, a[3])
-		if len(c.value) > 0 {
-			if err := readStruct(mem, a[2], unsafe.Pointer(&c.value[0]), uintptr(len(c.value))); err != 0 {
-				return nil, err
+		if set {
+			c.op, c.xflags = 's', int(a[4])
+			if a[3] > 64<<10 {
+				return nil, unix.E2BIG
 			}
-		}
-	case nr == unix.SYS_REMOVEXATTR || nr == unix.SYS_LREMOVEXATTR || nr == unix.SYS_FREMOVEXATTR:
-		c.op, c.nofollow = 'r', nr == unix.SYS_LREMOVEXATTR
-		if nr == unix.SYS_FREMOVEXATTR {
-			c.dirfd, c.fdCall = int(int32(a[0])), true
-		} else if c.path, err = str(a[0]); err != 0 {
-			return nil, err
-		}
-		if c.name, err = str(a[1]); err != 0 {
-			return nil, err
+			c.value = make([]byte, a[3])
+			if len(c.value) > 0 {
+				if err := readStruct(mem, a[2], unsafe.Pointer(&c.value[0]), uintptr(len(c.value))); err != 0 {
+					return nil, err
+				}
+			}
 		}
 	default:
 		if err := decodeLegacy(nr, a, c, mem); err != 0 {
