@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/docker"
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // TestExecInterruptKillsTheTree: hunk exec interrupted (SIGINT, SIGTERM,
@@ -90,7 +93,11 @@ func needDriver(t *testing.T, driver string) {
 		t.Fatal(err)
 	}
 	if !ok {
-		t.Skipf("SKIPPED: driver %s does not work here", driver)
+		sandboxtest.Skip(t, "driver %s does not work here", driver)
+	}
+	if driver == "docker" {
+		sandboxtest.DockerLock()
+		sandboxtest.TestImage(t, &docker.Docker{})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // mcpSession starts the built hunk as `hunk mcp -C dir args...` and connects
@@ -130,7 +133,7 @@ func TestMCPGoClient(t *testing.T) {
 		t.Errorf("unknown argument: isError %v, %q", res.IsError, text)
 	}
 	if ok, err := driverCondition("driver:landlock"); !ok {
-		t.Skipf("SKIPPING exec over MCP: no landlock driver here (%v)", err)
+		sandboxtest.Skip(t, "exec over MCP: no landlock driver here (%v)", err)
 	}
 	res, text, sc = callTool(t, cs, "exec", map[string]any{"command": "cat sub/b.txt; echo err >&2; exit 3"})
 	if res.IsError || sc["exitCode"] != float64(3) || sc["stdout"] != "wasp\n" || !strings.Contains(text, "Exit code: 3") {
@@ -269,15 +272,16 @@ func TestMCPOneShotPipe(t *testing.T) {
 }
 
 // TestMCPTypeScriptClient drives hunk mcp with the official TypeScript SDK
-// client (testdata/mcpclient, installed by npm ci). HUNK_REQUIRE_MCP_CLIENT
-// (set by CI) turns a missing client into a failure.
+// client (testdata/mcpclient), installing it with `npm ci` the first time.
+// HUNK_REQUIRE_MCP_CLIENT (set by CI) turns a missing node or npm into a
+// failure.
 func TestMCPTypeScriptClient(t *testing.T) {
 	script, _ := filepath.Abs("testdata/mcpclient/client.mjs")
-	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+	if err := installMCPClient(filepath.Dir(script)); err != nil {
 		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
-			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT) but not installed: npm ci in testdata/mcpclient")
+			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
 		}
-		t.Skip("SKIPPING: the TypeScript MCP SDK is not installed (npm ci in testdata/mcpclient)")
+		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
@@ -290,4 +294,22 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Fatalf("TypeScript client said: %s", out)
 	}
 	t.Logf("%s", out)
+}
+
+// installMCPClient runs `npm ci` in dir unless its SDK is there already.
+func installMCPClient(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err == nil {
+		return nil
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("no %s here (apt-get install nodejs npm)", tool)
+		}
+	}
+	c := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	c.Dir = dir
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
+	}
+	return nil
 }

@@ -348,7 +348,7 @@ func driverCondition(cond string) (bool, error) {
 			return false, fmt.Errorf("driver %s is required (HUNK_REQUIRE_DRIVERS) but does not work here: %v", name, err)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "SKIPPING scripts that need driver %s: %v\n", name, err)
+	sandboxtest.NoteSkip("scripts that need driver "+name, err.Error())
 	return false, nil
 }
 
@@ -476,7 +476,7 @@ func probeDriver(name string) error {
 // docker, an unavailable engine fails the script instead of skipping it.
 func init() {
 	if os.Getenv("HUNK_TEST_IMAGE") == "" {
-		os.Setenv("HUNK_TEST_IMAGE", "hunk-test:latest")
+		os.Setenv("HUNK_TEST_IMAGE", sandboxtest.ImageName())
 	}
 }
 
@@ -488,31 +488,20 @@ var (
 
 func dockerCondition(string) (bool, error) {
 	dockerOnce.Do(func() {
-		defer func() {
-			if dockerOK {
-				sandboxtest.DockerLock()
-			}
-		}()
 		d := &docker.Docker{}
 		c := d.Probe(context.Background())
 		if !c.Available {
 			if requiredDriver("docker") {
 				dockerErr = fmt.Errorf("docker driver required (HUNK_REQUIRE_DRIVERS) but unavailable: %s", c.Reason)
 			} else {
-				fmt.Fprintf(os.Stderr, "SKIPPED exec_docker scripts: no Docker engine: %s\n", c.Reason)
+				sandboxtest.NoteSkip("exec_docker scripts", "no Docker engine: "+c.Reason)
 			}
 			return
 		}
-		img := os.Getenv("HUNK_TEST_IMAGE")
-		if ok, _ := d.HasImage(context.Background(), img); ok {
+		sandboxtest.DockerLock()
+		if _, dockerErr = sandboxtest.EnsureImage(d); dockerErr == nil {
 			dockerOK = true
-			return
 		}
-		if _, err := d.MakeImage(context.Background(), img, ""); err != nil {
-			dockerErr = fmt.Errorf("making the test image %s: %v", os.Getenv("HUNK_TEST_IMAGE"), err)
-			return
-		}
-		dockerOK = true
 	})
 	return dockerOK, dockerErr
 }

@@ -2,31 +2,22 @@ package bench
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/sandbox/docker"
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
-// dockerImage is the image the docker benchmarks run ($HUNK_TEST_IMAGE, or
-// hunk-test:latest; made offline with --make-image when missing).
+// dockerImage is the image the docker benchmarks run (made offline with
+// --make-image when missing).
 func dockerImage(b *testing.B) string {
-	img := os.Getenv("HUNK_TEST_IMAGE")
-	if img == "" {
-		img = "hunk-test:latest"
-	}
 	d := &docker.Docker{}
 	if c := d.Probe(context.Background()); !c.Available {
-		b.Skipf("SKIPPED: no Docker engine: %s", c.Reason)
+		sandboxtest.Skip(b, "no Docker engine: %s", c.Reason)
 	}
-	if ok, _ := d.HasImage(context.Background(), img); !ok {
-		if _, err := d.MakeImage(context.Background(), img, ""); err != nil {
-			b.Fatalf("making %s: %v", img, err)
-		}
-	}
-	return img
+	return sandboxtest.TestImage(b, d)
 }
 
 // BenchmarkDockerCold compares a cold `hunk exec --driver docker -- true`

@@ -43,7 +43,7 @@ func forDrivers(t *testing.T, f func(t *testing.T, d Driver)) {
 				if required(name) {
 					t.Fatalf("driver %s is required (HUNK_REQUIRE_DRIVERS) but not available: %s", name, c.Reason)
 				}
-				t.Skipf("SKIPPED: driver %s is not available here: %s", name, c.Reason)
+				sandboxtest.Skip(t, "driver %s is not available here: %s", name, c.Reason)
 			}
 			f(t, d)
 		})
@@ -57,7 +57,7 @@ func needCgroups(t *testing.T, d Driver, what string) {
 		if required(d.Name()) && os.Geteuid() == 0 {
 			t.Fatalf("%s: cgroups are not usable although running as root", what)
 		}
-		t.Skipf("SKIPPED: %s needs writable cgroups (root)", what)
+		sandboxtest.Skip(t, "%s needs writable cgroups (root)", what)
 	}
 }
 
@@ -151,7 +151,7 @@ func TestFilesystem(t *testing.T) {
 
 func TestNetwork(t *testing.T) {
 	if _, err := os.Stat("/bin/bash"); err != nil {
-		t.Skip("SKIPPED: needs bash for /dev/tcp")
+		sandboxtest.Skip(t, "needs bash for /dev/tcp")
 	}
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -180,10 +180,10 @@ func TestNetwork(t *testing.T) {
 // with --network.
 func TestDockerSocket(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("SKIPPED: creating a socket under /run needs root")
+		sandboxtest.Skip(t, "creating a socket under /run needs root")
 	}
 	if _, err := os.Stat("/usr/bin/perl"); err != nil {
-		t.Skip("SKIPPED: needs perl as a unix-socket client")
+		sandboxtest.Skip(t, "needs perl as a unix-socket client")
 	}
 	path := fmt.Sprintf("/run/hunk-test-%d.sock", os.Getpid())
 	ln, err := net.Listen("unix", path)
@@ -385,7 +385,7 @@ func TestUnprivileged(t *testing.T) {
 		t.Skip("already unprivileged")
 	}
 	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("SKIPPED: needs setpriv (util-linux)")
+		sandboxtest.Skip(t, "needs setpriv (util-linux)")
 	}
 	dir, err := os.MkdirTemp("", "hunk-nobody-")
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // The landlock driver confines only the command's own process, in the child
@@ -25,7 +27,7 @@ func TestConfinementStaysOnItsThread(t *testing.T) {
 		if required("landlock") {
 			t.Fatalf("landlock required: %s", c.Reason)
 		}
-		t.Skipf("SKIPPED: landlock not available: %s", c.Reason)
+		sandboxtest.Skip(t, "landlock not available: %s", c.Reason)
 	}
 	outside := t.TempDir()
 	// Unconfined work that must keep working: a socket, a write outside the
@@ -116,7 +118,7 @@ func TestStartIntoV2Cgroup(t *testing.T) {
 		}
 	}
 	if root == "" || os.Geteuid() != 0 {
-		t.Skip("SKIPPED: no cgroup v2 hierarchy writable here")
+		sandboxtest.Skip(t, "no cgroup v2 hierarchy writable here")
 	}
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
@@ -130,7 +132,7 @@ func TestStartIntoV2Cgroup(t *testing.T) {
 	}
 	dir := filepath.Join(root, own, "hunk-test-v2-"+filepath.Base(t.TempDir()))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("SKIPPED: cannot create a v2 cgroup: %v", err)
+		sandboxtest.Skip(t, "cannot create a v2 cgroup: %v", err)
 	}
 	cg := &cgroup{dirs: []string{dir}, v2: map[string]bool{dir: true}, v2fd: -1}
 	defer cg.destroy()
@@ -156,7 +158,7 @@ func TestStartIntoV2Cgroup(t *testing.T) {
 func TestStartIntoV1CgroupLeaves(t *testing.T) {
 	mem, pids, _ := cgroupCaps()
 	if !mem || !pids {
-		t.Skip("SKIPPED: cgroups not writable here")
+		sandboxtest.Skip(t, "cgroups not writable here")
 	}
 	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 0.2")
 	s.Pids = 5

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,19 +20,8 @@ import (
 	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
-// testImage is the image the docker tests run: $HUNK_TEST_IMAGE, or
-// hunk-test:latest, made offline with MakeImage when missing.
-func testImage() string {
-	if s := os.Getenv("HUNK_TEST_IMAGE"); s != "" {
-		return s
-	}
-	return "hunk-test:latest"
-}
-
-var (
-	imageOnce sync.Once
-	imageErr  error
-)
+// testImage is the image the docker tests run; dockerOrSkip makes it.
+func testImage() string { return sandboxtest.ImageName() }
 
 // dockerOrSkip returns the driver when an engine answers, else skips — loudly,
 // and as a failure when HUNK_REQUIRE_DRIVERS names docker (CI).
@@ -42,34 +30,14 @@ func dockerOrSkip(t *testing.T) *Docker {
 	d := &Docker{}
 	caps := d.Probe(context.Background())
 	if !caps.Available {
-		if requireDriver("docker") {
+		if sandboxtest.Required("HUNK_REQUIRE_DRIVERS", "docker") {
 			t.Fatalf("docker driver required (HUNK_REQUIRE_DRIVERS) but unavailable: %s", caps.Reason)
 		}
-		fmt.Fprintf(os.Stderr, "SKIP %s: no Docker engine: %s\n", t.Name(), caps.Reason)
-		t.Skipf("no Docker engine: %s", caps.Reason)
+		sandboxtest.Skip(t, "no Docker engine: %s", caps.Reason)
 	}
 	sandboxtest.DockerLock()
-	imageOnce.Do(func() {
-		if ok, _ := d.HasImage(context.Background(), testImage()); ok {
-			return
-		}
-		_, imageErr = d.MakeImage(context.Background(), testImage(), "")
-	})
-	if imageErr != nil {
-		t.Fatalf("test image %s: %v", testImage(), imageErr)
-	}
+	sandboxtest.TestImage(t, d)
 	return d
-}
-
-// requireDriver reports whether HUNK_REQUIRE_DRIVERS (comma or space
-// separated) names driver.
-func requireDriver(name string) bool {
-	for _, f := range strings.FieldsFunc(os.Getenv("HUNK_REQUIRE_DRIVERS"), func(r rune) bool { return r == ',' || r == ' ' }) {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 // dockerSpec is a spec over a fresh workspace.

@@ -1,8 +1,9 @@
 //go:build linux
 
-// Package sandboxtest holds what the tests of several sandbox packages
-// share: the lock the Docker tests take so that they do not run against the
-// engine at once, and a listener that serves a greeting.
+// Package sandboxtest holds what the tests of several packages share: the
+// lock the Docker tests take so that they do not run against the engine at
+// once, the Docker test image (made offline when missing), a listener that
+// serves a greeting, and skips that `make test` lists in its summary.
 package sandboxtest
 
 import (
