@@ -191,7 +191,7 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, er
 	if spec.Image == "" {
 		return res, result.Errorf(result.SandboxUnavailable, "the docker driver needs an image").
 			WithHint("pass --image IMAGE or set exec.image in the config",
-				"make a small one offline: hunk exec --driver docker --make-image hunk-sandbox:latest")
+				"make a small one offline: hunk exec --driver docker --make-image "+DefaultImage)
 	}
 	if len(spec.Argv) == 0 {
 		return res, result.Usagef("no command to run")
@@ -205,12 +205,14 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, er
 	}
 	stdout := sandbox.NewCapture(spec.MaxOutput, spec.Stdout)
 	stderr := sandbox.NewCapture(spec.MaxOutput, spec.Stderr)
+	failure := &startFailure{w: stderr}
 	start := time.Now()
 	run := d.runCold
 	if spec.KeepWarm {
 		run = d.runWarm
 	}
-	st, err := run(ctx, e, spec, stdout, stderr)
+	st, err := run(ctx, e, spec, stdout, failure)
+	_ = failure.flush()
 	stdout.Close()
 	stderr.Close()
 	res.Duration = time.Since(start)
@@ -220,6 +222,9 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, er
 		return res, engineFailure(e, spec, err)
 	}
 	res.ExitCode, res.TimedOut, res.OOMKilled, res.NotStarted = st.code, st.timedOut, st.oom, st.notStarted
+	if failure.msg != "" && !st.timedOut {
+		res.ExitCode, res.NotStarted = failure.code, failure.msg
+	}
 	if st.timedOut {
 		res.ExitCode = 124
 	}
@@ -275,11 +280,19 @@ func engineFailure(e *engine, spec sandbox.Spec, err error) error {
 	return &result.Error{Code: result.SandboxUnavailable, Msg: "docker: " + err.Error(), Err: err}
 }
 
+// missingImage is the error for an image the engine lacks. Only hunk's own
+// neutral image is offered to --make-image: a busybox made under any other
+// name (golang:1.26) would shadow the real image for every tool on the
+// engine.
 func missingImage(e *engine, image string, err error) error {
+	fetch := fmt.Sprintf("fetch it: docker pull %s (or add --pull)", image)
+	hints := []string{fetch}
+	if image == DefaultImage {
+		hints = []string{fmt.Sprintf("make it offline: hunk exec --driver docker --make-image %s", image), "or " + fetch}
+	}
 	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
 		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s", image, e.host)}).
-		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", image),
-			fmt.Sprintf("or fetch it: docker pull %s (or add --pull)", image)).
+		WithHint(hints...).
 		WithDetail("image", image)
 }
 
@@ -325,8 +338,8 @@ func pullFailure(e *engine, spec sandbox.Spec, err error) error {
 	}
 	return (&result.Error{Code: result.SandboxUnavailable, Err: err,
 		Msg: fmt.Sprintf("image %s not found on the Docker engine at %s, and pulling it failed: %v", spec.Image, e.host, err)}).
-		WithHint(fmt.Sprintf("make a small one offline: hunk exec --driver docker --make-image %s", spec.Image),
-			"or load it into the engine from a file: docker load -i IMAGE.tar").
+		WithHint("load it into the engine from a file: docker load -i IMAGE.tar",
+			fmt.Sprintf("or, for a shell and busybox only: hunk exec --driver docker --make-image %s --image %s", DefaultImage, DefaultImage)).
 		WithDetail("image", spec.Image)
 }
 

@@ -19,6 +19,14 @@ import (
 	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
+// DefaultImage is the neutral name hunk suggests for the small image
+// MakeImage makes: one no registry holds, so that it never stands in for a
+// real image.
+const DefaultImage = "hunk-sandbox:latest"
+
+// madeComment starts the comment of every image MakeImage makes.
+const madeComment = "hunk exec --make-image"
+
 // MakeImage imports a small image named name into the engine, offline (no
 // registry, no Dockerfile, no docker CLI): a root filesystem holding a
 // statically linked busybox with its applets linked in /bin (/usr/bin and
@@ -28,7 +36,7 @@ import (
 // the image id.
 func (d *Docker) MakeImage(ctx context.Context, name, busybox string) (string, error) {
 	if name == "" {
-		return "", result.Usagef("--make-image needs an image name, e.g. hunk-sandbox:latest")
+		return "", result.Usagef("--make-image needs an image name, e.g. %s", DefaultImage)
 	}
 	bb, err := findStaticBusybox(busybox)
 	if err != nil {
@@ -42,6 +50,13 @@ func (d *Docker) MakeImage(ctx context.Context, name, busybox string) (string, e
 	if err != nil {
 		return "", result.Errorf(result.SandboxUnavailable, "%v", err)
 	}
+	var have struct{ Comment string }
+	if err := e.do(ctx, http.MethodGet, "/images/"+name+"/json", nil, nil, &have); err == nil && !strings.HasPrefix(have.Comment, madeComment) {
+		// A busybox under a real image's name (golang:1.26) would shadow
+		// it for every tool that uses the engine.
+		return "", result.Errorf(result.InvalidArgument, "--make-image %s: the engine has an image of that name that hunk did not make; it stays as it is", name).
+			WithHint("name the small image something of its own, e.g. " + DefaultImage)
+	}
 	repo, tag := splitRef(name)
 	if tag == "" {
 		tag = "latest"
@@ -49,7 +64,7 @@ func (d *Docker) MakeImage(ctx context.Context, name, busybox string) (string, e
 	q := url.Values{
 		"fromSrc": {"-"}, "repo": {repo}, "tag": {tag},
 		"changes": {"ENV PATH=/usr/local/bin:/usr/bin:/bin", `CMD ["/bin/sh"]`},
-		"message": {"hunk exec --make-image (busybox " + bb + ")"},
+		"message": {madeComment + " (busybox " + bb + ")"},
 	}
 	resp, err := e.send(ctx, http.MethodPost, "/images/create", q, bytes.NewReader(rootfs), "application/x-tar")
 	if err != nil {

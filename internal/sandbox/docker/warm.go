@@ -53,8 +53,13 @@ done
 // command left running in the background, setsid'd or daemonized
 // included — so that the next command starts in a clean process state.
 // (A process that clears its environment escapes the tag; the keeper kills
-// it as an orphan once no command runs.)
+// it as an orphan once no command runs.) A command not found is said in a
+// line of its own that startFailure turns into hunk's message.
 const runScript = `id=$1; shift
+case $1 in
+*/*) [ -e "$1" ] || { printf 'hunk-run: %s: No such file or directory\n' "$1" >&2; exit 127; } ;;
+*) command -v "$1" >/dev/null 2>&1 || { printf 'hunk-run: %s: command not found\n' "$1" >&2; exit 127; } ;;
+esac
 "$@"; c=$?
 for pass in 1 2; do
   for f in $(grep -lszxF "HUNK_RUN_ID=$id" /proc/[0-9]*/environ); do
