@@ -67,7 +67,7 @@ func BenchmarkExec(b *testing.B) {
 			// workspace's build caches included.
 			home := os.Getenv("HOME")
 			caches := sandbox.CacheDir(dir, home, os.Getenv("XDG_CACHE_HOME"))
-			vars, err := sandbox.CacheEnv(caches, nil, false, os.Getenv)
+			vars, _, err := sandbox.CacheEnv(caches, nil, false, os.Getenv)
 			if err != nil {
 				b.Fatal(err)
 			}

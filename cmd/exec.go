@@ -203,6 +203,9 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		if out.Hint != "" {
 			fmt.Fprintf(app.Stderr, "%s: hint: %s\n", prog, out.Hint)
 		}
+		if out.Notice != "" {
+			fmt.Fprintf(app.Stderr, "%s: note: %s\n", prog, out.Notice)
+		}
 	}
 	return silentExit(out.ExitCode)
 }

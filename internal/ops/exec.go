@@ -165,17 +165,22 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	}
 	extra = append(extra, req.Env...)
 	cmdEnv := commandEnv(extra)
+	var cache sandbox.CacheState
 	if req.Caches && req.Driver != "none" {
 		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
 			// Best effort: a HOME hunk cannot write (a service user's)
 			// runs the command without caches, as before they existed.
-			if vars, err := sandbox.CacheEnv(dir, extra, req.Network, os.Getenv); err != nil {
+			if vars, st, err := sandbox.CacheEnv(dir, extra, req.Network, os.Getenv); err != nil {
 				env.warn(fmt.Sprintf("no build caches for this run (--caches=false to silence): %v", err))
 			} else {
+				cache = st
 				cmdEnv = append(vars, cmdEnv...)
 				rw = append(rw, dir)
 			}
 		}
+	}
+	if !req.Network && req.Driver != "none" {
+		cmdEnv = append(sandbox.OfflineEnv(cmdEnv), cmdEnv...)
 	}
 	var protect []string
 	if !req.GitWrite {
@@ -197,20 +202,39 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if err != nil {
 		return nil, SandboxError(err)
 	}
-	for _, u := range r.Unguarded {
-		env.warn(u)
-	}
 	var in *early.Interrupted
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
-	return execOutput(req, r, in, len(protect) > 0), nil
+	out := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
+	if cache.New && r.Duration >= slowFirstRun {
+		// Said once: the first slow run over a new cache explains itself.
+		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", cache.Dir)
+		out.Text = "Note: " + out.Notice + "\n" + out.Text
+		cache.Warmed()
+	}
+	return out, nil
+}
+
+// slowFirstRun is how long a first run over new caches takes before hunk
+// says why.
+const slowFirstRun = 5 * time.Second
+
+// pathOf is the PATH in env (K=V), as the command gets it.
+func pathOf(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // SandboxError maps the sandbox's errors to the contract's codes.
 func SandboxError(err error) error {
 	var ue *sandbox.UnavailableError
 	var le *sandbox.LimitError
+	var ge *sandbox.GuardError
 	var de *sandbox.UnknownDriverError
 	var re *result.Error
 	switch {
@@ -225,6 +249,8 @@ func SandboxError(err error) error {
 	case errors.As(err, &le):
 		return result.Errorf(result.LimitUnenforceable, "%s", le.Error()).
 			WithHint("drop " + le.Limit + ", run hunk as root (cgroups), or pick a driver that enforces it (hunk exec --drivers)")
+	case errors.As(err, &ge):
+		return result.Errorf(result.LimitUnenforceable, "%s", ge.Error()).WithHint(ge.Hint)
 	case errors.As(err, &de):
 		return result.Usagef("%s", de.Error()).WithHint("hunk exec --drivers lists them")
 	}
@@ -240,8 +266,6 @@ func seconds(d time.Duration) string {
 	return n + " seconds"
 }
 
-// execOutput is the result of a command that ran: its output and exit code
-// for a model, and a failure for timeouts, interrupts and the memory limit.
 // readOnlyGit reports whether stderr says that a write into .git failed
 // because it is read-only (git's "Unable to create '.../.git/index.lock':
 // Read-only file system", a shell's "cannot create .git/...").
@@ -254,7 +278,33 @@ func readOnlyGit(stderr []byte) bool {
 	return false
 }
 
-func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, gitProtected bool) *Output {
+// execHint is what to tell the user of a run that failed for a reason the
+// sandbox made: a program that is not there, a .git kept read-only, no
+// network. "" when the run succeeded or none applies.
+func execHint(req ExecRequest, r sandbox.Result, gitProtected bool, path string) string {
+	switch {
+	case r.ExitCode == 0 && !r.TimedOut, r.Interrupted:
+		return ""
+	case r.ExitCode == 127 && r.NotStarted != "":
+		name, _, _ := strings.Cut(r.NotStarted, ": ")
+		if r.Driver == "docker" {
+			return fmt.Sprintf("the image %s has no %s: run in an image that has it (--image), or show the host's toolchain read-only (for Go: --ro /usr/local/go --env PATH=/usr/local/go/bin:/usr/bin:/bin); docs/exec.md has a recipe", req.Image, name)
+		}
+		if strings.Contains(name, "/") {
+			return fmt.Sprintf("%s does not exist in the workspace", name)
+		}
+		return fmt.Sprintf("%s is not on the command's PATH (%s); install it, give its full path, or set --env PATH=…", name, path)
+	case gitProtected && readOnlyGit(r.Stderr):
+		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); --git-write (exec.git-write) lets the command change it"
+	case !req.Network && req.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
+		return "the sandbox has no network; add --network"
+	}
+	return ""
+}
+
+// execOutput is the result of a command that ran: its output and exit code
+// for a model, and a failure for timeouts, interrupts and the memory limit.
+func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint string) *Output {
 	var note string
 	var code result.Code
 	switch {
@@ -268,10 +318,6 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, gitPro
 		note, code = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", req.Memory), result.OutOfMemory
 	case r.OOMKilled:
 		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", req.Memory)
-	}
-	var hint string
-	if note == "" && gitProtected && r.ExitCode != 0 && readOnlyGit(r.Stderr) {
-		hint = "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); --git-write (exec.git-write) lets the command change it"
 	}
 	var startNote string
 	if r.NotStarted != "" {

@@ -83,6 +83,9 @@ type Output struct {
 	// Stderr is a line for a person's stderr that the streamed output
 	// lacks (why exec's command could not start); it is in Text already.
 	Stderr string
+	// Notice is a remark for a person (exec: why a first run was slow);
+	// it is in Text already.
+	Notice string
 }
 
 // ToolResult is o as the tool result document.

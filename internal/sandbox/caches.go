@@ -53,14 +53,35 @@ var cacheVars = []struct{ key, sub string }{
 	{"GRADLE_USER_HOME", "gradle"},
 }
 
+// CacheState says whether a cache directory has seen a slow run yet.
+type CacheState struct {
+	Dir string
+	New bool // no run over it has been said to be slow (warmMarker)
+}
+
+// warmMarker, in a cache directory, records that a run over it was once
+// slow and hunk said why: the note is given once per cache.
+const warmMarker = ".hunk-warmed"
+
+// Warmed records that the first slow run over c has been explained.
+func (c CacheState) Warmed() {
+	if c.Dir != "" {
+		_ = os.WriteFile(filepath.Join(c.Dir, warmMarker), nil, 0o600)
+	}
+}
+
 // CacheEnv makes the cache directory dir (0700) and returns the variables
 // that point the build tools at it, leaving out those the command's
-// environment env (K=V, as given) already sets. hostEnv reads hunk's own
-// environment (for the user's Go module cache). With network, Go may also
-// download modules.
-func CacheEnv(dir string, env []string, network bool, hostEnv func(string) string) ([]string, error) {
+// environment env (K=V, as given) already sets, and the cache's state.
+// hostEnv reads hunk's own environment (for the user's Go module cache).
+// With network, Go may also download modules.
+func CacheEnv(dir string, env []string, network bool, hostEnv func(string) string) ([]string, CacheState, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+		return nil, CacheState{}, err
+	}
+	st := CacheState{Dir: dir}
+	if _, err := os.Lstat(filepath.Join(dir, warmMarker)); err != nil {
+		st.New = true
 	}
 	set := map[string]bool{}
 	for _, kv := range env {
@@ -93,7 +114,7 @@ func CacheEnv(dir string, env []string, network bool, hostEnv func(string) strin
 		proxy = append(proxy, "off")
 	}
 	add("GOPROXY", strings.Join(proxy, ","))
-	return out, nil
+	return out, st, nil
 }
 
 // userModCache is the user's Go module cache: GOMODCACHE, else the first

@@ -194,6 +194,20 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("cannot enforce %s here: %s", e.Limit, e.Reason)
 }
 
+// GuardError is a guard the Spec asks for (Spec.Protect: GuardGit) that the
+// driver cannot give: the run is refused before anything starts
+// (LIMIT_UNENFORCEABLE, exit 125), never run without it.
+type GuardError struct {
+	Driver string
+	Guard  string
+	Reason string
+	Hint   string
+}
+
+func (e *GuardError) Error() string {
+	return fmt.Sprintf("the %s driver cannot guard %s: %s", e.Driver, e.Guard, e.Reason)
+}
+
 // UnavailableError is a driver that cannot run here (SANDBOX_UNAVAILABLE, exit 125).
 type UnavailableError struct {
 	Driver string

@@ -72,6 +72,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "landlock", Reason: caps.Reason, Hint: "install bubblewrap for the bwrap driver, or --driver none to run without isolation"}
 	}
+	if len(spec.Protect) > 0 {
+		// Landlock only grants: a part of the writable workspace cannot be
+		// made read-only, so the git guard is refused, not run without.
+		return Result{}, &GuardError{Driver: "landlock", Guard: GuardGit,
+			Reason: "the workspace is a git repository, and Landlock cannot keep its .git read-only: the command could plant hooks or config that git runs outside the sandbox",
+			Hint:   "run it under bwrap or docker (--driver bwrap; they keep .git read-only), or accept the risk with --git-write (exec.git-write: true in the config)"}
+	}
 	if err := applyLimits("landlock", &spec, caps); err != nil {
 		return Result{}, err
 	}
@@ -108,13 +115,7 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		dropCaps: true,
 		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: realRoots(spec.Hide)},
 	}
-	r, err := runDirect(ctx, "landlock", spec, env, c)
-	if len(spec.Protect) > 0 {
-		// Landlock only grants: a part of the writable workspace cannot be
-		// made read-only. Said, not hidden (the git guard is not claimed).
-		r.Unguarded = append(r.Unguarded, "landlock cannot keep the workspace's .git read-only: the command could plant hooks or config that git runs outside the sandbox (--driver bwrap or docker keep it read-only; --git-write accepts it)")
-	}
-	return r, err
+	return runDirect(ctx, "landlock", spec, env, c)
 }
 
 // runDirect starts the command itself (in a new session, confined by c in

@@ -64,12 +64,9 @@ type Result struct {
 	// not found, 126: not executable); "" when it ran. It is not in Stderr:
 	// the front-end shows it as hunk's own message.
 	NotStarted string
-	// Unguarded says what of the Spec the driver could not provide and
-	// did without, for the front-end to tell (Spec.Protect under landlock).
-	Unguarded []string
-	Duration  time.Duration
-	Stdout    []byte // captured, capped
-	Stderr    []byte
+	Duration   time.Duration
+	Stdout     []byte // captured, capped
+	Stderr     []byte
 }
 
 // Caps is what a driver can do on this machine.
