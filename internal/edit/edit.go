@@ -38,6 +38,7 @@ const (
 	TrailingWhitespace Rule = "trailing-whitespace"
 	UnicodePunctuation Rule = "unicode-punctuation"
 	Indentation        Rule = "indentation"
+	InnerWhitespace    Rule = "inner-whitespace"
 	// Identical: old and new text are the same; nothing to do.
 	Identical Rule = "identical"
 	// AlreadyApplied: the old text is absent and the new text present.
@@ -57,6 +58,8 @@ func (r Rule) describe() string {
 		return "after folding Unicode punctuation (quotes, dashes, spaces) and normalization (NFC)"
 	case Indentation:
 		return "after a uniform indentation shift"
+	case InnerWhitespace:
+		return "after collapsing runs of spaces and tabs inside lines"
 	}
 	return string(r)
 }
@@ -64,7 +67,7 @@ func (r Rule) describe() string {
 // Fuzzy reports whether r is one of the fuzzy rules.
 func (r Rule) Fuzzy() bool {
 	switch r {
-	case LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation:
+	case LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation, InnerWhitespace:
 		return true
 	}
 	return false

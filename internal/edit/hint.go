@@ -88,6 +88,8 @@ func (r Rule) describeShort() string {
 		return "with different Unicode punctuation (quotes, dashes, spaces)"
 	case Indentation:
 		return "with different indentation"
+	case InnerWhitespace:
+		return "with different runs of spaces inside lines"
 	}
 	return ""
 }
@@ -267,7 +269,17 @@ func (f *file) score(s int, old *workspace.Text) (Candidate, bool) {
 		}
 		oeol := old.EOLs[j]
 		last := j == len(ols)-1 && oeol == ""
-		if col, fs, os, ok := firstDiff(ft, feol, ol, oeol, last, s+j < end); ok {
+		col, fs, os, ok := firstDiff(ft, feol, ol, oeol, last, s+j < end)
+		if j == 0 && ok && s+j < end {
+			// The old text may start inside its first line (its
+			// indentation left out): the difference that matters is the
+			// first one past the indentation, when there is one.
+			lf, lo := leadWidth(ft), leadWidth(ol)
+			if c2, fs2, os2, ok2 := firstDiff(ft[lf:], feol, ol[lo:], oeol, last, true); ok2 {
+				col, fs, os = c2+utf8.RuneCountInString(ft[:lf]), fs2, os2
+			}
+		}
+		if ok {
 			found = true
 			c.DiffLine, c.DiffColumn, c.FileText, c.OldText = s+j+1, col, fs, os
 		}
@@ -276,6 +288,9 @@ func (f *file) score(s int, old *workspace.Text) (Candidate, bool) {
 		return c, false
 	}
 	c.Similarity = float64(int(num/den*100)) / 100
+	if found && c.Similarity >= 1 {
+		c.Similarity = 0.99 // a difference was found: never "100% similar" beside "not found"
+	}
 	if !found { // equal line by line: the old text starts or ends inside a line
 		c.DiffLine, c.DiffColumn, c.FileText, c.OldText = s+1, 1, "(a longer line)", "(part of a line)"
 	}
@@ -316,6 +331,11 @@ func firstDiff(ft, feol, ot, oeol string, last, exists bool) (int, string, strin
 		quote = strconv.QuoteToASCII
 	}
 	return col, snippet(a[i:], quote), snippet(b[i:], quote), true
+}
+
+// leadWidth is the length of s's indentation (spaces and tabs).
+func leadWidth(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t"))
 }
 
 // hasMark reports whether the start of s (what a snippet shows) holds a

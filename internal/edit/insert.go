@@ -27,7 +27,7 @@ func insert(name string, content []byte, after int, text string, opt Options) ([
 	f := newFile(body)
 	lines := f.lines()
 	if after > len(lines.Lines) {
-		return nil, nil, result.Errorf(result.InvalidArgument, "%s: cannot insert after line %d: the file has %d line(s)", name, after, len(lines.Lines)).
+		return nil, nil, result.Errorf(result.InvalidArgument, "%s: cannot insert after line %d: the file has %s", name, after, result.Count(len(lines.Lines), "line")).
 			WithHint("give a line from 0 (the start of the file) to the number of lines").
 			WithDetail("totalLines", len(lines.Lines))
 	}

@@ -13,7 +13,7 @@ import (
 // fuzzyRules are tried in this order, each only when every earlier rule
 // (exact included) found nothing. Each rule also applies the normalizations
 // of the rules before it.
-var fuzzyRules = [...]Rule{LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation}
+var fuzzyRules = [...]Rule{LineEndings, TrailingWhitespace, UnicodePunctuation, Indentation, InnerWhitespace}
 
 // match is one place an old text was found: body[start:end].
 type match struct {
@@ -79,7 +79,7 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 	var exactRepl []byte
 	for _, m := range ms {
 		var repl []byte
-		if rule == Indentation {
+		if rule == Indentation || rule == InnerWhitespace {
 			repl = []byte(f.toEOL(reindent(nw, m)))
 		} else {
 			if exactRepl == nil {
@@ -152,8 +152,11 @@ func disjoint(ms []match) []match {
 	return out
 }
 
-// flags are the normalizations a comparison applies to a line's text.
-type flags struct{ trim, fold, strip bool }
+// flags are the normalizations a comparison applies to a line's text:
+// trim trailing spaces and tabs, fold Unicode punctuation, strip the
+// indentation, squash every run of spaces and tabs after the indentation
+// into one space.
+type flags struct{ trim, fold, strip, squash bool }
 
 func ruleFlags(r Rule) flags {
 	switch r {
@@ -163,6 +166,8 @@ func ruleFlags(r Rule) flags {
 		return flags{trim: true, fold: true}
 	case Indentation:
 		return flags{trim: true, fold: true, strip: true}
+	case InnerWhitespace:
+		return flags{trim: true, fold: true, strip: true, squash: true}
 	}
 	return flags{}
 }
@@ -193,6 +198,9 @@ func normalize(s []byte, fl flags) norm {
 	if fl.fold {
 		s, n.off = fold(s)
 	}
+	if fl.squash {
+		s, n.off = squash(s, n.off)
+	}
 	if fl.trim {
 		e := len(s)
 		for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
@@ -202,6 +210,49 @@ func normalize(s []byte, fl flags) norm {
 	}
 	n.s = s
 	return n
+}
+
+// squash turns every run of spaces and tabs after s's indentation into one
+// space. off maps s's bytes (and one past the end) to the original line's
+// (nil: identity); it returns s and off themselves when nothing changes,
+// else the squashed text and its own map to the original.
+func squash(s []byte, off []int) ([]byte, []int) {
+	at := func(i int) int {
+		if off == nil {
+			return i
+		}
+		return off[i]
+	}
+	lead := 0
+	for lead < len(s) && (s[lead] == ' ' || s[lead] == '\t') {
+		lead++
+	}
+	changed := false
+	for i := lead; i < len(s); i++ {
+		if s[i] == '\t' || s[i] == ' ' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return s, off
+	}
+	out := make([]byte, 0, len(s))
+	noff := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); i++ {
+		if i >= lead && (s[i] == ' ' || s[i] == '\t') {
+			out = append(out, ' ')
+			noff = append(noff, at(i))
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
+			continue
+		}
+		out = append(out, s[i])
+		noff = append(noff, at(i))
+	}
+	noff = append(noff, at(len(s)))
+	return out, noff
 }
 
 // foldRune is workspace.FoldPunct's ASCII byte, 0 for any other rune.
@@ -268,9 +319,9 @@ func prepare(text []byte, fl flags) oldLine {
 	return oldLine{
 		raw:    text,
 		full:   normalize(text, fl),
-		suffix: normalize(text, flags{trim: fl.trim, fold: fl.fold}),
-		prefix: normalize(text, flags{fold: fl.fold, strip: fl.strip}),
-		sub:    normalize(text, flags{fold: fl.fold}),
+		suffix: normalize(text, flags{trim: fl.trim, fold: fl.fold, squash: fl.squash}),
+		prefix: normalize(text, flags{fold: fl.fold, strip: fl.strip, squash: fl.squash}),
+		sub:    normalize(text, flags{fold: fl.fold, squash: fl.squash}),
 	}
 }
 
@@ -310,7 +361,14 @@ func (f *file) fuzzy(r Rule, old string) []match {
 		return ms
 	}
 	for k := 0; k+len(olds) <= len(lines); k++ {
-		if m, ok := f.linesAt(k, olds, lastFull, fl); ok {
+		m, ok := f.linesAt(k, olds, lastFull, fl, true)
+		if !ok && fl.strip {
+			// An old text that starts inside its first line ("x := 1"
+			// copied without the tab before it) is not shifted: its
+			// first line is a suffix, the others keep their indentation.
+			m, ok = f.linesAt(k, olds, lastFull, fl, false)
+		}
+		if ok {
 			ms = append(ms, m)
 		}
 	}
@@ -345,18 +403,18 @@ func (f *file) inLine(k int, o oldLine, fl flags) []match {
 		add(0, len(text), true)
 	}
 	if fl.strip {
-		if n := normalize(text, flags{fold: fl.fold, strip: true}); len(o.prefix.s) > 0 && bytes.HasPrefix(n.s, o.prefix.s) {
+		if n := normalize(text, flags{fold: fl.fold, strip: true, squash: fl.squash}); len(o.prefix.s) > 0 && bytes.HasPrefix(n.s, o.prefix.s) {
 			add(0, n.orig(len(o.prefix.s)), true)
 		}
 		return ms
 	}
 	if fl.trim {
-		if n := normalize(text, flags{trim: true, fold: fl.fold}); len(o.suffix.s) > 0 && bytes.HasSuffix(n.s, o.suffix.s) {
+		if n := normalize(text, flags{trim: true, fold: fl.fold, squash: fl.squash}); len(o.suffix.s) > 0 && bytes.HasSuffix(n.s, o.suffix.s) {
 			add(n.orig(len(n.s)-len(o.suffix.s)), len(text), false)
 		}
 	}
 	if fl.fold && len(o.sub.s) > 0 {
-		n := normalize(text, flags{fold: true})
+		n := normalize(text, flags{fold: true, squash: fl.squash})
 		for at := 0; at+len(o.sub.s) <= len(n.s); {
 			j := bytes.Index(n.s[at:], o.sub.s)
 			if j < 0 {
@@ -373,7 +431,8 @@ func (f *file) inLine(k int, o oldLine, fl flags) []match {
 // line k: the first line may match a suffix of its line, the middle lines
 // must match whole, the last line (when the old text does not end with a
 // line break) may match a prefix.
-func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, bool) {
+// With wholeFirst false, the first line is only tried as a suffix.
+func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags, wholeFirst bool) (match, bool) {
 	lines := f.lines()
 	var m match
 	var pairs []indentPair
@@ -384,9 +443,9 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 		full := bytes.Equal(normalize(t, fl).s, o.full.s)
 		switch {
 		case j == 0:
-			if full {
+			if full && wholeFirst {
 				m.start, m.fullStart = start, true
-			} else if n := normalize(t, flags{trim: fl.trim, fold: fl.fold}); (j < last || lastFull) && bytes.HasSuffix(n.s, o.suffix.s) {
+			} else if n := normalize(t, flags{trim: fl.trim, fold: fl.fold, squash: fl.squash}); (j < last || lastFull) && bytes.HasSuffix(n.s, o.suffix.s) {
 				m.start = start + n.orig(len(n.s)-len(o.suffix.s))
 			} else {
 				return match{}, false
@@ -397,7 +456,7 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 			}
 		default: // the last line, without its line break
 			if !full {
-				n := normalize(t, flags{fold: fl.fold, strip: fl.strip})
+				n := normalize(t, flags{fold: fl.fold, strip: fl.strip, squash: fl.squash})
 				if len(o.prefix.s) == 0 || !bytes.HasPrefix(n.s, o.prefix.s) {
 					return match{}, false
 				}
@@ -416,7 +475,7 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 			case full:
 				m.end = lines.TextEnd(k + j)
 			default:
-				n := normalize(t, flags{fold: fl.fold, strip: fl.strip})
+				n := normalize(t, flags{fold: fl.fold, strip: fl.strip, squash: fl.squash})
 				m.end = start + n.orig(len(o.prefix.s))
 			}
 		}
@@ -430,7 +489,9 @@ func (f *file) linesAt(k int, olds []oldLine, lastFull bool, fl flags) (match, b
 	m.line = k + 1
 	if fl.strip {
 		t, delta, ok := uniform(pairs)
-		if !ok {
+		if !ok || !wholeFirst && delta != 0 {
+			// A first line taken as a suffix has no indentation to shift
+			// by: the other lines must then keep the file's own.
 			return match{}, false
 		}
 		m.delta, m.tab, m.tabs = delta, t, -1
