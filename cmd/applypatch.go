@@ -116,6 +116,14 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	}
 	out, err := ops.ApplyPatch(env, req)
 	if err != nil {
+		if re := result.As(err); re.PatchLine > 0 || len(re.Also) > 0 {
+			src := opts.File
+			if src == "" || src == "-" {
+				src = "<stdin>"
+			}
+			re.SetSource(src)
+			return re
+		}
 		return err
 	}
 	return app.Render(out)

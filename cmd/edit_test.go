@@ -42,7 +42,7 @@ func TestEditFlags(t *testing.T) {
 		"edits with replaceAll": {args: []string{"edit", "f.go", "--edits", "e.json", "--replace-all"}, usage: "--replace-all applies to --old/--new"},
 		"old twice":             {args: []string{"edit", "f.go", "--old", "x", "--old-file", oldFile, "--new", "y"}, usage: "cannot be combined"},
 		"two stdins":            {args: []string{"edit", "f.go", "--old-file", "-", "--new-file", "-"}, usage: "only one of --edits"},
-		"no path":               {args: []string{"edit", "--old", "x", "--new", "y"}, usage: "takes 1 argument(s)"},
+		"no path":               {args: []string{"edit", "--old", "x", "--new", "y"}, usage: "takes 1 argument, got 0"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

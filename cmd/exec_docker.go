@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox/docker"
 )
 
@@ -50,7 +51,7 @@ func runDockerAdmin(ctx context.Context, app *App, o *execOptions) error {
 		if len(removed) == 0 {
 			human = append(human, "No hunk containers to remove.")
 		} else {
-			human = append(human, fmt.Sprintf("Removed %d container(s): %s", len(removed), strings.Join(removed, " ")))
+			human = append(human, fmt.Sprintf("Removed %s: %s", result.Count(len(removed), "container"), strings.Join(removed, " ")))
 		}
 		details["removed"] = removed
 	}

@@ -165,12 +165,17 @@ tool result.`,
 		},
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return result.Usagef("unknown command %q for \"hunk\"", args[0]).WithHint("see 'hunk --help'")
+				e := result.Usagef("unknown command %q for \"hunk\"", args[0])
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					e.WithHint("did you mean " + strings.Join(s, " or ") + "?")
+				}
+				return e.WithHint("see 'hunk --help'")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	root.SuggestionsMinimumDistance = 2 // "raed" -> read, as git's "did you mean"
 	root.SetVersionTemplate("hunk {{.Version}}\n")
 	root.SetIn(app.Stdin)
 	root.SetOut(app.Stdout)
@@ -266,7 +271,7 @@ const annConfigKey = "hunk_config_key"
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return result.Usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args)).
+			return result.Usagef("%s takes %s, got %d", cmd.CommandPath(), result.Count(n, "argument"), len(args)).
 				WithHint(fmt.Sprintf("usage: %s", cmd.UseLine()))
 		}
 		return nil
@@ -277,7 +282,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 func maxArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) > n {
-			return result.Usagef("%s takes at most %d argument(s), got %d", cmd.CommandPath(), n, len(args)).
+			return result.Usagef("%s takes at most %s, got %d", cmd.CommandPath(), result.Count(n, "argument"), len(args)).
 				WithHint(fmt.Sprintf("usage: %s", cmd.UseLine()))
 		}
 		return nil

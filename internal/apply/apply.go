@@ -172,10 +172,14 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 		}()
 	}
 	wg.Wait()
-	// Every file was planned: a failure names them all.
+	// Every file was planned: a failure names them all, each at its place
+	// in the patch (a file's failure at its header line).
 	var fails []error
-	for _, err := range errs {
+	for i, err := range errs {
 		if err != nil {
+			if re := result.As(err); re.PatchLine == 0 && ops[i] != nil && ops[i].src.Line > 0 {
+				err = re.AtLine(ops[i].src.Line)
+			}
 			fails = append(fails, err)
 		}
 	}

@@ -588,9 +588,10 @@ func hasAdded(p *prepared) bool {
 }
 
 // Combine makes one error of several failures (chunks of a file, files of
-// a patch): the first one's message, code and hints, each other's as an
-// "also failed" hint, and every one in details.failures, so that a model
-// can fix them all in one round trip. Combined errors are flattened.
+// a patch): the first one's message, code, place and hints, the others in
+// its Also (each with its own), and every one in details.failures, so that
+// a model can fix them all in one round trip. Combined errors are
+// flattened.
 func Combine(errs []error) error {
 	var leaves failureList
 	for _, err := range errs {
@@ -607,7 +608,6 @@ func Combine(errs []error) error {
 	first := result.As(leaves[0])
 	c := *first
 	c.Err = leaves
-	c.Hints = append([]string(nil), first.Hints...)
 	c.Details = map[string]any{}
 	for k, v := range first.Details {
 		c.Details[k] = v
@@ -619,15 +619,10 @@ func Combine(errs []error) error {
 		f["code"], f["message"] = re.Code, re.Msg
 		failures = append(failures, f)
 		if i > 0 {
-			h := "also failed: " + re.Msg
-			for _, rh := range re.Hints {
-				h += "\n  hint: " + rh
-			}
-			c.Hints = append(c.Hints, h)
+			c.Also = append(c.Also, re)
 		}
 	}
 	c.Details["failures"] = failures
-	c.Msg = fmt.Sprintf("%s\n(%d failures in all; the others follow as hints)", first.Msg, len(leaves))
 	return &c
 }
 

@@ -143,9 +143,9 @@ func editMessage(res *edit.Result, path string, dryRun bool) string {
 	case res.Replacements == 0 || !res.Changed && res.Match[0] == edit.Inserted:
 		fmt.Fprintf(&b, "No changes made to %s.", path)
 	case dryRun:
-		fmt.Fprintf(&b, "Would replace %d block(s) in %s (dry run: nothing was written).", res.Replacements, path)
+		fmt.Fprintf(&b, "Would replace %s in %s (dry run: nothing was written).", result.Count(res.Replacements, "block"), path)
 	default:
-		fmt.Fprintf(&b, "Successfully replaced %d block(s) in %s.", res.Replacements, path)
+		fmt.Fprintf(&b, "Successfully replaced %s in %s.", result.Count(res.Replacements, "block"), path)
 	}
 	for _, n := range res.Notes {
 		b.WriteString("\n" + n)

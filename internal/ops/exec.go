@@ -210,7 +210,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if cache.New && r.Duration >= slowFirstRun {
 		// Said once: the first slow run over a new cache explains itself.
 		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", cache.Dir)
-		out.Text = "Note: " + out.Notice + "\n" + out.Text
+		out.Text = "note: " + out.Notice + "\n" + out.Text
 		cache.Warmed()
 	}
 	return out, nil
@@ -218,7 +218,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 
 // slowFirstRun is how long a first run over new caches takes before hunk
 // says why.
-const slowFirstRun = 5 * time.Second
+const slowFirstRun = 3 * time.Second
 
 // pathOf is the PATH in env (K=V), as the command gets it.
 func pathOf(env []string) string {
@@ -352,7 +352,7 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint s
 		b.WriteString(note + "\n")
 	}
 	if hint != "" {
-		b.WriteString("Hint: " + hint + "\n")
+		b.WriteString("hint: " + hint + "\n")
 	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
 	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note, Hint: hint, Stderr: startNote}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // The markers of Codex's grammar (codex-rs/apply-patch/src/parser.rs), and
@@ -41,7 +43,7 @@ func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
 		}
 		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
 		if k := findMarker(L, lo, hi, beginPatch); k > lo {
-			hint = fmt.Sprintf("remove the %d line(s) before '*** Begin Patch' (line %d)", k-lo, k+1)
+			hint = fmt.Sprintf("remove the %s before '*** Begin Patch' (line %d)", result.Count(k-lo, "line"), k+1)
 		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
 			hint = "add a line '*** Begin Patch' before the first file operation"
 		}
@@ -50,7 +52,7 @@ func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
 	if hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch {
 		hint := "end the patch with a line '*** End Patch'"
 		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
-			hint = fmt.Sprintf("remove the %d line(s) after '*** End Patch' (line %d)", hi-1-k, k+1)
+			hint = fmt.Sprintf("remove the %s after '*** End Patch' (line %d)", result.Count(hi-1-k, "line"), k+1)
 		}
 		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
 	"strings"
 )
 
@@ -56,9 +57,15 @@ type Error struct {
 	Path      string
 	Chunk     int
 	PatchLine int
-	Usage     bool  // a command-line usage error: exit 2
-	Exit      int   // a specific exit code (exec: 124, 125, ...); 0 means "from Code"
-	Err       error // the underlying cause, if any
+	// Source names the input PatchLine counts in (the patch file, or
+	// "<stdin>"), set by the command that read it; "" when unnamed.
+	Source string
+	// Also are the further failures reported with this one (every chunk
+	// and file of a patch that failed), each with its own place and hints.
+	Also  []*Error
+	Usage bool  // a command-line usage error: exit 2
+	Exit  int   // a specific exit code (exec: 124, 125, ...); 0 means "from Code"
+	Err   error // the underlying cause, if any
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -97,6 +104,12 @@ func (e *Error) WithDetail(k string, v any) *Error {
 // At sets the file the error is about.
 func (e *Error) At(path string) *Error {
 	e.Path = path
+	return e
+}
+
+// AtLine sets the patch line the failure is at.
+func (e *Error) AtLine(patchLine int) *Error {
+	e.PatchLine = patchLine
 	return e
 }
 
@@ -206,13 +219,55 @@ func Success(text string, details any) ToolResult {
 	return ToolResult{Content: []Content{Text(text)}, Details: details}
 }
 
+// SetSource names the input the patch lines of e and of every failure
+// reported with it count in.
+func (e *Error) SetSource(name string) {
+	e.Source = name
+	for _, a := range e.Also {
+		a.Source = name
+	}
+}
+
+// place is where a failure is: "SOURCE:LINE" (as compilers and git name a
+// place), "patch line N" without a source, "" when the line is not known.
+func (e *Error) place() string {
+	switch {
+	case e.PatchLine == 0:
+		return ""
+	case e.Source != "":
+		return fmt.Sprintf("%s:%d", e.Source, e.PatchLine)
+	}
+	return fmt.Sprintf("patch line %d", e.PatchLine)
+}
+
+// failures is e and the failures reported with it.
+func (e *Error) failures() []*Error { return append([]*Error{e}, e.Also...) }
+
 // Failure builds a failed result from err. details, when a map, is merged with
 // the error's own Details; otherwise the error's Details are used when present.
+// A failure reported with others is one block each, with its place and hints.
 func Failure(err error, details any) ToolResult {
 	e := As(err)
-	text := e.Msg
-	for _, h := range e.Hints {
-		text += "\nhint: " + h
+	var text string
+	if len(e.Also) == 0 {
+		text = e.Msg
+		for _, h := range e.Hints {
+			text += "\nhint: " + h
+		}
+	} else {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d failures; nothing was changed.", len(e.Also)+1)
+		for _, f := range e.failures() {
+			b.WriteString("\n\n")
+			if p := f.place(); p != "" {
+				b.WriteString(p + ": ")
+			}
+			b.WriteString(f.Msg)
+			for _, h := range f.Hints {
+				b.WriteString("\nhint: " + h)
+			}
+		}
+		text = b.String()
 	}
 	r := ToolResult{IsError: true, Error: e.Msg, Code: e.Code, Content: []Content{Text(text)}, Details: details}
 	if all := e.AllDetails(); len(all) > 0 {
@@ -241,14 +296,35 @@ func (r ToolResult) Encode(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Human renders an error for stderr: "hunk: error: msg" then "hunk: hint: h" lines.
-// Multi-line messages keep their extra lines as they are.
+// Human renders an error for stderr: "hunk: error: msg" then "hunk: hint: h"
+// lines; a failure with a place in a named patch reads "hunk: error:
+// fix.patch:12: msg". Several failures are one such block each, then a
+// line that counts them. Multi-line messages keep their extra lines as
+// they are.
 func Human(prog string, err error) string {
 	e := As(err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: error: %s\n", prog, e.Msg)
-	for _, h := range e.Hints {
-		fmt.Fprintf(&b, "%s: hint: %s\n", prog, h)
+	for _, f := range e.failures() {
+		msg := f.Msg
+		if p := f.place(); p != "" && f.Source != "" {
+			msg = p + ": " + msg
+		}
+		fmt.Fprintf(&b, "%s: error: %s\n", prog, msg)
+		for _, h := range f.Hints {
+			fmt.Fprintf(&b, "%s: hint: %s\n", prog, h)
+		}
+	}
+	if len(e.Also) > 0 {
+		fmt.Fprintf(&b, "%s: error: %d failures; nothing was changed\n", prog, len(e.Also)+1)
 	}
 	return b.String()
+}
+
+// Count is n and noun, in the plural unless n is 1: "1 block", "2 blocks"
+// (every noun hunk counts takes an s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
