@@ -288,7 +288,7 @@ func execHint(req ExecRequest, r sandbox.Result, gitProtected bool, path string)
 	case r.ExitCode == 127 && r.NotStarted != "":
 		name, _, _ := strings.Cut(r.NotStarted, ": ")
 		if r.Driver == "docker" {
-			return fmt.Sprintf("the image %s has no %s: run in an image that has it (--image), or show the host's toolchain read-only (for Go: --ro /usr/local/go --env PATH=/usr/local/go/bin:/usr/bin:/bin); docs/exec.md has a recipe", req.Image, name)
+			return fmt.Sprintf("the image %s has no %s: run in an image that has it (--image), or show the host's toolchain read-only (for Go: --ro /usr/local/go --env PATH=/usr/local/go/bin:/bin --env CGO_ENABLED=0); docs/exec.md has a recipe", req.Image, name)
 		}
 		if strings.Contains(name, "/") {
 			return fmt.Sprintf("%s does not exist in the workspace", name)
