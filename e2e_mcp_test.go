@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestMCPGoClient(t *testing.T) {
 		t.Errorf("read: %q %v", text, sc)
 	}
 	res, text, _ := callTool(t, cs, "edit", map[string]any{"path": "a.txt", "oldText": "two", "newText": "2"})
-	if res.IsError || !strings.Contains(text, "Successfully replaced 1 block(s)") {
+	if res.IsError || !strings.Contains(text, "Successfully replaced 1 block in") {
 		t.Errorf("edit: %q", text)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one\r\n2\r\n" {
@@ -268,6 +269,64 @@ func TestMCPOneShotPipe(t *testing.T) {
 		if !seen[float64(i)] {
 			t.Errorf("request %d was not answered; output:\n%s", i, out)
 		}
+	}
+}
+
+// TestMCPMalformedLines: a line that is not JSON, is nested too deep, or is
+// not a JSON-RPC 2.0 message gets an error reply of its own (parse error,
+// invalid request), and the session goes on to answer what follows.
+func TestMCPMalformedLines(t *testing.T) {
+	dir := t.TempDir()
+	bad := []struct{ line, code, id string }{
+		{"garbage{", "-32700", "null"},
+		{strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000), "-32700", "null"},
+		{strings.Repeat("[", 300) + strings.Repeat("]", 300), "-32700", "null"},
+		{"42", "-32600", "null"},
+		{`{"foo":1}`, "-32600", "null"},
+		{`{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, "-32600", "7"},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, "-32600", "null"},
+		{`[]`, "-32600", "null"},
+	}
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for _, b := range bad {
+		in.WriteString(b.line + "\n")
+	}
+	in.WriteString(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}` + "\n")
+	cmd := exec.Command(buildHunk(t), "mcp", "-C", dir)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hunk mcp ended the session: %v\n%s", err, out)
+	}
+	errs := map[string]int{}
+	listed := false
+	for _, l := range strings.Split(string(out), "\n") {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct{ Code int }
+		}
+		if json.Unmarshal([]byte(l), &m) != nil {
+			continue
+		}
+		if m.Error != nil {
+			errs[fmt.Sprintf("%d %s", m.Error.Code, m.ID)]++
+		}
+		if string(m.ID) == "9" && m.Result != nil {
+			listed = true
+		}
+	}
+	want := map[string]int{}
+	for _, b := range bad {
+		want[b.code+" "+b.id]++
+	}
+	if !reflect.DeepEqual(errs, want) {
+		t.Errorf("error replies %v, want %v; output:\n%.2000s", errs, want, out)
+	}
+	if !listed {
+		t.Errorf("tools/list after the bad lines was not answered; output:\n%.2000s", out)
 	}
 }
 
