@@ -56,6 +56,9 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 			return nil, err
 		}
 		ws.Durable = a.Cfg.Fsync
+		for _, r := range ws.Refused {
+			a.Warn("crash journal %s", r)
+		}
 		a.ws = ws
 	}
 	return a.ws, nil

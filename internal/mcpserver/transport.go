@@ -150,7 +150,7 @@ type holdEOF struct {
 	r    *bufio.Reader
 	p    *pending
 	a    *answers // where a malformed line's parse error goes
-	line []byte // the rest of the current line
+	line []byte   // the rest of the current line
 	err  error
 }
 

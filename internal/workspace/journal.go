@@ -3,9 +3,10 @@ package workspace
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -109,28 +110,50 @@ func randHex() string {
 	return strings.TrimSuffix(strings.TrimPrefix(t, TempPrefix+"x."), TempSuffix)
 }
 
-// contentHash identifies staged content cheaply (CRC-32C, in hardware, and
-// the length): recovery only tells the staged content from the old one.
+// contentHash identifies staged content: SHA-256 (in hardware here) and
+// the length. Recovery acts on a target only when it holds exactly the
+// content the transaction staged — a cryptographic hash, so that content a
+// sandboxed command made up cannot pass for it.
 func contentHash(parts ...[]byte) string {
-	var sum uint32
+	h := sha256.New()
 	n := 0
 	for _, p := range parts {
-		sum = crc32.Update(sum, castagnoli(), p)
+		h.Write(p)
 		n += len(p)
 	}
-	return fmt.Sprintf("%08x-%d", sum, n)
+	return fmt.Sprintf("%x-%d", h.Sum(nil), n)
 }
 
-// castagnoli is made on first use: making it costs 0.15 ms, which every
-// hunk process would pay at start-up, journal or not.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
+// The journal lives in the workspace, which a sandboxed command may write:
+// a journal it planted must not make a later, unconfined hunk do anything
+// the command could not do itself. So recovery checks every entry before it
+// acts on any, and leaves a journal that fails a check alone (reported in
+// Workspace.Refused, never acted on):
+//   - the journal is a regular file of hunk's user, at most maxJournal bytes
+//     (a planted 200 MB journal is not read);
+//   - every name is local to the workspace, has no ".git" component, and
+//     has no symbolic link in any component (host mode included);
+//   - a temporary or backup name is one hunk makes for its target
+//     (TempName: ".hunk-BASE.HEX.tmp" beside it);
+//   - a target is renamed over or removed only when it holds, by SHA-256,
+//     the content the transaction staged.
+// What a planted journal can still do is what the command could do itself:
+// put a ".hunk-….tmp" file it wrote over a file beside it that it could write.
+
+// maxJournal bounds a journal recovery reads: far more than the entries of
+// the largest transaction (a few hundred bytes per file).
+const maxJournal = 64 << 20
 
 // RecoverInterrupted undoes the transactions of hunk processes that died in
 // the middle (see the top of this file), before anything reads the
 // workspace. It costs one lstat when there is nothing to recover. It
-// returns how many it found.
+// returns how many it recovered; journals it refused are in w.Refused.
 func (w *Workspace) RecoverInterrupted() int {
 	if _, err := w.Lstat(journalDir); err != nil {
+		return 0
+	}
+	if w.hasLink(journalDir) {
+		w.Refused = append(w.Refused, journalDir+" is not a directory hunk made (a symbolic link); left alone")
 		return 0
 	}
 	ents, err := w.ReadDir(journalDir)
@@ -144,11 +167,78 @@ func (w *Workspace) RecoverInterrupted() int {
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
-		w.recoverJournal(journalDir + "/" + e.Name())
+		name := journalDir + "/" + e.Name()
+		if err := w.recoverJournal(name); err != nil {
+			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name, err))
+			continue
+		}
 		n++
 	}
 	_ = w.Remove(journalDir) // only when empty
 	return n
+}
+
+// hasLink reports whether any component of the local name p is a symbolic
+// link (or cannot be looked at).
+func (w *Workspace) hasLink(p string) bool {
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		fi, err := w.Lstat(p[:i])
+		if err != nil {
+			return !errors.Is(err, os.ErrNotExist) // a missing component holds no link
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkEntry is the rule every entry of a journal must meet (above).
+func checkEntry(e journalEntry) error {
+	for _, p := range []string{e.Target, e.Tmp, e.Backup} {
+		if !localName(p) {
+			return fmt.Errorf("names %q, outside the workspace", p)
+		}
+		for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+			if strings.EqualFold(c, ".git") {
+				return fmt.Errorf("names %q, inside a repository's .git", p)
+			}
+		}
+	}
+	if e.Op != "committed" && e.Target == "" {
+		return fmt.Errorf("a %q entry without a target", e.Op)
+	}
+	for _, p := range []string{e.Tmp, e.Backup} {
+		if p != "" && !isTempOf(p, e.Target) {
+			return fmt.Errorf("%q is not a temporary name hunk makes for %q", p, e.Target)
+		}
+	}
+	return nil
+}
+
+// isTempOf reports whether tmp is a name TempName makes for target.
+func isTempOf(tmp, target string) bool {
+	tdir, tbase := splitName(tmp)
+	dir, base := splitName(target)
+	if tdir != dir || !IsTemp(tbase) {
+		return false
+	}
+	mid := strings.TrimSuffix(strings.TrimPrefix(tbase, TempPrefix), TempSuffix)
+	if rest, ok := strings.CutPrefix(mid, base+"."); ok {
+		mid = rest
+	}
+	if len(mid) != 12 {
+		return false
+	}
+	for _, c := range mid {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func processAlive(pid int) bool {
@@ -159,10 +249,21 @@ func processAlive(pid int) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-func (w *Workspace) recoverJournal(name string) {
+func (w *Workspace) recoverJournal(name string) error {
+	fi, err := w.Lstat(name)
+	switch {
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return errors.New("not a regular file")
+	case fi.Size() > maxJournal:
+		return fmt.Errorf("%d bytes, larger than any transaction's journal", fi.Size())
+	case !ownedByUs(fi):
+		return errors.New("not owned by hunk's user")
+	}
 	data, err := w.ReadFile(name)
 	if err != nil {
-		return
+		return err
 	}
 	var ops []journalEntry
 	backups := map[string]string{}
@@ -174,11 +275,8 @@ func (w *Workspace) recoverJournal(name string) {
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue // a line cut by the kill: its step never started
 		}
-		// The workspace is writable by sandboxed commands, which could plant
-		// a journal: only names local to the workspace are acted on (in host
-		// mode too, where nothing else would confine them).
-		if !localName(e.Target) || !localName(e.Tmp) || !localName(e.Backup) {
-			continue
+		if err := checkEntry(e); err != nil {
+			return err
 		}
 		switch e.Op {
 		case "stage", "remove":
@@ -189,8 +287,19 @@ func (w *Workspace) recoverJournal(name string) {
 			committed = true
 		}
 	}
+	for _, e := range ops {
+		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
+			if p != "" && w.hasLink(p) {
+				return fmt.Errorf("%q has a symbolic link in its path", p)
+			}
+		}
+	}
 	exists := func(p string) bool { _, err := w.Lstat(p); return err == nil }
 	holds := func(p, hash string) bool {
+		fi, err := w.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
 		b, err := w.ReadFile(p)
 		return err == nil && contentHash(b) == hash
 	}
@@ -224,6 +333,7 @@ func (w *Workspace) recoverJournal(name string) {
 		}
 	}
 	_ = w.Remove(name)
+	return nil
 }
 
 // localName reports whether p ("" allowed) names a path inside the

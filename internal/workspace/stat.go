@@ -55,3 +55,14 @@ func (f *fileStat) Sys() any {
 	// The same type os.Lstat gives, for callers that read owners.
 	return &syscall.Stat_t{Uid: f.st.Uid, Gid: f.st.Gid, Mode: f.st.Mode, Size: f.st.Size, Nlink: f.st.Nlink, Ino: f.st.Ino, Dev: f.st.Dev}
 }
+
+// ownedByUs reports whether fi (from Lstat) belongs to the effective user.
+func ownedByUs(fi fs.FileInfo) bool {
+	switch st := fi.Sys().(type) {
+	case *syscall.Stat_t:
+		return int(st.Uid) == syscall.Geteuid()
+	case *unix.Stat_t:
+		return int(st.Uid) == syscall.Geteuid()
+	}
+	return false
+}

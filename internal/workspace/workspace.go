@@ -32,6 +32,9 @@ type Workspace struct {
 	// Without it a replacement is still atomic for every process and for a
 	// crash of hunk itself: rename(2) swaps old for new in one step.
 	Durable bool
+	// Refused are the crash journals found at Open that failed a check and
+	// were left alone (journal.go), each said in a sentence to warn with.
+	Refused []string
 }
 
 // Open opens dir as a workspace. confined=false is host mode.
