@@ -59,7 +59,10 @@ func scriptParams(dir string) testscript.Params {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("HUNK_UPDATE_SCRIPTS") != "",
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".no-config"))
+			// Outside the work dir, which scripts use as a workspace: a
+			// workspace holding hunk's config is a case of its own
+			// (exec_own_state).
+			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+".no-config")
 			e.Setenv("HUNK_CONFIG", "")
 			e.Setenv("NO_COLOR", "")
 			e.Setenv("TERM", "dumb")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cast"
@@ -137,6 +138,16 @@ func (a *App) configure(cmd *cobra.Command) error {
 					WithHint("keep the config file outside the workspace")
 			}
 			a.Warn("ignoring config file %s: it lies inside the workspace %s", file, wsDir)
+			file = ""
+		}
+	}
+	if file != "" {
+		if err := trustedConfig(file); err != nil {
+			if explicit {
+				return result.Usagef("config file %s: %v; hunk reads only configuration that no one else can change", file, err).
+					WithHint("chown it to yourself and chmod go-w it (and its directory)")
+			}
+			a.Warn("ignoring config file %s: %v (chown it to yourself, chmod go-w it and its directory)", file, err)
 			file = ""
 		}
 	}
@@ -339,5 +350,41 @@ func (f *durationFlag) Set(s string) error {
 		return err
 	}
 	f.text = s
+	return nil
+}
+
+// trustedConfig checks that no one but the user (or root) can have written
+// the config file: it is owned by the user or root and writable by no one
+// else, and so is the directory it is in (unless sticky, as /tmp). A config
+// file decides how sandboxed commands run, so one that another user could
+// change is not read. A file that does not exist passes (the default
+// location is optional).
+func trustedConfig(file string) error {
+	real, err := filepath.EvalSymlinks(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for _, p := range []string{real, filepath.Dir(real)} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil // no owners on this system
+		}
+		what := "it"
+		if p != real {
+			what = "its directory " + p
+		}
+		if uid := int(st.Uid); uid != os.Geteuid() && uid != 0 {
+			return fmt.Errorf("%s belongs to uid %d, not to you", what, uid)
+		}
+		if perm := fi.Mode().Perm(); perm&0o022 != 0 && !(fi.IsDir() && fi.Mode()&fs.ModeSticky != 0 && perm&0o020 == 0) {
+			return fmt.Errorf("%s is writable by others (mode %04o)", what, perm)
+		}
+	}
 	return nil
 }

@@ -186,8 +186,16 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if !req.GitWrite {
 		protect = sandbox.ProtectedPaths(ws.Dir())
 	}
+	var own []string
+	if req.Driver != "none" {
+		writable := rw
+		if !req.ReadOnly {
+			writable = append([]string{ws.Dir()}, rw...)
+		}
+		own = sandbox.ProtectOwnState(sandbox.OwnState(os.Getenv), writable)
+	}
 	spec := sandbox.Spec{
-		RW: rw, RO: ro, Hide: hide, Protect: protect,
+		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own,
 		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
 		Network: req.Network, ReadOnly: req.ReadOnly,
 		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,

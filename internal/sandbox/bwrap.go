@@ -63,7 +63,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardGit: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardGit: true, GuardOwnState: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: true,
 	})
 	c.Reason = "namespaces (pid, net, ipc, uts, mount"
@@ -134,7 +134,7 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	} else {
 		a = append(a, "--bind", spec.Workspace, spec.Workspace)
 	}
-	for _, p := range spec.Protect {
+	for _, p := range append(spec.Protect, spec.Own...) {
 		a = append(a, "--ro-bind", p, p)
 	}
 	// A workspace above /run (/, /var) would bring it back: hide it again.
@@ -424,15 +424,4 @@ func hostSockets(except []string) []string {
 		}
 	}
 	return out
-}
-
-// under reports whether path is one of dirs or inside one of them.
-func under(path string, dirs []string) bool {
-	for _, d := range dirs {
-		d = strings.TrimSuffix(d, "/")
-		if path == d || strings.HasPrefix(path, d+"/") {
-			return true
-		}
-	}
-	return false
 }

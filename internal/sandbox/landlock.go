@@ -52,7 +52,7 @@ func (landlockDriver) probe(limits bool) Caps {
 	// another process of the same user can be signalled. No pid
 	// namespace: a setsid'd process survives a SIGKILL of hunk.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: abi >= 6, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: abi >= 6, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardOwnState: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true,
 	})
 	if abi < 6 {
@@ -71,6 +71,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	caps := d.probe(spec.limited())
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "landlock", Reason: caps.Reason, Hint: "install bubblewrap for the bwrap driver, or --driver none to run without isolation"}
+	}
+	if len(spec.Own) > 0 {
+		// hunk's own state inside the writable workspace (a workspace that
+		// is the home directory): refused, as the .git below.
+		return Result{}, &GuardError{Driver: "landlock", Guard: GuardOwnState,
+			Reason: fmt.Sprintf("the workspace holds hunk's own configuration, caches or state (%s), and Landlock cannot keep them read-only: the command could change what later hunk runs do outside the sandbox", strings.Join(spec.Own, ", ")),
+			Hint:   "run it under bwrap or docker (--driver bwrap; they keep them read-only), or use a workspace that does not hold your home directory's .config, .cache and .local/state"}
 	}
 	if len(spec.Protect) > 0 {
 		// Landlock only grants: a part of the writable workspace cannot be

@@ -27,7 +27,11 @@ type Spec struct {
 	// Protect are paths inside the workspace the command may read but not
 	// change (ProtectedPaths: the repository's .git), where the driver can
 	// (GuardGit).
-	Protect   []string
+	Protect []string
+	// Own are hunk's own configuration, caches and state where they lie
+	// inside a place the command may write (ProtectOwnState): read-only
+	// to it, or the run is refused (GuardOwnState).
+	Own       []string
 	Timeout   time.Duration
 	Memory    int64   // bytes; 0 = no limit
 	Pids      int     // max processes; 0 = DefaultPids where enforceable; -1 = no limit
@@ -101,13 +105,14 @@ const (
 	GuardTerminal    = "terminal"     // cannot push input into the caller's terminal
 	GuardDescriptors = "descriptors"  // gets no descriptor of hunk's caller but stdin, stdout, stderr
 	GuardCleanup     = "cleanup"      // nothing it started survives hunk, even hunk killed with SIGKILL
+	GuardOwnState    = "own-state"    // cannot change hunk's config, caches, crash journals or history
 )
 
 // guards splits the Guard names into those on and those off.
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardGit, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardGit, GuardOwnState, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {
@@ -158,6 +163,70 @@ func ProtectedPaths(workspace string) []string {
 	return []string{p}
 }
 
+// OwnState are hunk's own directories — its configuration, its cache root
+// (the build caches of every workspace) and its state (crash journals,
+// history) — and the config file $HUNK_CONFIG names: what a later hunk run,
+// outside any sandbox, reads and trusts. getenv reads hunk's environment.
+// A command must never change them (GuardOwnState): they are outside what
+// it may write, except where the workspace or a --rw path holds them (a
+// workspace that is the home directory); there the drivers keep them
+// read-only (ProtectOwnState).
+func OwnState(getenv func(string) string) []string {
+	home := getenv("HOME")
+	xdg := func(env, def string) string {
+		if d := getenv(env); filepath.IsAbs(d) {
+			return filepath.Join(d, "hunk")
+		}
+		if !filepath.IsAbs(home) {
+			return ""
+		}
+		return filepath.Join(home, def, "hunk")
+	}
+	var out []string
+	for _, p := range []string{
+		xdg("XDG_CONFIG_HOME", ".config"),
+		xdg("XDG_CACHE_HOME", ".cache"),
+		xdg("XDG_STATE_HOME", filepath.Join(".local", "state")),
+		getenv("HUNK_CONFIG"),
+	} {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+// ProtectOwnState returns the paths of own (OwnState) that lie inside a
+// place the command may write — writable — and so must be bound read-only
+// over it; a writable place inside one of them (this workspace's own cache
+// directory) stays writable. A directory that does not exist yet is made
+// (0700), so that the command cannot make it first.
+func ProtectOwnState(own, writable []string) []string {
+	var out []string
+	for _, p := range own {
+		real := p
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			real = r
+		}
+		for _, w := range writable {
+			if !under(real, []string{w}) {
+				continue
+			}
+			if _, err := os.Lstat(real); err != nil {
+				if filepath.Base(real) != "hunk" {
+					break // a config file that does not exist: nothing to read later
+				}
+				if os.MkdirAll(real, 0o700) != nil {
+					break
+				}
+			}
+			out = append(out, real)
+			break
+		}
+	}
+	return out
+}
+
 // homeSecrets are the credentials under the user's home (DefaultHidden).
 var homeSecrets = []string{
 	".ssh", ".gnupg", ".netrc", ".git-credentials", ".config/gh", ".config/hub",
@@ -191,4 +260,15 @@ func HostPath(p, home string, mustExist bool) (string, error) {
 		return "", errors.New("no such file or directory")
 	}
 	return abs, nil
+}
+
+// under reports whether path is one of dirs or inside one of them.
+func under(path string, dirs []string) bool {
+	for _, d := range dirs {
+		d = strings.TrimSuffix(d, "/")
+		if path == d || strings.HasPrefix(path, d+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -86,7 +86,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	// default seccomp profile (which refuses the keyrings). A container
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
 	c.SetGuards(map[string]bool{
-		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
+		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardOwnState: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
 		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
@@ -150,7 +150,7 @@ func containerFor(spec sandbox.Spec) containerConfig {
 	h.SecurityOpt = []string{"no-new-privileges"}
 	h.Init = true
 	h.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: spec.Workspace, Target: spec.Workspace, ReadOnly: spec.ReadOnly}}
-	for _, p := range spec.Protect {
+	for _, p := range append(spec.Protect, spec.Own...) {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
 	}
 	for _, p := range spec.RO {
