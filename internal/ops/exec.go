@@ -206,15 +206,31 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if req.Driver == "none" {
 		env.warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
 	}
+	gitDir := filepath.Join(ws.Dir(), ".git")
+	_, noRepo := os.Lstat(gitDir)
 	r, err := sandbox.Run(ctx, req.Driver, spec)
 	if err != nil {
 		return nil, SandboxError(err)
+	}
+	var newRepo []string
+	if noRepo != nil && req.Driver != "none" {
+		newRepo = sandbox.NewRepoRisks(gitDir)
 	}
 	var in *early.Interrupted
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
 	out := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
+	if len(newRepo) > 0 {
+		// Reported, not removed: it is the command's work, but git would
+		// run it outside the sandbox.
+		w := fmt.Sprintf("the command created a git repository at the workspace root whose %s git would run outside the sandbox; look at it before running git there", strings.Join(newRepo, ", "))
+		env.warn(w)
+		out.Text = "warning: " + w + "\n" + out.Text
+		if d, ok := out.Details.(map[string]any); ok {
+			d["newRepository"] = newRepo
+		}
+	}
 	if cache.New && r.Duration >= slowFirstRun {
 		// Said once: the first slow run over a new cache explains itself.
 		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", cache.Dir)

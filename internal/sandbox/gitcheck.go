@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A repository the command creates at the workspace root is not covered by
+// the git guard (there was no .git to keep read-only), yet git would run its
+// hooks and some of its settings outside the sandbox the next time anyone
+// runs git there — also when the workspace lies inside another repository,
+// whose git commands in the workspace then use the new one. So hunk looks at
+// a .git that appeared during a run and reports (never removes: it is the
+// command's work) what in it would run code. A .git made deeper in the
+// workspace is not looked at: that would mean walking the whole tree after
+// every run.
+
+// riskyGitKey matches the config keys whose values git runs as programs.
+var riskyGitKey = regexp.MustCompile(`(?i)^(core\.(fsmonitor|hookspath|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|credential\..*helper|alias\..*|filter\..*\.(clean|smudge|process)|diff\..*\.(textconv|command)|merge\..*\.driver|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*\.path|pager\..*)$`)
+
+// NewRepoRisks returns what would run code in the repository at gitDir (a
+// .git the command created): hooks that are not git's own samples, settings
+// that name programs, and a .git file that points elsewhere. Nil when there
+// is nothing.
+func NewRepoRisks(gitDir string) []string {
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return nil
+	}
+	if !fi.IsDir() {
+		b, _ := os.ReadFile(gitDir)
+		return []string{".git is a file pointing to another repository (" + strings.TrimSpace(string(b)) + ")"}
+	}
+	var out []string
+	if ents, err := os.ReadDir(filepath.Join(gitDir, "hooks")); err == nil {
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".sample") {
+				out = append(out, "hook .git/hooks/"+e.Name())
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
+		for _, k := range configKeys(b) {
+			if riskyGitKey.MatchString(k) {
+				out = append(out, "setting "+k+" in .git/config")
+			}
+		}
+	}
+	return out
+}
+
+// configKeys lists the keys (section.sub.name) set in a git config file.
+func configKeys(b []byte) []string {
+	var out []string
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || l[0] == '#' || l[0] == ';' {
+			continue
+		}
+		if l[0] == '[' {
+			end := strings.IndexByte(l, ']')
+			if end < 0 {
+				continue
+			}
+			h := l[1:end]
+			if name, sub, ok := strings.Cut(h, " "); ok {
+				h = name + "." + strings.Trim(strings.TrimSpace(sub), `"`)
+			}
+			section = strings.ToLower(h)
+			if rest := strings.TrimSpace(l[end+1:]); rest != "" {
+				l = rest // "[core] fsmonitor = x" on one line
+			} else {
+				continue
+			}
+		}
+		k, _, _ := strings.Cut(l, "=")
+		out = append(out, section+"."+strings.ToLower(strings.TrimSpace(k)))
+	}
+	return out
+}
