@@ -3,12 +3,11 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Build caches. A command's HOME is read-only, so the caches builds write —
@@ -79,7 +78,7 @@ func (c CacheState) Warmed() {
 // hostEnv reads hunk's own environment (for the user's Go module cache).
 // With network, Go may also download modules.
 func CacheEnv(dir string, env []string, network bool, hostEnv func(string) string) ([]string, CacheState, error) {
-	dir, err := makeCacheDir(dir)
+	dir, err := workspace.PrivateDir(filepath.Dir(filepath.Dir(filepath.Dir(dir))), "hunk", "exec", filepath.Base(dir))
 	if err != nil {
 		return nil, CacheState{}, err
 	}
@@ -134,66 +133,4 @@ func userModCache(hostEnv func(string) string) string {
 		return filepath.Join(home, "go", "pkg", "mod")
 	}
 	return ""
-}
-
-// makeCacheDir makes (or opens) a workspace's cache directory
-// BASE/hunk/exec/HASH (CacheDir) and returns its real path. BASE, the
-// user's cache directory, is taken as it is (it may be a link the user
-// made); below it, each of hunk's components is made and opened without
-// following a symbolic link, and must be a real directory of hunk's user,
-// the last one with mode 0700 — else the caches are refused with an error
-// saying what is wrong, rather than bound where a link points (a command
-// whose workspace holds the cache root could have planted one). Once made,
-// hunk's cache root is read-only to every command that could reach it
-// (ProtectOwnState), so the path checked is the path bound.
-func makeCacheDir(dir string) (string, error) {
-	rel := []string{}
-	base := dir
-	for i := 0; i < 3; i++ {
-		rel = append([]string{filepath.Base(base)}, rel...)
-		base = filepath.Dir(base)
-	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", err
-	}
-	realBase, err := filepath.EvalSymlinks(base)
-	if err != nil {
-		return "", err
-	}
-	fd, err := unix.Open(realBase, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return "", err
-	}
-	path := realBase
-	for i, c := range rel {
-		path = filepath.Join(path, c)
-		if err := unix.Mkdirat(fd, c, 0o700); err != nil && err != unix.EEXIST {
-			unix.Close(fd)
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err == unix.ELOOP || err == unix.ENOTDIR {
-			return "", fmt.Errorf("%s is not a directory of hunk's (a symbolic link or a file): remove it", path)
-		}
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", path, err)
-		}
-		fd = next
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			return "", err
-		}
-		if int(st.Uid) != os.Geteuid() {
-			unix.Close(fd)
-			return "", fmt.Errorf("%s belongs to uid %d, not to hunk's user: remove it", path, st.Uid)
-		}
-		if i == len(rel)-1 && st.Mode&0o777 != 0o700 {
-			unix.Close(fd)
-			return "", fmt.Errorf("%s has mode %04o, not 0700: chmod 700 it", path, st.Mode&0o777)
-		}
-	}
-	unix.Close(fd)
-	return path, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,14 +16,22 @@ import (
 	"syscall"
 )
 
-// A transaction's journal. A Txn keeps it beside itself, in the workspace
-// root, from its first staged file until it has committed or rolled back, so
-// that a hunk killed in the middle (kill -9, an OOM kill) leaves enough
-// behind for the next transaction in the workspace to undo what it had done
-// and remove its temporary files. Each line is one JSON entry, appended
-// before the step it announces:
+// A transaction's journal. A Txn keeps it from its first staged file until
+// it has committed or rolled back, so that a hunk killed in the middle
+// (kill -9, an OOM kill) leaves enough behind for the next hunk run in the
+// workspace to undo what it had done and remove its temporary files. It
+// lives in hunk's state directory, not in the workspace, where a sandboxed
+// command could write one:
 //
-//	{"op":"stage","target":T,"tmp":P,"existed":true,"hash":H}  a staged file (H: its content's CRC-32C and length)
+//	$XDG_STATE_HOME/hunk/journal/<sha256 of the workspace path, 16 hex digits>/PID-RANDOM.tmp
+//
+// (~/.local/state/hunk/…; a private directory of hunk's user, out of every
+// sandbox's reach: sandbox.OwnState). Only where there is no such directory
+// (no HOME, or one hunk cannot write) does it fall back to .hunk-txn/ in the
+// workspace root, read with the checks below. Each line is one JSON entry,
+// appended before the step it announces:
+//
+//	{"op":"stage","target":T,"tmp":P,"existed":true,"hash":H}  a staged file (H: its content's SHA-256 and length)
 //	{"op":"remove","target":T}                                  a removal
 //	{"op":"backup","target":T,"backup":B}                       T's old content goes to B
 //	{"op":"committed"}                                          every step done; only clean-up left
@@ -48,6 +57,25 @@ type journal struct {
 	mu sync.Mutex
 	w  *Workspace
 	f  *os.File
+	// inState: f is in the state directory (w.stateJournal), not in the
+	// workspace's journalDir.
+	inState bool
+}
+
+// stateJournalDir is where the journals of the workspace at dir live in
+// hunk's state directory (not made), or "" when there is no state
+// directory: $XDG_STATE_HOME, else ~/.local/state.
+func stateJournalDir(dir string) (base string, rel []string) {
+	base = os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) {
+		home := os.Getenv("HOME")
+		if !filepath.IsAbs(home) || home == "/" {
+			return "", nil
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return base, []string{"hunk", "journal", fmt.Sprintf("%x", sum[:8])}
 }
 
 type journalEntry struct {
@@ -65,6 +93,18 @@ type journalEntry struct {
 func (j *journal) log(e journalEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.f == nil && j.w.stateBase != "" {
+		base := fmt.Sprintf("%d-%s%s", os.Getpid(), randHex(), TempSuffix)
+		for try := 0; try < 3 && j.f == nil; try++ { // another transaction may remove the directory meanwhile
+			d, err := PrivateDir(j.w.stateBase, j.w.stateRel...)
+			if err != nil {
+				break
+			}
+			if f, err := os.OpenFile(filepath.Join(d, base), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|syscall.O_NOFOLLOW, 0o600); err == nil {
+				j.f, j.inState = f, true
+			}
+		}
+	}
 	if j.f == nil {
 		name := fmt.Sprintf("%s/%d-%s%s", journalDir, os.Getpid(), randHex(), TempSuffix)
 		var f *os.File
@@ -89,6 +129,13 @@ func (j *journal) close() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
+		return
+	}
+	if j.inState {
+		_ = os.Remove(j.f.Name())
+		_ = os.Remove(filepath.Dir(j.f.Name())) // only when no other transaction runs
+		j.f.Close()
+		j.f, j.inState = nil, false
 		return
 	}
 	name := journalDir + "/" + baseOf(j.f.Name())
@@ -124,11 +171,12 @@ func contentHash(parts ...[]byte) string {
 	return fmt.Sprintf("%x-%d", h.Sum(nil), n)
 }
 
-// The journal lives in the workspace, which a sandboxed command may write:
-// a journal it planted must not make a later, unconfined hunk do anything
-// the command could not do itself. So recovery checks every entry before it
-// acts on any, and leaves a journal that fails a check alone (reported in
-// Workspace.Refused, never acted on):
+// A journal in the workspace (the fallback, or one a sandboxed command
+// planted there) must not make a later, unconfined hunk do anything the
+// command could not do itself. So recovery checks every entry of every
+// journal (in the state directory too) before it acts on any, and leaves a
+// journal that fails a check alone (reported in Workspace.Refused, never
+// acted on):
 //   - the journal is a regular file of hunk's user, at most maxJournal bytes
 //     (a planted 200 MB journal is not read);
 //   - every name is local to the workspace, has no ".git" component, and
@@ -149,14 +197,50 @@ const maxJournal = 64 << 20
 // workspace. It costs one lstat when there is nothing to recover. It
 // returns how many it recovered; journals it refused are in w.Refused.
 func (w *Workspace) RecoverInterrupted() int {
+	n := 0
+	if w.stateBase != "" {
+		dir := filepath.Join(append([]string{w.stateBase}, w.stateRel...)...)
+		if _, err := os.Lstat(dir); err == nil {
+			n += w.recoverState(dir)
+		}
+	}
 	if _, err := w.Lstat(journalDir); err != nil {
-		return 0
+		return n
 	}
 	if w.hasLink(journalDir) {
 		w.Refused = append(w.Refused, journalDir+" is not a directory hunk made (a symbolic link); left alone")
 		return 0
 	}
 	ents, err := w.ReadDir(journalDir)
+	if err != nil {
+		return n
+	}
+	for _, e := range ents {
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		name := journalDir + "/" + e.Name()
+		if err := w.recoverJournal(name, w.Lstat, w.ReadFile); err != nil {
+			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name, err))
+			continue
+		}
+		n++
+	}
+	_ = w.Remove(journalDir) // only when empty
+	return n
+}
+
+// recoverState recovers the journals in the state directory dir of dead
+// hunk processes.
+func (w *Workspace) recoverState(dir string) int {
+	real, err := PrivateDir(w.stateBase, w.stateRel...)
+	if err != nil {
+		w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone", dir, err))
+		return 0
+	}
+	ents, err := os.ReadDir(real)
 	if err != nil {
 		return 0
 	}
@@ -167,14 +251,14 @@ func (w *Workspace) RecoverInterrupted() int {
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
-		name := journalDir + "/" + e.Name()
-		if err := w.recoverJournal(name); err != nil {
+		name := filepath.Join(real, e.Name())
+		if err := w.recoverJournal(name, os.Lstat, os.ReadFile); err != nil {
 			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name, err))
 			continue
 		}
 		n++
 	}
-	_ = w.Remove(journalDir) // only when empty
+	_ = os.Remove(real) // only when empty
 	return n
 }
 
@@ -249,8 +333,8 @@ func processAlive(pid int) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-func (w *Workspace) recoverJournal(name string) error {
-	fi, err := w.Lstat(name)
+func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo, error), read func(string) ([]byte, error)) error {
+	fi, err := lstat(name)
 	switch {
 	case err != nil:
 		return err
@@ -261,7 +345,7 @@ func (w *Workspace) recoverJournal(name string) error {
 	case !ownedByUs(fi):
 		return errors.New("not owned by hunk's user")
 	}
-	data, err := w.ReadFile(name)
+	data, err := read(name)
 	if err != nil {
 		return err
 	}
@@ -332,7 +416,11 @@ func (w *Workspace) recoverJournal(name string) error {
 			_ = w.Remove(e.Tmp)
 		}
 	}
-	_ = w.Remove(name)
+	if filepath.IsAbs(name) {
+		_ = os.Remove(name)
+	} else {
+		_ = w.Remove(name)
+	}
 	return nil
 }
 

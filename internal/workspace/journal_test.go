@@ -159,3 +159,47 @@ func snapshotTree(t *testing.T, dir string) string {
 	}))
 	return b.String()
 }
+
+// A journal lives in hunk's state directory, not in the workspace, and one
+// left there by a dead process is recovered when the workspace is opened.
+func TestRecoverJournalInStateDir(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	real, _ := filepath.EvalSymlinks(dir)
+	base, rel := stateJournalDir(real)
+	jdir, err := PrivateDir(base, rel...)
+	must(t, err)
+	if !strings.HasPrefix(jdir, state+"/hunk/journal/") {
+		t.Fatalf("journal directory %s, want it under %s/hunk/journal", jdir, state)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("new\n"), 0o644))
+	tmp := ".hunk-a.txt.0123456789ab.tmp"
+	must(t, os.WriteFile(filepath.Join(dir, tmp), []byte("old\n"), 0o644))
+	journal := `{"op":"stage","target":"a.txt","tmp":"` + tmp + `","existed":true,"hash":"` + contentHash([]byte("new\n")) + `"}` + "\n"
+	must(t, os.WriteFile(filepath.Join(jdir, "0-abc.tmp"), []byte(journal), 0o600))
+	w, err := Open(dir, true)
+	must(t, err)
+	defer w.Close()
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old\n" {
+		t.Errorf("a.txt = %q, want the old content back", b)
+	}
+	if _, err := os.Lstat(jdir); err == nil {
+		t.Errorf("%s is still there", jdir)
+	}
+
+	// A transaction writes its journal there, and removes it when done.
+	txn := w.begin(nil)
+	must(t, txn.Stage("b.txt", []byte("b\n"), WriteOptions{}))
+	must(t, txn.Stage("c.txt", []byte("c\n"), WriteOptions{}))
+	ents, _ := os.ReadDir(jdir)
+	if len(ents) != 1 {
+		t.Errorf("the state directory holds %d journals during the transaction, want 1", len(ents))
+	}
+	if _, err := os.Lstat(filepath.Join(dir, journalDir)); err == nil {
+		t.Errorf("a journal was written in the workspace")
+	}
+	must(t, txn.Commit())
+	if _, err := os.Lstat(jdir); err == nil {
+		t.Errorf("%s is still there after the commit", jdir)
+	}
+}

@@ -35,6 +35,10 @@ type Workspace struct {
 	// Refused are the crash journals found at Open that failed a check and
 	// were left alone (journal.go), each said in a sentence to warn with.
 	Refused []string
+	// stateBase and stateRel locate this workspace's journals in hunk's
+	// state directory (stateJournalDir); stateBase "" when there is none.
+	stateBase string
+	stateRel  []string
 }
 
 // Open opens dir as a workspace. confined=false is host mode.
@@ -65,6 +69,7 @@ func Open(dir string, confined bool) (*Workspace, error) {
 		}
 		w.root = r
 	}
+	w.stateBase, w.stateRel = stateJournalDir(real)
 	w.RecoverInterrupted() // a transaction a killed hunk left half done goes first
 	return w, nil
 }
