@@ -407,11 +407,16 @@ func TestExecForkBombUnderProcessLimit(t *testing.T) {
 			}
 			t.Cleanup(func() { os.RemoveAll(top) })
 			os.Chmod(top, 0o777)
-			script := "bomb-" + marker(7, i) + ".sh"
-			if err := os.WriteFile(filepath.Join(top, script), []byte("b() { b | b & }\nb\nsleep 60\n"), 0o755); err != nil {
+			ws := filepath.Join(top, "ws") // HOME is top: a workspace holding hunk's own state is a case of its own
+			if err := os.Mkdir(ws, 0o777); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command("prlimit", "--nproc=300:300", bin, "-C", top, "exec", "--driver", driver,
+			os.Chmod(ws, 0o777)
+			script := "bomb-" + marker(7, i) + ".sh"
+			if err := os.WriteFile(filepath.Join(ws, script), []byte("b() { b | b & }\nb\nsleep 60\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("prlimit", "--nproc=300:300", bin, "-C", ws, "exec", "--driver", driver,
 				"--timeout", "5", "--max-output", "4K", "--", "sh", "./"+script)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + top}

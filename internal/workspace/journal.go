@@ -194,14 +194,19 @@ const maxJournal = 64 << 20
 
 // RecoverInterrupted undoes the transactions of hunk processes that died in
 // the middle (see the top of this file), before anything reads the
-// workspace. It costs one lstat when there is nothing to recover. It
+// workspace. It costs two lstats when there is nothing to recover. It
 // returns how many it recovered; journals it refused are in w.Refused.
 func (w *Workspace) RecoverInterrupted() int {
 	n := 0
 	if w.stateBase != "" {
 		dir := filepath.Join(append([]string{w.stateBase}, w.stateRel...)...)
 		if _, err := os.Lstat(dir); err == nil {
-			n += w.recoverState(dir)
+			if real, err := PrivateDir(w.stateBase, w.stateRel...); err != nil {
+				w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone", dir, err))
+			} else if ents, err := os.ReadDir(real); err == nil {
+				n += w.recoverAll(ents, func(b string) string { return filepath.Join(real, b) }, os.Lstat, os.ReadFile)
+				_ = os.Remove(real) // only when empty
+			}
 		}
 	}
 	if _, err := w.Lstat(journalDir); err != nil {
@@ -209,41 +214,18 @@ func (w *Workspace) RecoverInterrupted() int {
 	}
 	if w.hasLink(journalDir) {
 		w.Refused = append(w.Refused, journalDir+" is not a directory hunk made (a symbolic link); left alone")
-		return 0
-	}
-	ents, err := w.ReadDir(journalDir)
-	if err != nil {
 		return n
 	}
-	for _, e := range ents {
-		pidText, _, _ := strings.Cut(e.Name(), "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
-			continue
-		}
-		name := journalDir + "/" + e.Name()
-		if err := w.recoverJournal(name, w.Lstat, w.ReadFile); err != nil {
-			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name, err))
-			continue
-		}
-		n++
+	if ents, err := w.ReadDir(journalDir); err == nil {
+		n += w.recoverAll(ents, func(b string) string { return journalDir + "/" + b }, w.Lstat, w.ReadFile)
+		_ = w.Remove(journalDir) // only when empty
 	}
-	_ = w.Remove(journalDir) // only when empty
 	return n
 }
 
-// recoverState recovers the journals in the state directory dir of dead
-// hunk processes.
-func (w *Workspace) recoverState(dir string) int {
-	real, err := PrivateDir(w.stateBase, w.stateRel...)
-	if err != nil {
-		w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone", dir, err))
-		return 0
-	}
-	ents, err := os.ReadDir(real)
-	if err != nil {
-		return 0
-	}
+// recoverAll recovers the journals among ents of hunk processes that are
+// gone, each named name(its base name) and read through lstat and read.
+func (w *Workspace) recoverAll(ents []fs.DirEntry, name func(string) string, lstat func(string) (fs.FileInfo, error), read func(string) ([]byte, error)) int {
 	n := 0
 	for _, e := range ents {
 		pidText, _, _ := strings.Cut(e.Name(), "-")
@@ -251,14 +233,12 @@ func (w *Workspace) recoverState(dir string) int {
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
-		name := filepath.Join(real, e.Name())
-		if err := w.recoverJournal(name, os.Lstat, os.ReadFile); err != nil {
-			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name, err))
+		if err := w.recoverJournal(name(e.Name()), lstat, read); err != nil {
+			w.Refused = append(w.Refused, fmt.Sprintf("%s: %v; left alone (remove it if no hunk was killed here)", name(e.Name()), err))
 			continue
 		}
 		n++
 	}
-	_ = os.Remove(real) // only when empty
 	return n
 }
 
