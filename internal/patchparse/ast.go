@@ -48,12 +48,16 @@ type FileOp struct {
 	// removes (for --stat; a Codex Delete does not say).
 	Removed int
 	// Mode, from git's "new file mode" or "new mode" header, is the
-	// permission the file gets (0755, 0644); 0 leaves it as it is.
-	Mode fs.FileMode
-	// Add only: the new file's lines, without line endings. NoFinalNewline is
-	// set when a unified diff says "\ No newline at end of file" for it.
+	// permission the file gets (0755, 0644); 0 leaves it as it is. OldMode,
+	// from "old mode" or "deleted file mode", is the one it had (for -R).
+	Mode, OldMode fs.FileMode
+	// Add: the new file's lines, without line endings. Delete, when Full:
+	// the deleted file's lines (a unified diff holds them). NoFinalNewline
+	// is set when a unified diff says "\ No newline at end of file" for
+	// the last of them.
 	Content        []string
 	NoFinalNewline bool
+	Full           bool     // Delete only: Content is the whole deleted file
 	Chunks         []*Chunk // Update only
 	Line           int      // 1-based patch line of the op's header
 }
@@ -107,17 +111,23 @@ func (c *Chunk) New() []string {
 }
 
 // Reverse returns the patch that undoes p (patch -R, git apply -R): every
-// chunk's added and removed lines swap, a move goes back, an added file is
-// deleted. A deleted file cannot be brought back (the patch does not hold
-// its content): that is an error naming it. p is not changed.
+// chunk's added and removed lines swap, a move goes back, a mode change
+// goes back to the old mode, an added file is deleted, and a deleted file
+// whose whole content the patch holds (a unified diff's) comes back with
+// its mode. A deletion without its content (a Codex patch's) cannot be
+// reversed: that is an error naming it. p is not changed.
 func Reverse(p *Patch) (*Patch, error) {
 	r := &Patch{Format: p.Format, Files: make([]*FileOp, 0, len(p.Files))}
 	for _, f := range p.Files {
 		g := *f
 		switch f.Kind {
 		case Add:
-			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line}
+			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content)}
 		case Delete:
+			if f.Full {
+				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, NoFinalNewline: f.NoFinalNewline}
+				break
+			}
 			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).
 				WithHint("reverse a patch that deletes files with git apply -R on a diff made with its full content, or restore the file another way").
 				At(f.Path)
@@ -126,7 +136,7 @@ func Reverse(p *Patch) (*Patch, error) {
 				g.Path, g.MoveTo = f.MoveTo, f.Path
 				g.AltPath = ""
 			}
-			g.Mode = 0 // the mode it had before is not in the patch
+			g.Mode, g.OldMode = f.OldMode, f.Mode // 0: the mode it had is not in the patch
 			g.Chunks = make([]*Chunk, len(f.Chunks))
 			for i, c := range f.Chunks {
 				rc := *c

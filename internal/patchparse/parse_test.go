@@ -34,6 +34,8 @@ type goldenFile struct {
 	MoveTo         string        `json:",omitempty"`
 	AltPath        string        `json:",omitempty"`
 	Mode           string        `json:",omitempty"` // octal
+	OldMode        string        `json:",omitempty"` // octal
+	Full           bool          `json:",omitempty"`
 	Content        []string      `json:",omitempty"`
 	NoFinalNewline bool          `json:",omitempty"`
 	Chunks         []goldenChunk `json:",omitempty"`
@@ -58,9 +60,12 @@ func golden(p *Patch, err error) goldenPatch {
 	}
 	g := goldenPatch{Format: p.Format}
 	for _, f := range p.Files {
-		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Line: f.Line}
+		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
 		if f.Mode != 0 {
 			gf.Mode = fmt.Sprintf("%04o", uint32(f.Mode))
+		}
+		if f.OldMode != 0 {
+			gf.OldMode = fmt.Sprintf("%04o", uint32(f.OldMode))
 		}
 		for _, c := range f.Chunks {
 			gc := goldenChunk{Context: c.Context, EndOfFile: c.EndOfFile, OldNoNewline: c.OldNoNewline, NewNoNewline: c.NewNoNewline, NoHeader: c.NoHeader, Line: c.Line}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Unified diffs are read by this package rather than by go-gitdiff: hunk
@@ -38,16 +39,20 @@ type uFile struct {
 	gitNew  string
 	oldName string // names from ---/+++ (unstripped; "" for /dev/null)
 	newName string
-	hasOld  bool // a "---" line was read
-	closed  bool // a mail signature or header followed the hunks
-	renFrom string
-	renTo   string
-	isNew   bool
-	isDel   bool
-	binary  int         // line index of a binary marker, or -1
-	copy    int         // line index of "copy from", or -1
-	mode    fs.FileMode // from "new file mode" / "new mode"; 0: none
-	chunks  []*Chunk
+	// oldEpoch, newEpoch: the ---/+++ line's timestamp is the epoch, GNU
+	// diff -N's mark of a file absent on that side.
+	oldEpoch, newEpoch bool
+	hasOld             bool // a "---" line was read
+	closed             bool // a mail signature or header followed the hunks
+	renFrom            string
+	renTo              string
+	isNew              bool
+	isDel              bool
+	binary             int         // line index of a binary marker, or -1
+	copy               int         // line index of "copy from", or -1
+	mode               fs.FileMode // from "new file mode" / "new mode"; 0: none
+	oldMode            fs.FileMode // from "old mode" / "deleted file mode"; 0: none
+	chunks             []*Chunk
 }
 
 func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
@@ -89,6 +94,7 @@ func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
 			cur.hasOld = true
 			cur.oldName = headerName(l[4:])
 			cur.newName = headerName(L[i+1][4:])
+			cur.oldEpoch, cur.newEpoch = epochStamp(l[4:]), epochStamp(L[i+1][4:])
 			i += 2
 			if i < hi && (L[i] == "" && moreHunkLines(L, i, hi) || L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi)) {
 				// The first hunk without its "@@" line.
@@ -158,6 +164,9 @@ func (f *uFile) extended(L []string, i, hi int) int {
 			f.mode = gitMode(l[len("new mode "):])
 		case strings.HasPrefix(l, "deleted file mode "):
 			f.isDel = true
+			f.oldMode = gitMode(l[len("deleted file mode "):])
+		case strings.HasPrefix(l, "old mode "):
+			f.oldMode = gitMode(l[len("old mode "):])
 		case strings.HasPrefix(l, "rename from "):
 			f.renFrom = unquote(l[len("rename from "):])
 		case strings.HasPrefix(l, "rename to "):
@@ -170,8 +179,7 @@ func (f *uFile) extended(L []string, i, hi int) int {
 			if f.copy < 0 {
 				f.copy = i
 			}
-		case strings.HasPrefix(l, "old mode "),
-			strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "),
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "),
 			strings.HasPrefix(l, "index "):
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
 			f.binary = i
@@ -189,6 +197,18 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 		return nil, hunkError(f.copy, "express the copy as a new file ('--- /dev/null', '+++ b/NEW')", "copy patches are not supported")
 	}
 	oldName, newName := f.oldName, f.newName
+	if !f.git {
+		// GNU diff -N (diff -ruN, -Naur) writes a file absent on one side
+		// as an empty one with the epoch for its time, and GNU patch reads
+		// it so: created when the old side is empty with the epoch,
+		// removed when the new side is.
+		switch {
+		case f.oldEpoch && !f.newEpoch && chunksAll(f.chunks, '+'):
+			oldName = ""
+		case f.newEpoch && !f.oldEpoch && chunksAll(f.chunks, '-'):
+			newName = ""
+		}
+	}
 	if !f.hasOld {
 		oldName, newName = f.gitOld, f.gitNew
 		if f.isNew {
@@ -257,17 +277,25 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 		}
 		return op, nil
 	case newName == "" || f.isDel:
-		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1}
+		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode}
 		for _, c := range f.chunks {
 			for _, cl := range c.Lines {
 				if cl.Op == '-' {
 					op.Removed++
+					op.Content = append(op.Content, cl.Text)
 				}
 			}
+			op.NoFinalNewline = c.OldNoNewline
+		}
+		// A deletion whose hunks hold only removed lines holds the file's
+		// whole content (git diff, diff -ruN): -R can bring it back.
+		op.Full = len(f.chunks) == 0 && f.git || chunksAll(f.chunks, '-')
+		if !op.Full {
+			op.Content, op.NoFinalNewline = nil, false
 		}
 		return op, nil
 	}
-	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode}
+	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode, OldMode: f.oldMode}
 	switch {
 	case !f.git:
 		// A plain diff has no renames: "--- x.orig" / "+++ x" changes x,
@@ -333,6 +361,41 @@ func stripPath(name string, n int, line int) (string, error) {
 		return "", hunkError(line, "lower the -p strip count", "cannot strip %d leading components from path '%s'", n, name)
 	}
 	return s, nil
+}
+
+// chunksAll reports whether every line of chunks is op: a side of the
+// file is empty. At least one chunk is needed (an empty file on both sides
+// has none, and is no creation or removal).
+func chunksAll(chunks []*Chunk, op byte) bool {
+	for _, c := range chunks {
+		for _, l := range c.Lines {
+			if l.Op != op {
+				return false
+			}
+		}
+	}
+	return len(chunks) > 0
+}
+
+// epochStamp reports whether a "--- "/"+++ " line's timestamp (after a tab)
+// is the Unix epoch in any time zone, as GNU diff -N writes for an absent
+// file: "1970-01-01 00:00:00.000000000 +0000", "1970-01-01 01:00:00 +0100",
+// or the traditional "Thu Jan  1 00:00:00 1970".
+func epochStamp(s string) bool {
+	i := strings.IndexByte(s, '\t')
+	if i < 0 {
+		return false
+	}
+	stamp := strings.TrimSpace(s[i+1:])
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05 -0700"} {
+		if t, err := time.Parse(layout, stamp); err == nil {
+			return t.Unix() == 0
+		}
+	}
+	if t, err := time.Parse("Mon Jan _2 15:04:05 2006", stamp); err == nil {
+		return t.Unix() == 0
+	}
+	return false
 }
 
 // headerName reads the file name of a "--- " or "+++ " line: quoted C-style
