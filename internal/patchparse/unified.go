@@ -49,6 +49,8 @@ type uFile struct {
 	isNew              bool
 	isDel              bool
 	binary             int         // line index of a binary marker, or -1
+	special            string      // "a symbolic link (mode 120000)", "a submodule (mode 160000)", or ""
+	specialAt          int         // its line index
 	copy               int         // line index of "copy from", or -1
 	mode               fs.FileMode // from "new file mode" / "new mode"; 0: none
 	oldMode            fs.FileMode // from "old mode" / "deleted file mode"; 0: none
@@ -157,6 +159,11 @@ func (f *uFile) extended(L []string, i, hi int) int {
 	for ; i < hi; i++ {
 		l := L[i]
 		switch {
+		case strings.HasPrefix(l, "new file mode "), strings.HasPrefix(l, "deleted file mode "),
+			strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "new mode "), strings.HasPrefix(l, "index "):
+			f.noteSpecial(l, i)
+		}
+		switch {
 		case strings.HasPrefix(l, "new file mode "):
 			f.isNew = true
 			f.mode = gitMode(l[len("new file mode "):])
@@ -188,6 +195,19 @@ func (f *uFile) extended(L []string, i, hi int) int {
 		}
 	}
 	return i
+}
+
+// noteSpecial notes a git mode of a symbolic link or a submodule on a header
+// line (its last word: "new file mode 120000", "index 1a2b..3c4d 160000").
+func (f *uFile) noteSpecial(l string, i int) {
+	mode := l[strings.LastIndexByte(l, ' ')+1:]
+	switch {
+	case f.special != "":
+	case mode == "120000":
+		f.special, f.specialAt = "a symbolic link (mode 120000)", i
+	case mode == "160000":
+		f.special, f.specialAt = "a submodule (mode 160000)", i
+	}
 }
 
 // op turns a file's headers and hunks into its operation.
@@ -248,6 +268,13 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	name := newName
 	if name == "" {
 		name = oldName
+	}
+	if f.special != "" {
+		// Applied as text, a link would become a file holding its target
+		// and a submodule a file holding "Subproject commit …": a wrong
+		// tree. Refused until hunk writes them as git apply does.
+		return nil, hunkError(f.specialAt, "apply this file's change with git apply, or leave it out of the patch to apply the rest",
+			"'%s' is %s: hunk does not apply those yet (it would write a regular file in its place)", name, f.special)
 	}
 	if f.binary >= 0 {
 		return nil, hunkError(f.binary, "apply binary changes another way, e.g. regenerate the diff without --binary and write the file with `hunk write`",
