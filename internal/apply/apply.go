@@ -462,8 +462,14 @@ func addContent(f *patchparse.FileOp) []byte {
 	for _, l := range f.Content {
 		n += len(l) + 1
 	}
-	b := make([]byte, 0, n)
-	for _, l := range f.Content {
+	b := make([]byte, 0, n+len(f.ContentEOL))
+	for i, l := range f.Content {
+		if f.ContentEOL != nil {
+			// The endings the patch gives (a new CRLF file stays CRLF); a
+			// last line without one keeps its "\r" as text, as git does.
+			b = append(append(b, l...), f.ContentEOL[i]...)
+			continue
+		}
 		b = append(b, strings.TrimSuffix(l, "\r")...)
 		b = append(b, '\n')
 	}

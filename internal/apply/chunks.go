@@ -27,6 +27,9 @@ func ApplyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 type outLine struct {
 	text string
 	eol  string
+	// patchEOL: eol is the patch's own (the exact pass): a "\r" in it is
+	// text when "\ No newline at end of file" drops the newline, as in git.
+	patchEOL bool
 }
 
 // replacement replaces file lines [start, end) with lines.
@@ -40,6 +43,7 @@ type replacement struct {
 type cline struct {
 	op   byte
 	text string
+	eol  string // the ending the patch gives the line ("" unknown: patchparse.ChunkLine.EOL)
 }
 
 // prepared is a chunk ready for matching.
@@ -59,7 +63,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
 		t := strings.TrimSuffix(l.Text, "\r")
-		p.lines = append(p.lines, cline{l.Op, t})
+		p.lines = append(p.lines, cline{l.Op, t, l.EOL})
 		if l.Op != '+' {
 			p.old = append(p.old, t)
 		}
@@ -99,6 +103,59 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 	q.lines = keep
 	q.old = q.old[:len(q.old)-1]
 	return &q
+}
+
+// patchEndings reports whether the chunk's lines carry the patch's own
+// endings (a unified diff that is not CRLF throughout).
+func patchEndings(p *prepared) bool {
+	for _, l := range p.lines {
+		if l.eol == "" {
+			return false
+		}
+	}
+	return len(p.lines) > 0
+}
+
+// endingsMatch reports whether the placed chunk's old lines match the file's
+// with their endings too: the chunk carries the patch's endings, it matched
+// exactly, with no line skipped, and each file line it covers ends as the
+// patch line does (a last line without an ending, which the patch says with
+// "\ No newline at end of file", is not compared).
+func (lc *locator) endingsMatch(m *placed) bool {
+	p := m.chunk
+	if m.pass != Exact || m.skipFile >= 0 || m.skipPat >= 0 || !patchEndings(p) {
+		return false
+	}
+	lastOld := -1
+	for j, l := range p.lines {
+		if l.op != '+' {
+			lastOld = j
+		}
+	}
+	fi := m.pos
+	for j, l := range p.lines {
+		if l.op == '+' {
+			continue
+		}
+		if fi >= len(lc.eols) {
+			return false
+		}
+		want := l.eol
+		if j == lastOld && p.src.OldNoNewline {
+			// "\ No newline at end of file": the line's "\r", if the patch
+			// has one, is its last byte, which the text model reads as a
+			// lone-CR ending.
+			if fi != len(lc.eols)-1 {
+				return false
+			}
+			want = strings.TrimSuffix(want, "\n")
+		}
+		if lc.eols[fi] != want {
+			return false
+		}
+		fi++
+	}
+	return true
 }
 
 // placed is a located chunk.
@@ -217,6 +274,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	}
 	open := false      // the output ends in a line without an ending
 	lastEmpty := false // the output's last line has no text
+	lastPatch := false // the output's last ending is the patch's own (outLine.patchEOL)
 	copyLines := func(from, to int) {
 		if from >= to {
 			return
@@ -227,6 +285,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		b = append(b, t.Body[t.Start[from]:t.End(to-1)]...)
 		open = t.EOLs[to-1] == ""
 		lastEmpty = file[to-1] == ""
+		lastPatch = false
 	}
 	at := 0
 	for _, r := range reps {
@@ -243,6 +302,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 			b = append(b, eol...)
 			open = false
 			lastEmpty = l.text == ""
+			lastPatch = l.patchEOL
 		}
 		if r.end > at {
 			at = r.end
@@ -265,6 +325,8 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 			// (An empty last line keeps its ending: without it, it would
 			// not be a line at all.)
 			switch {
+			case lastPatch:
+				b = b[:len(b)-1] // only the newline: a "\r" before it is the patch's text
 			case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
 				b = b[:len(b)-2]
 			default:
@@ -548,6 +610,15 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			m.rule += ",reindent"
 		}
 	}
+	// Exact first: where the chunk's old lines match the file's byte for
+	// byte, endings included, its added lines get the endings the patch
+	// gives them (a new CRLF line, an LF<->CRLF conversion), as git apply
+	// writes them. Where only the text matches, they get the file's own
+	// dominant ending: the tolerance for model-written patches, reported.
+	exact := lc.endingsMatch(m)
+	if !exact && patchEndings(p) && !strings.Contains(m.rule, "line-endings") {
+		m.rule += ",line-endings"
+	}
 	r := replacement{start: m.pos}
 	fi := m.pos
 	for j, l := range p.lines {
@@ -555,7 +626,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			continue
 		}
 		if fi == m.skipFile && l.op != '+' {
-			r.lines = append(r.lines, outLine{lc.file[fi], lc.eols[fi]})
+			r.lines = append(r.lines, outLine{text: lc.file[fi], eol: lc.eols[fi]})
 			fi++
 		}
 		switch l.op {
@@ -566,11 +637,15 @@ func (lc *locator) build(m *placed) (replacement, error) {
 					"%s: chunk %d (patch line %d): added line %q does not fit the indentation shift between the patch and the file; refusing to guess",
 					lc.opt.display(lc.name), p.n, p.src.Line, l.text).At(lc.name).InChunk(p.n, 0)
 			}
-			r.lines = append(r.lines, outLine{text: t})
+			ol := outLine{text: t}
+			if exact {
+				ol.eol, ol.patchEOL = l.eol, true
+			}
+			r.lines = append(r.lines, ol)
 		case '-':
 			fi++
 		default:
-			r.lines = append(r.lines, outLine{lc.file[fi], lc.eols[fi]})
+			r.lines = append(r.lines, outLine{text: lc.file[fi], eol: lc.eols[fi]})
 			fi++
 		}
 	}

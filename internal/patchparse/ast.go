@@ -55,7 +55,11 @@ type FileOp struct {
 	// the deleted file's lines (a unified diff holds them). NoFinalNewline
 	// is set when a unified diff says "\ No newline at end of file" for
 	// the last of them.
-	Content        []string
+	Content []string
+	// ContentEOL, from a unified diff that is not CRLF throughout, is each
+	// Content line's ending as the patch gives it ("\n" or "\r\n"): a new
+	// file is written with exactly these. nil: unknown (the file's own).
+	ContentEOL     []string
 	NoFinalNewline bool
 	Full           bool     // Delete only: Content is the whole deleted file
 	Chunks         []*Chunk // Update only
@@ -86,6 +90,10 @@ type ChunkLine struct {
 	Op   byte
 	Text string
 	Line int // 1-based patch line
+	// EOL, in a unified diff that is not CRLF throughout, is the line's
+	// ending as the patch gives it ("\n" or "\r\n"); "" when unknown (a
+	// Codex patch, a CRLF patch).
+	EOL string
 }
 
 // Old returns the lines the chunk expects in the file (context and removed).
@@ -122,10 +130,10 @@ func Reverse(p *Patch) (*Patch, error) {
 		g := *f
 		switch f.Kind {
 		case Add:
-			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content)}
+			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content)}
 		case Delete:
 			if f.Full {
-				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, NoFinalNewline: f.NoFinalNewline}
+				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline}
 				break
 			}
 			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).

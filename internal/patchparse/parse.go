@@ -39,7 +39,7 @@ type Options struct {
 // The AST's strings are substrings of text: Parse copies no line.
 func Parse(text string, opt Options) (*Patch, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	L := splitLines(text)
+	L, cr := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.
 	lo, hi := 0, len(L)
@@ -51,19 +51,20 @@ func Parse(text string, opt Options) (*Patch, error) {
 	// A first line that looks like Codex's ("*** ...") keeps Codex's
 	// errors even when the text holds diff-like lines.
 	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
-		return parseUnified(L, tlo, hi, opt)
+		return parseUnified(L, lineEndings(cr), tlo, hi, opt)
 	}
 	return parseCodex(L, tlo, thi, opt.Codex)
 }
 
 // splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
-// text reads like LF text. A final newline does not start another line.
-func splitLines(text string) []string {
+// text reads like LF text. A final newline does not start another line. cr
+// says which lines had the "\r" (nil when none had).
+func splitLines(text string) (L []string, cr []bool) {
 	n := strings.Count(text, "\n")
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		n++
 	}
-	L := make([]string, 0, n)
+	L = make([]string, 0, n)
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
 		var l string
@@ -74,10 +75,34 @@ func splitLines(text string) []string {
 		}
 		if len(l) > 0 && l[len(l)-1] == '\r' {
 			l = l[:len(l)-1]
+			if cr == nil {
+				cr = make([]bool, n)
+			}
+			cr[len(L)] = true
 		}
 		L = append(L, l)
 	}
-	return L
+	return L, cr
+}
+
+// lineEndings is the ending each patch line of a unified diff gives its
+// text: "\r\n" for a line that had a "\r", "\n" for one that did not —
+// unless every line had one, which is a CRLF patch (text converted on its
+// way), whose endings say nothing of the files': then nil.
+func lineEndings(cr []bool) func(i int) string {
+	all := cr != nil
+	for _, c := range cr {
+		all = all && c
+	}
+	if all {
+		return nil
+	}
+	return func(i int) string {
+		if cr != nil && i < len(cr) && cr[i] {
+			return "\r\n"
+		}
+		return "\n"
+	}
 }
 
 // trimBlank narrows [lo,hi) to exclude blank lines at both ends.

@@ -57,12 +57,19 @@ type uFile struct {
 	chunks             []*Chunk
 }
 
-func parseUnified(L []string, lo, hi int, opt Options) (*Patch, error) {
+func parseUnified(L []string, eol func(int) string, lo, hi int, opt Options) (*Patch, error) {
 	p := &Patch{Format: Unified}
 	var cur *uFile
 	flush := func() error {
 		if cur == nil {
 			return nil
+		}
+		if eol != nil {
+			for _, c := range cur.chunks {
+				for k := range c.Lines {
+					c.Lines[k].EOL = eol(c.Lines[k].Line - 1)
+				}
+			}
 		}
 		op, err := cur.op(L, opt)
 		cur = nil
@@ -299,8 +306,14 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 						"new file '%s' has a hunk with context or removed lines", newName)
 				}
 				op.Content = append(op.Content, cl.Text)
+				if cl.EOL != "" {
+					op.ContentEOL = append(op.ContentEOL, cl.EOL)
+				}
 			}
 			op.NoFinalNewline = c.NewNoNewline
+		}
+		if len(op.ContentEOL) != len(op.Content) {
+			op.ContentEOL = nil
 		}
 		return op, nil
 	case newName == "" || f.isDel:
@@ -310,6 +323,9 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 				if cl.Op == '-' {
 					op.Removed++
 					op.Content = append(op.Content, cl.Text)
+					if cl.EOL != "" {
+						op.ContentEOL = append(op.ContentEOL, cl.EOL)
+					}
 				}
 			}
 			op.NoFinalNewline = c.OldNoNewline
@@ -319,6 +335,9 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 		op.Full = len(f.chunks) == 0 && f.git || chunksAll(f.chunks, '-')
 		if !op.Full {
 			op.Content, op.NoFinalNewline = nil, false
+		}
+		if len(op.ContentEOL) != len(op.Content) {
+			op.ContentEOL = nil
 		}
 		return op, nil
 	}
