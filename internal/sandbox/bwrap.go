@@ -415,7 +415,7 @@ func hostSockets(except []string) []string {
 		}
 		// Covered where it really is (/var/run is often a link to /run).
 		path, err := filepath.EvalSymlinks(strings.Join(f[7:], " "))
-		if err != nil || seen[path] || under(path, except) {
+		if err != nil || seen[path] || Under(path, except) {
 			continue
 		}
 		seen[path] = true

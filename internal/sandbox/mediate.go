@@ -466,7 +466,7 @@ func fdPath(f int) (string, error) {
 // allowed reports whether path (a real path) lies in a writable root and
 // not in a hidden path.
 func (m *mediator) allowed(path string) bool {
-	return !under(path, m.policy.Hide) && under(path, m.policy.RW)
+	return !Under(path, m.policy.Hide) && Under(path, m.policy.RW)
 }
 
 func errnoOf(err error) syscall.Errno {

@@ -209,7 +209,7 @@ func ProtectOwnState(own, writable []string) []string {
 			real = r
 		}
 		for _, w := range writable {
-			if !under(real, []string{w}) {
+			if !Under(real, []string{w}) {
 				continue
 			}
 			if _, err := os.Lstat(real); err != nil {
@@ -262,8 +262,8 @@ func HostPath(p, home string, mustExist bool) (string, error) {
 	return abs, nil
 }
 
-// under reports whether path is one of dirs or inside one of them.
-func under(path string, dirs []string) bool {
+// Under reports whether path is one of dirs or inside one of them.
+func Under(path string, dirs []string) bool {
 	for _, d := range dirs {
 		d = strings.TrimSuffix(d, "/")
 		if path == d || strings.HasPrefix(path, d+"/") {

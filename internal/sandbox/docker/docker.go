@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,6 +160,7 @@ func containerFor(spec sandbox.Spec) containerConfig {
 	for _, p := range spec.RW {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
 	}
+	h.Mounts = append(h.Mounts, hiddenMounts(spec)...)
 	if spec.Memory > 0 {
 		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
 	}
@@ -183,6 +185,32 @@ func dockerEnv(env []string) []string {
 		}
 	}
 	return append(out, "HOME=/tmp")
+}
+
+// hiddenMounts covers each hidden path (the user's credentials,
+// sandbox.DefaultHidden, and --hide) that lies inside a bound host path —
+// a workspace that is the home directory holds ~/.ssh — with an empty
+// tmpfs (a directory) or /dev/null (a file), as bwrap does; the rest of the
+// host is not in the container at all. A path also named by --ro or --rw is
+// shown, as asked. The engine mounts deeper targets after shallower ones.
+func hiddenMounts(spec sandbox.Spec) []mount.Mount {
+	bound := append(append([]string{spec.Workspace}, spec.RO...), spec.RW...)
+	var out []mount.Mount
+	for _, h := range spec.Hide {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil || !sandbox.Under(real, bound) || sandbox.Under(real, append(spec.RO, spec.RW...)) {
+			continue
+		}
+		fi, err := os.Stat(real)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			out = append(out, mount.Mount{Type: mount.TypeTmpfs, Target: real})
+		default:
+			out = append(out, mount.Mount{Type: mount.TypeBind, Source: os.DevNull, Target: real, ReadOnly: true})
+		}
+	}
+	return out
 }
 
 // Run implements sandbox.Driver.
