@@ -467,7 +467,7 @@ func addContent(f *patchparse.FileOp) []byte {
 		if f.ContentEOL != nil {
 			// The endings the patch gives (a new CRLF file stays CRLF); a
 			// last line without one keeps its "\r" as text, as git does.
-			b = append(append(b, l...), f.ContentEOL[i]...)
+			b = append(append(b, l...), f.ContentEOL[i].String()...)
 			continue
 		}
 		b = append(b, strings.TrimSuffix(l, "\r")...)

@@ -42,8 +42,8 @@ type replacement struct {
 // cline is a chunk line with its marker.
 type cline struct {
 	op   byte
+	eol  patchparse.Ending // the ending the patch gives the line (beside op: 24 bytes a line)
 	text string
-	eol  string // the ending the patch gives the line ("" unknown: patchparse.ChunkLine.EOL)
 }
 
 // prepared is a chunk ready for matching.
@@ -63,7 +63,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
 		t := strings.TrimSuffix(l.Text, "\r")
-		p.lines = append(p.lines, cline{l.Op, t, l.EOL})
+		p.lines = append(p.lines, cline{l.Op, l.EOL, t})
 		if l.Op != '+' {
 			p.old = append(p.old, t)
 		}
@@ -109,7 +109,7 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 // endings (a unified diff that is not CRLF throughout).
 func patchEndings(p *prepared) bool {
 	for _, l := range p.lines {
-		if l.eol == "" {
+		if l.eol == patchparse.Unknown {
 			return false
 		}
 	}
@@ -140,7 +140,7 @@ func (lc *locator) endingsMatch(m *placed) bool {
 		if fi >= len(lc.eols) {
 			return false
 		}
-		want := l.eol
+		want := l.eol.String()
 		if j == lastOld && p.src.OldNoNewline {
 			// "\ No newline at end of file": the line's "\r", if the patch
 			// has one, is its last byte, which the text model reads as a
@@ -639,7 +639,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			}
 			ol := outLine{text: t}
 			if exact {
-				ol.eol, ol.patchEOL = l.eol, true
+				ol.eol, ol.patchEOL = l.eol.String(), true
 			}
 			r.lines = append(r.lines, ol)
 		case '-':

@@ -59,7 +59,7 @@ type FileOp struct {
 	// ContentEOL, from a unified diff that is not CRLF throughout, is each
 	// Content line's ending as the patch gives it ("\n" or "\r\n"): a new
 	// file is written with exactly these. nil: unknown (the file's own).
-	ContentEOL     []string
+	ContentEOL     []Ending
 	NoFinalNewline bool
 	Full           bool     // Delete only: Content is the whole deleted file
 	Chunks         []*Chunk // Update only
@@ -87,13 +87,34 @@ type Chunk struct {
 // ChunkLine is one line of a chunk: Op is ' ' (context), '-' (removed) or '+'
 // (added); Text has no marker and no line ending.
 type ChunkLine struct {
-	Op   byte
+	Op byte
+	// EOL, in a unified diff that is not CRLF throughout, is the line's
+	// ending as the patch gives it; Unknown in a Codex patch or a CRLF
+	// patch. (A byte beside Op: a chunk line stays 32 bytes, one string
+	// for the collector to scan.)
+	EOL  Ending
 	Text string
 	Line int // 1-based patch line
-	// EOL, in a unified diff that is not CRLF throughout, is the line's
-	// ending as the patch gives it ("\n" or "\r\n"); "" when unknown (a
-	// Codex patch, a CRLF patch).
-	EOL string
+}
+
+// Ending is a line's ending as a patch gives it.
+type Ending uint8
+
+const (
+	Unknown Ending = iota // the patch does not say (the file's own is used)
+	LF                    // "\n"
+	CRLF                  // "\r\n"
+)
+
+// String is the ending's bytes ("" for Unknown).
+func (e Ending) String() string {
+	switch e {
+	case LF:
+		return "\n"
+	case CRLF:
+		return "\r\n"
+	}
+	return ""
 }
 
 // Old returns the lines the chunk expects in the file (context and removed).

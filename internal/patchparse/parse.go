@@ -89,7 +89,7 @@ func splitLines(text string) (L []string, cr []bool) {
 // text: "\r\n" for a line that had a "\r", "\n" for one that did not —
 // unless every line had one, which is a CRLF patch (text converted on its
 // way), whose endings say nothing of the files': then nil.
-func lineEndings(cr []bool) func(i int) string {
+func lineEndings(cr []bool) func(i int) Ending {
 	all := cr != nil
 	for _, c := range cr {
 		all = all && c
@@ -97,11 +97,11 @@ func lineEndings(cr []bool) func(i int) string {
 	if all {
 		return nil
 	}
-	return func(i int) string {
+	return func(i int) Ending {
 		if cr != nil && i < len(cr) && cr[i] {
-			return "\r\n"
+			return CRLF
 		}
-		return "\n"
+		return LF
 	}
 }
 

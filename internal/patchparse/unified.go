@@ -57,7 +57,7 @@ type uFile struct {
 	chunks             []*Chunk
 }
 
-func parseUnified(L []string, eol func(int) string, lo, hi int, opt Options) (*Patch, error) {
+func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
 	p := &Patch{Format: Unified}
 	var cur *uFile
 	flush := func() error {
@@ -306,7 +306,7 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 						"new file '%s' has a hunk with context or removed lines", newName)
 				}
 				op.Content = append(op.Content, cl.Text)
-				if cl.EOL != "" {
+				if cl.EOL != Unknown {
 					op.ContentEOL = append(op.ContentEOL, cl.EOL)
 				}
 			}
@@ -323,7 +323,7 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 				if cl.Op == '-' {
 					op.Removed++
 					op.Content = append(op.Content, cl.Text)
-					if cl.EOL != "" {
+					if cl.EOL != Unknown {
 						op.ContentEOL = append(op.ContentEOL, cl.EOL)
 					}
 				}
