@@ -133,7 +133,13 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 			i = next
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
 			if cur == nil {
-				return nil, hunkError(i, "", "binary patches are not supported")
+				// GNU diff's "Binary files A and B differ", with no header.
+				name := strings.TrimPrefix(l, "Binary files ")
+				if j := strings.Index(name, " and "); j >= 0 {
+					name = name[:j]
+				}
+				return nil, hunkError(i, "the diff holds no data for it: apply this file's change another way (git diff --binary and git apply), or leave it out",
+					"'%s' is a binary file whose change the diff does not hold ('%s')", name, l)
 			}
 			cur.binary = i
 			i++
@@ -284,8 +290,13 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 			"'%s' is %s: hunk does not apply those yet (it would write a regular file in its place)", name, f.special)
 	}
 	if f.binary >= 0 {
-		return nil, hunkError(f.binary, "apply binary changes another way, e.g. regenerate the diff without --binary and write the file with `hunk write`",
-			"binary patch for '%s' is not supported", name)
+		if strings.HasPrefix(L[f.binary], "Binary files ") {
+			// git diff without --binary: the new content is not there at all.
+			return nil, hunkError(f.binary, "the diff holds no data for it: make the diff with git diff --binary and apply it with git apply, or leave the file out",
+				"'%s' is a binary file whose change the diff does not hold ('%s')", name, L[f.binary])
+		}
+		return nil, hunkError(f.binary, "apply this file's change with git apply, or leave it out of the patch to apply the rest",
+			"'%s': binary patches (GIT binary patch) are not applied by hunk yet", name)
 	}
 	switch {
 	case oldName == "" && newName == "":
