@@ -286,6 +286,7 @@ func TestMCPMalformedLines(t *testing.T) {
 		{`{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, "-32600", "7"},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, "-32600", "null"},
 		{`[]`, "-32600", "null"},
+		{`[[{"jsonrpc":"2.0","id":8,"method":"tools/list"}]]`, "-32600", "null"},
 	}
 	var in strings.Builder
 	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n")

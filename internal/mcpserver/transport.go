@@ -49,6 +49,9 @@ func reject(line []byte) []byte {
 			return errorReply(nil, -32600, "Invalid Request: an empty or malformed batch")
 		}
 		for _, m := range batch {
+			if t := bytes.TrimSpace(m); len(t) > 0 && t[0] == '[' {
+				return errorReply(nil, -32600, "Invalid Request: a batch holds messages, not batches")
+			}
 			if r := reject(m); r != nil {
 				return r
 			}
