@@ -509,11 +509,4 @@ func dockerCondition(string) (bool, error) {
 	return dockerOK, dockerErr
 }
 
-func requiredDriver(name string) bool {
-	for _, n := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {
-		if strings.TrimSpace(n) == name {
-			return true
-		}
-	}
-	return false
-}
+func requiredDriver(name string) bool { return sandboxtest.Required("HUNK_REQUIRE_DRIVERS", name) }

@@ -224,7 +224,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.
-		w := fmt.Sprintf("the command created a git repository at the workspace root whose %s git would run outside the sandbox; look at it before running git there", strings.Join(newRepo, ", "))
+		w := fmt.Sprintf("the command created a git repository at the workspace root with what git would run outside the sandbox: %s; look at it before running git there", strings.Join(newRepo, ", "))
 		env.warn(w)
 		out.Text = "warning: " + w + "\n" + out.Text
 		if d, ok := out.Details.(map[string]any); ok {

@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // A repository the command creates at the workspace root is not covered by
@@ -58,8 +60,12 @@ func NewRepoRisks(gitDir string) []string {
 	if err != nil {
 		return nil
 	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		t, _ := os.Readlink(gitDir)
+		return []string{".git is a symbolic link to " + t}
+	}
 	if !fi.IsDir() {
-		b, _ := os.ReadFile(gitDir)
+		b, _ := readSmall(gitDir)
 		return []string{".git is a file pointing to another repository (" + strings.TrimSpace(string(b)) + ")"}
 	}
 	var out []string
@@ -70,14 +76,49 @@ func NewRepoRisks(gitDir string) []string {
 			}
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(gitDir, "config")); err == nil {
-		for _, k := range configKeys(b) {
-			if riskyGitKey(k) {
-				out = append(out, "setting "+k+" in .git/config")
-			}
+	b, why := readSmall(filepath.Join(gitDir, "config"))
+	if why != "" {
+		out = append(out, ".git/config is "+why+" (not examined)")
+	}
+	for _, k := range configKeys(b) {
+		if riskyGitKey(k) {
+			out = append(out, "setting "+k+" in .git/config")
 		}
 	}
 	return out
+}
+
+// maxGitConfig is the most of a .git/config hunk reads; a larger one is
+// reported as a risk itself (a setting could hide past any limit).
+const maxGitConfig = 1 << 20
+
+// readSmall reads a file the command wrote, as hunk may outside the
+// sandbox: only a regular file of at most maxGitConfig bytes, opened without
+// following a link or waiting on a FIFO. When the file exists but is not
+// read, why says what it is instead; a missing file is neither.
+func readSmall(p string) (b []byte, why string) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if os.IsNotExist(err) {
+		return nil, ""
+	}
+	if err != nil {
+		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, "a symbolic link"
+		}
+		return nil, "unreadable"
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, "unreadable"
+	case !fi.Mode().IsRegular():
+		return nil, "not a regular file"
+	case fi.Size() > maxGitConfig:
+		return nil, "larger than 1 MiB"
+	}
+	b, _ = io.ReadAll(io.LimitReader(f, maxGitConfig))
+	return b, ""
 }
 
 // configKeys lists the keys (section.sub.name) set in a git config file.
