@@ -21,14 +21,7 @@ import (
 // machine is skipped loudly, unless HUNK_REQUIRE_DRIVERS (comma-separated,
 // set by CI) names it: then the test fails.
 
-func required(name string) bool {
-	for _, n := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {
-		if strings.TrimSpace(n) == name {
-			return true
-		}
-	}
-	return false
-}
+func required(name string) bool { return sandboxtest.Required("HUNK_REQUIRE_DRIVERS", name) }
 
 // isolating are the drivers that confine; each test runs under each of them.
 var isolating = []string{"bwrap", "landlock"}
