@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs every testdata/scripts/*.txtar against the real binary.
-// HUNK_SCRIPTS=pattern runs only the scripts whose name contains pattern.
+// One script: go test -run TestScripts/NAME.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/scripts"))
 }

@@ -169,9 +169,6 @@ func readPatch(app *App, file string) (string, error) {
 			return "", tooLarge("in " + file)
 		}
 	}
-	if !utf8.Valid(b) {
-		return "", result.Errorf(result.InvalidPatch, "the patch is not valid UTF-8 text")
-	}
 	// b is never written again: view it as a string instead of copying a
 	// patch that may be megabytes long.
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil

@@ -16,6 +16,10 @@ package apply
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"path"
 	"runtime"
@@ -81,6 +85,7 @@ type op struct {
 	src     *patchparse.FileOp
 	name    string // resolved path
 	moveTo  string // resolved destination ("" for none)
+	copyOf  string // resolved source of a copy ("" for none)
 	display string
 }
 
@@ -126,6 +131,12 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 				o.moveTo = d
 				names = append(names, d)
 			}
+		}
+		if f.CopyFrom != "" {
+			if o.copyOf, err = fsys.Resolve(f.CopyFrom); err != nil {
+				return nil, err
+			}
+			names = append(names, o.copyOf)
 		}
 		if n == "." {
 			return nil, result.Errorf(result.IsDirectory, "%s: is the workspace root, not a file", f.Path)
@@ -330,7 +341,27 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			if s.exists && opt.Diff {
 				before, _ = read(o.name, s)
 			}
-			after = addContent(f)
+			switch {
+			case o.copyOf != "":
+				src, mode, err := readSource(fsys, o.copyOf, opt)
+				if err != nil {
+					return o.idx, err
+				}
+				if after, fr.Matches, err = changeContent(o.name, src, f, opt); err != nil {
+					return o.idx, err
+				}
+				if f.Mode == 0 {
+					f2 := *f
+					f2.Mode = mode
+					f = &f2
+				}
+			case f.Binary != nil:
+				if after, _, err = changeContent(o.name, nil, f, opt); err != nil {
+					return o.idx, err
+				}
+			default:
+				after = addContent(f)
+			}
 			s.data, s.exists, s.touched = after, true, true
 			if !s.link {
 				s.mode = 0
@@ -352,8 +383,15 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 				return o.idx, result.Errorf(result.IsDirectory, "Failed to delete file %s", disp).
 					WithHint(disp + " is a directory; Delete File removes files only").At(o.name)
 			}
-			if opt.Diff && !s.link {
-				before, _ = read(o.name, s)
+			if (opt.Diff || f.Binary != nil) && !s.link {
+				if before, err = read(o.name, s); err != nil {
+					return o.idx, err
+				}
+			}
+			if f.Binary != nil {
+				if err := checkBlob(o.name, before, f.OldHash, "the file to delete", opt); err != nil {
+					return o.idx, err
+				}
 			}
 			s.data, s.exists, s.touched = nil, false, true
 			fr.Action = "delete"
@@ -375,15 +413,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 				return o.idx, err
 			}
 			before = cur
-			after = cur
-			if len(f.Chunks) > 0 {
-				out, rules, err := applyChunks(o.name, cur, f.Chunks, opt)
-				if err != nil {
-					return o.idx, err
-				}
-				after = out
-				fr.Matches = rules
-			} else if err := workspace.CheckText(disp, cur); err != nil {
+			if after, fr.Matches, err = changeContent(o.name, cur, f, opt); err != nil {
 				return o.idx, err
 			}
 			fr.Action = "modify"
@@ -425,7 +455,11 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			if f.Kind == patchparse.Delete {
 				newName = "/dev/null"
 			}
-			fr.Diff = diff.Unified(oldName, newName, before, after)
+			if f.Binary != nil {
+				fr.Diff = "Binary files " + oldName + " and " + newName + " differ\n"
+			} else {
+				fr.Diff = diff.Unified(oldName, newName, before, after)
+			}
 		}
 		files[o.idx] = fr
 	}
@@ -575,7 +609,20 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 		switch f.Kind {
 		case patchparse.Add:
 			data, err := fsys.ReadFile(n)
-			if err != nil || !bytes.Equal(data, addContent(f)) {
+			if err != nil {
+				return false
+			}
+			want := addContent(f)
+			switch {
+			case f.Binary != nil && f.CopyFrom == "":
+				want, err = f.Binary.Forward.Apply(nil)
+			case f.CopyFrom != "":
+				var src []byte
+				if src, err = fsys.ReadFile(f.CopyFrom); err == nil {
+					want, _, err = changeContent(n, src, f, opt)
+				}
+			}
+			if err != nil || !bytes.Equal(data, want) {
 				return false
 			}
 		case patchparse.Delete:
@@ -583,6 +630,13 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 				return false
 			}
 		case patchparse.Update:
+			if f.Binary != nil {
+				data, err := fsys.ReadFile(n)
+				if err != nil || f.NewHash == "" || checkBlob(n, data, f.NewHash, "", opt) != nil {
+					return false
+				}
+				continue
+			}
 			if len(f.Chunks) == 0 {
 				return false // a move or a mode change: nothing to find
 			}
@@ -598,4 +652,72 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	}
 	_, err = Apply(workspace.DryRun(fsys), rp, opt)
 	return err == nil
+}
+
+// changeContent is what f's hunks make of cur: its binary patch (checked
+// against the index line's blob ids, as git does), its chunks, or cur
+// itself when it has neither (a rename or a mode change).
+func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options) ([]byte, []string, error) {
+	switch {
+	case f.Binary != nil:
+		if err := checkBlob(name, cur, f.OldHash, "the file", opt); err != nil {
+			return nil, nil, err
+		}
+		out, err := f.Binary.Forward.Apply(cur)
+		if err != nil {
+			return nil, nil, result.Errorf(result.NoMatch, "%s: the binary patch does not apply: %v", opt.display(name), err).
+				WithHint("the file is not the one the patch was made from").At(name)
+		}
+		if err := checkBlob(name, out, f.NewHash, "the binary patch's result", opt); err != nil {
+			return nil, nil, err
+		}
+		return out, []string{"binary"}, nil
+	case len(f.Chunks) > 0:
+		return applyChunks(name, cur, f.Chunks, opt)
+	}
+	return cur, nil, nil
+}
+
+// checkBlob checks data against a git blob id from an "index" line (a
+// full or abbreviated SHA-1 or SHA-256; "" or all zeros for an absent
+// file): a binary patch applies only to the content it was made from.
+func checkBlob(name string, data []byte, id, what string, opt Options) error {
+	if id == "" || strings.Trim(id, "0") == "" {
+		return nil
+	}
+	if got := gitBlobID(data, len(id) > 40); strings.HasPrefix(got, strings.ToLower(id)) {
+		return nil
+	}
+	return result.Errorf(result.NoMatch, "%s: %s is not the content the binary patch expects (blob %s)", opt.display(name), what, id).
+		WithHint("the patch was made from another version of the file: make it again against this one").At(name)
+}
+
+// gitBlobID is the id git gives a blob of data (SHA-256 for a repository
+// in that format).
+func gitBlobID(data []byte, sha256Repo bool) string {
+	h := sha1.New()
+	if sha256Repo {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readSource reads the source of a copy as it is on disk (as git reads it:
+// before the patch), through a link that stays inside the workspace.
+func readSource(fsys workspace.FS, name string, opt Options) ([]byte, fs.FileMode, error) {
+	t, err := fsys.FollowLinks(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := fsys.Lstat(t)
+	if err != nil {
+		return nil, 0, result.Errorf(result.NotFound, "%s: the file to copy does not exist", opt.display(name)).At(name)
+	}
+	if fi.IsDir() {
+		return nil, 0, result.Errorf(result.IsDirectory, "%s: the file to copy is a directory", opt.display(name)).At(name)
+	}
+	data, err := fsys.ReadFile(t)
+	return data, fi.Mode() & fs.ModePerm, err
 }

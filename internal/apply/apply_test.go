@@ -212,10 +212,10 @@ func TestApply(t *testing.T) {
 			code:  result.BinaryFile,
 		},
 		{
-			name:  "not utf8 refused",
+			name:  "not utf8: its bytes match only themselves",
 			files: map[string]string{"l1.txt": "caf\xe9\n"},
-			patch: patch(upd("l1.txt", "@@\n-caf\n+b\n")),
-			code:  result.NotUTF8,
+			patch: patch(upd("l1.txt", "@@\n-caf\xe8\n+b\n")),
+			code:  result.NoMatch,
 		},
 		{
 			name:  "empty patch",

@@ -187,8 +187,11 @@ func (m *placed) matchLen() int {
 func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
 	// The content is not modified while the lines are in use (the result
 	// is built in a new buffer), so it is viewed in place.
-	if err := workspace.CheckText(opt.display(name), content); err != nil {
-		return nil, nil, err
+	if workspace.IsBinary(content) {
+		// Bytes that are not UTF-8 are patched as they are (a Latin-1
+		// source); a file with NUL bytes is not text at all.
+		return nil, nil, result.Errorf(result.BinaryFile, "%s: binary file (it contains NUL bytes); a text hunk cannot change it", opt.display(name)).
+			WithHint("make the diff with git diff --binary, which writes a binary patch for it")
 	}
 	t := workspace.FileText(content)
 	file := t.Lines

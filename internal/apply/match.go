@@ -55,8 +55,8 @@ func foldEq(a, b string) bool {
 	for a != "" && b != "" {
 		ra, na := utf8.DecodeRuneInString(a)
 		rb, nb := utf8.DecodeRuneInString(b)
-		if ra != rb && fold(ra) != fold(rb) {
-			return false
+		if ra != rb && fold(ra) != fold(rb) || ra == utf8.RuneError && a[:na] != b[:nb] {
+			return false // (bytes that are not UTF-8 match only themselves)
 		}
 		a, b = a[na:], b[nb:]
 	}

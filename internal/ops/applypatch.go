@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/patchparse"
@@ -37,9 +36,6 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	}
 	if strings.TrimSpace(req.Patch) == "" {
 		return nil, result.Usagef("the patch is empty").WithHint("give the patch text: *** Begin Patch ... *** End Patch, or a unified diff")
-	}
-	if !utf8.ValidString(req.Patch) {
-		return nil, result.Errorf(result.InvalidPatch, "the patch is not valid UTF-8 text")
 	}
 	strip := patchparse.DefaultStrip
 	if req.Strip != nil {

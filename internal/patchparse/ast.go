@@ -62,8 +62,18 @@ type FileOp struct {
 	ContentEOL     []Ending
 	NoFinalNewline bool
 	Full           bool     // Delete only: Content is the whole deleted file
-	Chunks         []*Chunk // Update only
-	Line           int      // 1-based patch line of the op's header
+	Chunks         []*Chunk // Update, and an Add that copies
+	// CopyFrom, for an Add from git's "copy from": the file whose content
+	// (as it was before the patch, as git reads it) the new file starts
+	// from; Chunks then change it.
+	CopyFrom string
+	// Binary, from a GIT binary patch, replaces the whole content (of an
+	// Add, an Update or the check of a Delete); Chunks and Content are unused.
+	Binary *Binary
+	// OldHash, NewHash: the blob ids of git's "index" line (hex, maybe
+	// abbreviated; "" without one). A binary patch is checked against them.
+	OldHash, NewHash string
+	Line             int // 1-based patch line of the op's header
 }
 
 // Chunk is one hunk of an Update: where it goes and its lines.
@@ -149,12 +159,26 @@ func Reverse(p *Patch) (*Patch, error) {
 	r := &Patch{Format: p.Format, Files: make([]*FileOp, 0, len(p.Files))}
 	for _, f := range p.Files {
 		g := *f
+		var bin *Binary
+		if f.Binary != nil {
+			if f.Binary.Reverse == nil && f.Kind != Add {
+				return nil, result.Errorf(result.InvalidPatch, "cannot reverse the binary patch of %s: it holds no reverse hunk", f.Path).
+					WithHint("make the diff with git diff --binary, which writes both directions").At(f.Path)
+			}
+			bin = &Binary{Forward: f.Binary.Reverse, Reverse: f.Binary.Forward}
+		}
 		switch f.Kind {
 		case Add:
-			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content)}
+			if f.CopyFrom != "" {
+				return nil, result.Errorf(result.InvalidPatch, "cannot reverse the copy of %s to %s", f.CopyFrom, f.Path).
+					WithHint("git apply -R refuses it too ('already exists'); delete " + f.Path + " instead").At(f.Path)
+			}
+			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content),
+				Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash}
 		case Delete:
 			if f.Full {
-				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline}
+				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline,
+					Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash}
 				break
 			}
 			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).
@@ -166,6 +190,7 @@ func Reverse(p *Patch) (*Patch, error) {
 				g.AltPath = ""
 			}
 			g.Mode, g.OldMode = f.OldMode, f.Mode // 0: the mode it had is not in the patch
+			g.OldHash, g.NewHash, g.Binary = f.NewHash, f.OldHash, bin
 			g.Chunks = make([]*Chunk, len(f.Chunks))
 			for i, c := range f.Chunks {
 				rc := *c

@@ -223,8 +223,8 @@ func FuzzParse(f *testing.F) {
 			if f.Line < 1 || f.Line > nlines {
 				t.Fatalf("file line %d out of 1..%d", f.Line, nlines)
 			}
-			if f.Kind == Update && len(f.Chunks) == 0 && f.MoveTo == "" && f.Mode == 0 {
-				t.Fatalf("update without chunks, move or mode: %+v", f)
+			if f.Kind == Update && len(f.Chunks) == 0 && f.MoveTo == "" && f.Mode == 0 && f.Binary == nil {
+				t.Fatalf("update without chunks, move, mode or binary patch: %+v", f)
 			}
 			for _, c := range f.Chunks {
 				if len(c.Lines) == 0 {
@@ -260,6 +260,38 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("chunk %d reversed twice differs", k)
 				}
 			}
+		}
+	})
+}
+
+// FuzzApplyDelta: a git delta from a patch is untrusted input — any bytes
+// give a result of the size the delta states, or an error; never a panic
+// or a read outside the source.
+func FuzzApplyDelta(f *testing.F) {
+	f.Add([]byte("0123456789abcdef"), []byte{16, 18, 0x90, 16, 2, '!', '!'})
+	f.Add([]byte("abc"), []byte{3, 1, 0x91, 2, 1})
+	f.Add([]byte(""), []byte{0, 0})
+	f.Fuzz(func(t *testing.T, src, delta []byte) {
+		out, err := ApplyDelta(src, delta)
+		if err != nil {
+			return
+		}
+		d := delta
+		varint := func() int {
+			v, s := 0, 0
+			for {
+				c := d[0]
+				d = d[1:]
+				v |= int(c&0x7f) << s
+				s += 7
+				if c&0x80 == 0 {
+					return v
+				}
+			}
+		}
+		varint()
+		if want := varint(); len(out) != want {
+			t.Fatalf("%d bytes, the delta states %d", len(out), want)
 		}
 	})
 }

@@ -39,6 +39,10 @@ type goldenFile struct {
 	Content        []string      `json:",omitempty"`
 	NoFinalNewline bool          `json:",omitempty"`
 	Chunks         []goldenChunk `json:",omitempty"`
+	CopyFrom       string        `json:",omitempty"`
+	OldHash        string        `json:",omitempty"`
+	NewHash        string        `json:",omitempty"`
+	Binary         []string      `json:",omitempty"` // each hunk: "literal|delta N: <data, quoted>"
 	Line           int
 }
 
@@ -61,6 +65,15 @@ func golden(p *Patch, err error) goldenPatch {
 	g := goldenPatch{Format: p.Format}
 	for _, f := range p.Files {
 		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
+		gf.CopyFrom, gf.OldHash, gf.NewHash = f.CopyFrom, f.OldHash, f.NewHash
+		if b := f.Binary; b != nil {
+			for _, h := range []*BinaryHunk{b.Forward, b.Reverse} {
+				if h != nil {
+					kind := map[bool]string{false: "literal", true: "delta"}[h.Delta]
+					gf.Binary = append(gf.Binary, fmt.Sprintf("%s %d: %q", kind, len(h.Data), h.Data))
+				}
+			}
+		}
 		if f.Mode != 0 {
 			gf.Mode = fmt.Sprintf("%04o", uint32(f.Mode))
 		}

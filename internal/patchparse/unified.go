@@ -48,10 +48,14 @@ type uFile struct {
 	renTo              string
 	isNew              bool
 	isDel              bool
-	binary             int         // line index of a binary marker, or -1
-	special            string      // "a symbolic link (mode 120000)", "a submodule (mode 160000)", or ""
-	specialAt          int         // its line index
-	copy               int         // line index of "copy from", or -1
+	binary             int     // line index of "Binary files ... differ" (no data), or -1
+	bin                *Binary // a GIT binary patch
+	binAt              int     // its line index
+	oldHash, newHash   string  // from the "index" line
+	special            string  // "a symbolic link (mode 120000)", "a submodule (mode 160000)", or ""
+	specialAt          int     // its line index
+	copy               int     // line index of "copy from", or -1
+	copyFrom, copyTo   string
 	mode               fs.FileMode // from "new file mode" / "new mode"; 0: none
 	oldMode            fs.FileMode // from "old mode" / "deleted file mode"; 0: none
 	chunks             []*Chunk
@@ -131,8 +135,15 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 				return nil, err
 			}
 			i = next
+		case l == "GIT binary patch" && cur != nil && cur.git:
+			b, next, err := readBinary(L, i+1, hi)
+			if err != nil {
+				return nil, err
+			}
+			cur.bin, cur.binAt = b, i
+			i = next
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
-			if cur == nil {
+			if cur == nil || !cur.git {
 				// GNU diff's "Binary files A and B differ", with no header.
 				name := strings.TrimPrefix(l, "Binary files ")
 				if j := strings.Index(name, " and "); j >= 0 {
@@ -195,13 +206,15 @@ func (f *uFile) extended(L []string, i, hi int) int {
 			f.renFrom = unquote(l[len("rename old "):])
 		case strings.HasPrefix(l, "rename new "):
 			f.renTo = unquote(l[len("rename new "):])
-		case strings.HasPrefix(l, "copy from "), strings.HasPrefix(l, "copy to "):
-			if f.copy < 0 {
-				f.copy = i
-			}
-		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "),
-			strings.HasPrefix(l, "index "):
-		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
+		case strings.HasPrefix(l, "copy from "):
+			f.copy, f.copyFrom = i, unquote(l[len("copy from "):])
+		case strings.HasPrefix(l, "copy to "):
+			f.copyTo = unquote(l[len("copy to "):])
+		case strings.HasPrefix(l, "index "):
+			ids, _, _ := strings.Cut(l[len("index "):], " ")
+			f.oldHash, f.newHash, _ = strings.Cut(ids, "..")
+		case strings.HasPrefix(l, "similarity index "), strings.HasPrefix(l, "dissimilarity index "):
+		case strings.HasPrefix(l, "Binary files "):
 			f.binary = i
 		default:
 			return i
@@ -226,9 +239,6 @@ func (f *uFile) noteSpecial(l string, i int) {
 // op turns a file's headers and hunks into its operation.
 func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	line := f.header
-	if f.copy >= 0 {
-		return nil, hunkError(f.copy, "express the copy as a new file ('--- /dev/null', '+++ b/NEW')", "copy patches are not supported")
-	}
 	oldName, newName := f.oldName, f.newName
 	if !f.git {
 		// GNU diff -N (diff -ruN, -Naur) writes a file absent on one side
@@ -265,16 +275,20 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	if newName, err = stripPath(newName, strip, line); err != nil {
 		return nil, err
 	}
-	// Git writes rename paths without a/ b/; -p N strips N-1 of theirs.
-	if f.renFrom != "" || f.renTo != "" {
+	// Git writes rename and copy paths without a/ b/; -p N strips N-1 of theirs.
+	from, to := f.renFrom, f.renTo
+	if f.copy >= 0 {
+		from, to = f.copyFrom, f.copyTo
+	}
+	if from != "" || to != "" {
 		rs := opt.Strip - 1
 		if rs < 0 {
 			rs = 0
 		}
-		if oldName, err = stripPath(f.renFrom, rs, line); err != nil {
+		if oldName, err = stripPath(from, rs, line); err != nil {
 			return nil, err
 		}
-		if newName, err = stripPath(f.renTo, rs, line); err != nil {
+		if newName, err = stripPath(to, rs, line); err != nil {
 			return nil, err
 		}
 	}
@@ -290,13 +304,21 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 			"'%s' is %s: hunk does not apply those yet (it would write a regular file in its place)", name, f.special)
 	}
 	if f.binary >= 0 {
-		if strings.HasPrefix(L[f.binary], "Binary files ") {
-			// git diff without --binary: the new content is not there at all.
-			return nil, hunkError(f.binary, "the diff holds no data for it: make the diff with git diff --binary and apply it with git apply, or leave the file out",
-				"'%s' is a binary file whose change the diff does not hold ('%s')", name, L[f.binary])
+		// git diff without --binary: the new content is not there at all.
+		return nil, hunkError(f.binary, "the diff holds no data for it: make the diff with git diff --binary and apply it with git apply, or leave the file out",
+			"'%s' is a binary file whose change the diff does not hold ('%s')", name, L[f.binary])
+	}
+	if f.copy >= 0 {
+		if oldName == "" || newName == "" {
+			return nil, hunkError(f.copy, "a copy names both files: 'copy from OLD' and 'copy to NEW'", "copy of '%s' without both names", name)
 		}
-		return nil, hunkError(f.binary, "apply this file's change with git apply, or leave it out of the patch to apply the rest",
-			"'%s': binary patches (GIT binary patch) are not applied by hunk yet", name)
+		// A new file that starts as the old one's content (as it was
+		// before the patch, as git reads it) and takes the hunks.
+		return &FileOp{Kind: Add, Path: newName, CopyFrom: oldName, Chunks: f.chunks, Binary: f.bin, Line: line + 1,
+			Mode: f.mode, OldHash: f.oldHash, NewHash: f.newHash}, nil
+	}
+	if f.bin != nil {
+		return f.binaryOp(oldName, newName, line)
 	}
 	switch {
 	case oldName == "" && newName == "":
@@ -712,4 +734,21 @@ func gitMode(s string) fs.FileMode {
 		return 0o644
 	}
 	return 0
+}
+
+// binaryOp is the operation of a file whose change is a GIT binary patch.
+func (f *uFile) binaryOp(oldName, newName string, line int) (*FileOp, error) {
+	op := &FileOp{Binary: f.bin, Line: line + 1, Mode: f.mode, OldMode: f.oldMode, OldHash: f.oldHash, NewHash: f.newHash}
+	switch {
+	case oldName == "" || f.isNew:
+		op.Kind, op.Path = Add, newName
+	case newName == "" || f.isDel:
+		op.Kind, op.Path, op.Full = Delete, oldName, f.bin.Reverse != nil
+	default:
+		op.Kind, op.Path = Update, oldName
+		if newName != oldName {
+			op.MoveTo = newName
+		}
+	}
+	return op, nil
 }

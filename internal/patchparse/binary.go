@@ -1,0 +1,247 @@
+package patchparse
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Git's binary patches, as git diff --binary and git format-patch write
+// them:
+//
+//	GIT binary patch
+//	literal 12          (or "delta 34": the size of the inflated data)
+//	<lines: a length character, then base85 of the zlib-deflated data>
+//	<empty line>
+//	literal 8           (the reverse hunk, for git apply -R)
+//	...
+//	<empty line>
+//
+// A line's first character is how many bytes it carries ('A'-'Z' 1 to 26,
+// 'a'-'z' 27 to 52); the rest is base85, 5 characters for every 4 bytes.
+// A literal hunk is the whole content; a delta hunk is git's delta format
+// (ApplyDelta) against the old content. The hunks are inflated when the
+// patch is parsed, so a damaged one is refused before anything is written.
+
+// Binary is a file's binary patch: the forward hunk and, when the patch has
+// one, the reverse hunk.
+type Binary struct {
+	Forward, Reverse *BinaryHunk
+}
+
+// BinaryHunk is one hunk of a binary patch, inflated.
+type BinaryHunk struct {
+	Delta bool   // Data is a delta against the old content; else the content itself
+	Data  []byte // the literal content, or the delta
+}
+
+// Apply returns the content the hunk makes of old.
+func (h *BinaryHunk) Apply(old []byte) ([]byte, error) {
+	if !h.Delta {
+		return h.Data, nil
+	}
+	return ApplyDelta(old, h.Data)
+}
+
+// readBinary reads the hunks after a "GIT binary patch" line at L[i-1]; it
+// returns the patch and the index of the first line after it.
+func readBinary(L []string, i, hi int) (*Binary, int, error) {
+	b := &Binary{}
+	for k := 0; k < 2 && i < hi; k++ {
+		head := strings.TrimSuffix(L[i], "\r")
+		kind, size, ok := strings.Cut(head, " ")
+		if !ok || kind != "literal" && kind != "delta" {
+			if k == 0 {
+				return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
+					"binary patch: expected 'literal N' or 'delta N', found '%s'", head)
+			}
+			break // no reverse hunk
+		}
+		n, err := strconv.Atoi(size)
+		if err != nil || n < 0 {
+			return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
+				"binary patch: bad size in '%s'", head)
+		}
+		start := i
+		i++
+		var deflated []byte
+		for ; i < hi && strings.TrimSuffix(L[i], "\r") != ""; i++ {
+			line, err := decodeBase85Line(strings.TrimSuffix(L[i], "\r"))
+			if err != nil {
+				return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
+					"binary patch: %v", err)
+			}
+			deflated = append(deflated, line...)
+		}
+		if i < hi {
+			i++ // the empty line that ends the hunk
+		}
+		data, err := inflate(deflated, n)
+		if err != nil {
+			return nil, i, hunkError(start, "make the diff again with git diff --binary; the binary patch is damaged",
+				"binary patch: %v", err)
+		}
+		h := &BinaryHunk{Delta: kind == "delta", Data: data}
+		if k == 0 {
+			b.Forward = h
+		} else {
+			b.Reverse = h
+		}
+	}
+	if b.Forward == nil {
+		return nil, i, hunkError(i-1, "make the diff again with git diff --binary; the binary patch is damaged",
+			"binary patch without data")
+	}
+	return b, i, nil
+}
+
+// maxPrealloc bounds what a size written in the patch makes hunk allocate
+// before the data proves it (a patch is untrusted input).
+const maxPrealloc = 1 << 20
+
+// inflate decompresses zlib data that must come to exactly n bytes.
+func inflate(data []byte, n int) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("the data does not inflate (%v)", err)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(n, maxPrealloc)))
+	if _, err := io.Copy(buf, io.LimitReader(r, int64(n)+1)); err != nil {
+		return nil, fmt.Errorf("the data does not inflate (%v)", err)
+	}
+	if buf.Len() != n {
+		return nil, fmt.Errorf("the data inflates to %d bytes, not the %d its header says", buf.Len(), n)
+	}
+	return buf.Bytes(), nil
+}
+
+// base85 is git's base85 alphabet.
+const base85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+
+var base85Value = func() (v [256]byte) {
+	for i := range v {
+		v[i] = 0xff
+	}
+	for i := 0; i < len(base85); i++ {
+		v[base85[i]] = byte(i)
+	}
+	return v
+}()
+
+// decodeBase85Line decodes one line of a binary hunk: its length
+// character, then base85.
+func decodeBase85Line(l string) ([]byte, error) {
+	if l == "" {
+		return nil, fmt.Errorf("empty data line")
+	}
+	var n int
+	switch c := l[0]; {
+	case c >= 'A' && c <= 'Z':
+		n = int(c-'A') + 1
+	case c >= 'a' && c <= 'z':
+		n = int(c-'a') + 27
+	default:
+		return nil, fmt.Errorf("bad length character %q in a data line", c)
+	}
+	enc := l[1:]
+	if len(enc) != (n+3)/4*5 {
+		return nil, fmt.Errorf("a data line of %d characters for %d bytes", len(enc), n)
+	}
+	out := make([]byte, 0, (n+3)/4*4)
+	for j := 0; j < len(enc); j += 5 {
+		var acc uint64
+		for k := 0; k < 5; k++ {
+			d := base85Value[enc[j+k]]
+			if d == 0xff {
+				return nil, fmt.Errorf("bad base85 character %q", enc[j+k])
+			}
+			acc = acc*85 + uint64(d)
+		}
+		if acc > 0xffffffff {
+			return nil, fmt.Errorf("base85 overflow")
+		}
+		out = append(out, byte(acc>>24), byte(acc>>16), byte(acc>>8), byte(acc))
+	}
+	return out[:n], nil
+}
+
+// ApplyDelta applies a git delta (the format of packs and binary patches)
+// to src: the source's size and the result's size as varints, then copy
+// instructions (high bit set: offset and size bytes as the low bits say)
+// and insert instructions (1 to 127 literal bytes).
+func ApplyDelta(src, delta []byte) ([]byte, error) {
+	varint := func() (int, bool) {
+		v, shift := 0, 0
+		for len(delta) > 0 {
+			c := delta[0]
+			delta = delta[1:]
+			v |= int(c&0x7f) << shift
+			shift += 7
+			if c&0x80 == 0 {
+				return v, true
+			}
+			if shift > 56 {
+				return 0, false
+			}
+		}
+		return 0, false
+	}
+	srcSize, ok1 := varint()
+	dstSize, ok2 := varint()
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("a damaged delta")
+	}
+	if srcSize != len(src) {
+		return nil, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
+	}
+	out := make([]byte, 0, min(dstSize, maxPrealloc))
+	for len(delta) > 0 {
+		c := delta[0]
+		delta = delta[1:]
+		switch {
+		case c&0x80 != 0:
+			var off, size int
+			for k := 0; k < 4; k++ {
+				if c&(1<<k) != 0 {
+					if len(delta) == 0 {
+						return nil, fmt.Errorf("a damaged delta")
+					}
+					off |= int(delta[0]) << (8 * k)
+					delta = delta[1:]
+				}
+			}
+			for k := 0; k < 3; k++ {
+				if c&(0x10<<k) != 0 {
+					if len(delta) == 0 {
+						return nil, fmt.Errorf("a damaged delta")
+					}
+					size |= int(delta[0]) << (8 * k)
+					delta = delta[1:]
+				}
+			}
+			if size == 0 {
+				size = 0x10000
+			}
+			if off+size > len(src) || off+size < off || len(out)+size > dstSize {
+				return nil, fmt.Errorf("a delta copy out of bounds")
+			}
+			out = append(out, src[off:off+size]...)
+		case c != 0:
+			n := int(c)
+			if n > len(delta) || len(out)+n > dstSize {
+				return nil, fmt.Errorf("a damaged delta")
+			}
+			out = append(out, delta[:n]...)
+			delta = delta[n:]
+		default:
+			return nil, fmt.Errorf("a damaged delta (opcode 0)")
+		}
+	}
+	if len(out) != dstSize {
+		return nil, fmt.Errorf("the delta makes %d bytes, not %d", len(out), dstSize)
+	}
+	return out, nil
+}
