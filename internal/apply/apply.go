@@ -98,6 +98,11 @@ type state struct {
 	mode    fs.FileMode // the file's mode; a move gives it to the new file
 	touched bool        // data/exists are the patch's, not the disk's
 	chmod   bool        // the patch sets mode (git's "new mode"), even on an existing file
+	// What the patch makes of the path, when touched: asLink, a symbolic
+	// link whose target is data; gitlink, a submodule's empty directory;
+	// replaced, the path was deleted first (a link there is replaced,
+	// not written through).
+	asLink, gitlink, replaced bool
 }
 
 // Apply plans, checks and commits patch p on fsys. On error nothing was
@@ -142,6 +147,9 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 			return nil, result.Errorf(result.IsDirectory, "%s: is the workspace root, not a file", f.Path)
 		}
 		ops[i] = o
+	}
+	if err := beyondLinks(ops, opt); err != nil {
+		return nil, err
 	}
 	defer fsys.Done()
 	unlock, err := fsys.Lock(names...)
@@ -329,6 +337,17 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			if err != nil {
 				return o.idx, err
 			}
+			if f.Gitlink {
+				// A new submodule is an empty directory in a plain work
+				// tree, as git apply makes it.
+				if s.exists && !s.dir {
+					return o.idx, result.Errorf(result.AlreadyExists, "%s: already exists; the new submodule needs an empty directory there", disp).At(o.name)
+				}
+				s.exists, s.touched, s.gitlink, s.asLink = true, true, true, false
+				fr.Action = "add"
+				files[o.idx] = fr
+				continue
+			}
 			if s.exists && s.dir {
 				return o.idx, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).At(o.name)
 			}
@@ -362,11 +381,11 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			default:
 				after = addContent(f)
 			}
-			s.data, s.exists, s.touched = after, true, true
-			if !s.link {
+			s.data, s.exists, s.touched, s.asLink = after, true, true, f.Link
+			if !s.link || s.replaced {
 				s.mode = 0
 			}
-			if f.Mode != 0 && !s.link {
+			if f.Mode != 0 && (!s.link || s.replaced) {
 				s.mode, s.chmod = f.Mode, true
 			}
 			fr.Action = "add"
@@ -379,11 +398,32 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 				return o.idx, result.Errorf(result.NotFound, "Failed to delete file %s", disp).
 					WithHint(disp + " does not exist; nothing to delete").At(o.name)
 			}
-			if s.dir {
+			if f.Gitlink {
+				// git apply removes a submodule's directory when it is
+				// empty, and leaves a checked-out one.
+				if !s.dir {
+					return o.idx, result.Errorf(result.NotFound, "%s: is not a submodule's directory", disp).At(o.name)
+				}
+				if ents, err := fsys.ReadDir(o.name); err == nil && len(ents) == 0 {
+					s.exists, s.touched, s.gitlink = false, true, false
+				}
+				fr.Action = "delete"
+				files[o.idx] = fr
+				continue
+			}
+			if s.dir && !s.gitlink {
 				return o.idx, result.Errorf(result.IsDirectory, "Failed to delete file %s", disp).
 					WithHint(disp + " is a directory; Delete File removes files only").At(o.name)
 			}
-			if (opt.Diff || f.Binary != nil) && !s.link {
+			if f.Link {
+				target, err := linkTarget(fsys, o.name, s, opt)
+				if err != nil {
+					return o.idx, err
+				}
+				if f.Full && target != string(addContent(f)) {
+					return o.idx, result.Errorf(result.NoMatch, "%s: the link points to %q, not to %q as the patch says", disp, target, addContent(f)).At(o.name)
+				}
+			} else if (opt.Diff || f.Binary != nil) && !s.link {
 				if before, err = read(o.name, s); err != nil {
 					return o.idx, err
 				}
@@ -393,7 +433,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 					return o.idx, err
 				}
 			}
-			s.data, s.exists, s.touched = nil, false, true
+			s.data, s.exists, s.touched, s.asLink, s.replaced = nil, false, true, false, true
 			fr.Action = "delete"
 		case patchparse.Update:
 			s, err := get(o.name)
@@ -405,11 +445,30 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 					WithHint(opt.hint("use '*** Add File:' to create a file",
 						"to create a file, the diff's old side is /dev/null: '--- /dev/null' then '+++ b/"+disp+"'")).At(o.name)
 			}
+			if f.Gitlink {
+				// A submodule's new commit changes nothing in a plain work tree.
+				if !s.dir {
+					return o.idx, result.Errorf(result.NotFound, "%s: is not a submodule's directory", disp).At(o.name)
+				}
+				fr.Action = "modify"
+				files[o.idx] = fr
+				continue
+			}
 			if s.dir {
 				return o.idx, result.Errorf(result.IsDirectory, "Failed to read file to update %s: Is a directory (os error 21)", disp).At(o.name)
 			}
-			cur, err := read(o.name, s)
-			if err != nil {
+			// A link the patch changes (or moves unchanged) is the link
+			// itself, its target the content; any other link is read
+			// through, inside the workspace.
+			keepLink := f.Link || s.link && !s.touched && o.moveTo != "" && len(f.Chunks) == 0 && f.Binary == nil || s.touched && s.asLink
+			var cur []byte
+			if keepLink {
+				t, err := linkTarget(fsys, o.name, s, opt)
+				if err != nil {
+					return o.idx, err
+				}
+				cur = []byte(t)
+			} else if cur, err = read(o.name, s); err != nil {
 				return o.idx, err
 			}
 			before = cur
@@ -431,9 +490,9 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 						At(o.moveTo)
 				}
 				mode := s.mode
-				s.data, s.exists, s.touched = nil, false, true
-				d.data, d.exists, d.touched = after, true, true
-				if !d.link {
+				s.data, s.exists, s.touched, s.asLink, s.replaced = nil, false, true, false, true
+				d.data, d.exists, d.touched, d.asLink = after, true, true, keepLink
+				if !d.link && !keepLink {
 					d.mode = mode & fs.ModePerm
 					if f.Mode != 0 {
 						d.mode, d.chmod = f.Mode, true
@@ -441,7 +500,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 				}
 				fr.Path, fr.OldPath = o.moveTo, o.name
 			} else {
-				s.data, s.touched = after, true
+				s.data, s.touched, s.asLink = after, true, keepLink
 				if f.Mode != 0 && !s.link {
 					s.mode, s.chmod = f.Mode, true
 				}
@@ -469,15 +528,35 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 		if !s.touched {
 			continue
 		}
-		if !s.exists {
-			if fi, err := fsys.Lstat(name); err == nil && !fi.IsDir() {
+		fi, lerr := fsys.Lstat(name)
+		switch {
+		case !s.exists && lerr == nil && fi.IsDir():
+			if err := txn.RemoveDir(name); err != nil {
+				return grp[0].idx, err
+			}
+			continue
+		case !s.exists:
+			if lerr == nil {
 				if err := txn.Remove(name); err != nil {
 					return grp[0].idx, err
 				}
 			}
 			continue
+		case s.gitlink:
+			if lerr != nil {
+				if err := txn.Mkdir(name); err != nil {
+					return grp[0].idx, err
+				}
+			}
+			continue
+		case s.asLink:
+			if err := txn.StageLink(name, string(s.data)); err != nil {
+				return grp[0].idx, err
+			}
+			s.data = nil
+			continue
 		}
-		wo := workspace.WriteOptions{ForcePerm: s.chmod}
+		wo := workspace.WriteOptions{ForcePerm: s.chmod, ReplaceLink: s.replaced}
 		if s.mode&fs.ModeType == 0 {
 			wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one its own, unless the patch sets it
 		}
@@ -608,11 +687,23 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 		}
 		switch f.Kind {
 		case patchparse.Add:
+			want := addContent(f)
+			switch {
+			case f.Gitlink:
+				if fi, err := fsys.Lstat(n); err != nil || !fi.IsDir() {
+					return false
+				}
+				continue
+			case f.Link:
+				if t, err := fsys.Readlink(n); err != nil || t != string(want) {
+					return false
+				}
+				continue
+			}
 			data, err := fsys.ReadFile(n)
 			if err != nil {
 				return false
 			}
-			want := addContent(f)
 			switch {
 			case f.Binary != nil && f.CopyFrom == "":
 				want, err = f.Binary.Forward.Apply(nil)
@@ -630,6 +721,9 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 				return false
 			}
 		case patchparse.Update:
+			if f.Gitlink {
+				continue
+			}
 			if f.Binary != nil {
 				data, err := fsys.ReadFile(n)
 				if err != nil || f.NewHash == "" || checkBlob(n, data, f.NewHash, "", opt) != nil {
@@ -720,4 +814,49 @@ func readSource(fsys workspace.FS, name string, opt Options) ([]byte, fs.FileMod
 	}
 	data, err := fsys.ReadFile(t)
 	return data, fi.Mode() & fs.ModePerm, err
+}
+
+// linkTarget is the target of the symbolic link at name as the patch has
+// left it so far (the overlay's, or the disk's, read and never followed).
+func linkTarget(fsys workspace.FS, name string, s *state, opt Options) (string, error) {
+	if s.touched {
+		if !s.asLink {
+			return "", result.Errorf(result.NoMatch, "%s: is not a symbolic link", opt.display(name)).At(name)
+		}
+		return string(s.data), nil
+	}
+	if !s.link {
+		return "", result.Errorf(result.NoMatch, "%s: is not a symbolic link, but the patch changes one there", opt.display(name)).
+			WithHint("the patch was made where this path is a symbolic link (mode 120000)").At(name)
+	}
+	return fsys.Readlink(name)
+}
+
+// beyondLinks refuses a patch that makes a path a symbolic link and also
+// changes a path under it, as git apply refuses it ("beyond a symbolic
+// link"): the second change would be written through the new link.
+func beyondLinks(ops []*op, opt Options) error {
+	links := map[string]bool{}
+	for _, o := range ops {
+		if o.src.Link && o.src.Kind != patchparse.Delete {
+			links[o.name] = true
+			if o.moveTo != "" {
+				links[o.moveTo] = true
+			}
+		}
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	for _, o := range ops {
+		for _, n := range []string{o.name, o.moveTo, o.copyOf} {
+			for d := path.Dir(n); n != "" && d != "." && d != "/"; d = path.Dir(d) {
+				if links[d] {
+					return result.Errorf(result.InvalidPatch, "%s: is beyond a symbolic link (%s) the patch makes", opt.display(n), opt.display(d)).
+						WithHint("git apply refuses it too: change the file where the link points, in a patch of its own").At(n)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -70,6 +70,11 @@ type FileOp struct {
 	// Binary, from a GIT binary patch, replaces the whole content (of an
 	// Add, an Update or the check of a Delete); Chunks and Content are unused.
 	Binary *Binary
+	// Link: the file is a symbolic link (git's mode 120000) whose target is
+	// its content (one line, no final newline). Gitlink: a submodule
+	// (160000), which in a plain work tree is an empty directory: created,
+	// removed when empty, its commit changes nothing on disk.
+	Link, Gitlink bool
 	// OldHash, NewHash: the blob ids of git's "index" line (hex, maybe
 	// abbreviated; "" without one). A binary patch is checked against them.
 	OldHash, NewHash string
@@ -174,11 +179,11 @@ func Reverse(p *Patch) (*Patch, error) {
 					WithHint("git apply -R refuses it too ('already exists'); delete " + f.Path + " instead").At(f.Path)
 			}
 			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content),
-				Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash}
+				Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash, Link: f.Link, Gitlink: f.Gitlink}
 		case Delete:
 			if f.Full {
 				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline,
-					Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash}
+					Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash, Link: f.Link, Gitlink: f.Gitlink}
 				break
 			}
 			return nil, result.Errorf(result.InvalidPatch, "cannot reverse the deletion of %s: the patch does not hold its content", f.Path).
@@ -211,6 +216,11 @@ func Reverse(p *Patch) (*Patch, error) {
 			}
 		}
 		r.Files = append(r.Files, &g)
+		// git writes a change of type as the old file's deletion, then
+		// the new one's addition; reversed, the deletion still comes first.
+		if n := len(r.Files); n >= 2 && g.Kind == Delete && r.Files[n-2].Kind == Add && r.Files[n-2].Path == g.Path {
+			r.Files[n-2], r.Files[n-1] = r.Files[n-1], r.Files[n-2]
+		}
 	}
 	return r, nil
 }

@@ -40,6 +40,8 @@ type goldenFile struct {
 	NoFinalNewline bool          `json:",omitempty"`
 	Chunks         []goldenChunk `json:",omitempty"`
 	CopyFrom       string        `json:",omitempty"`
+	Link           bool          `json:",omitempty"`
+	Gitlink        bool          `json:",omitempty"`
 	OldHash        string        `json:",omitempty"`
 	NewHash        string        `json:",omitempty"`
 	Binary         []string      `json:",omitempty"` // each hunk: "literal|delta N: <data, quoted>"
@@ -65,7 +67,7 @@ func golden(p *Patch, err error) goldenPatch {
 	g := goldenPatch{Format: p.Format}
 	for _, f := range p.Files {
 		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
-		gf.CopyFrom, gf.OldHash, gf.NewHash = f.CopyFrom, f.OldHash, f.NewHash
+		gf.CopyFrom, gf.OldHash, gf.NewHash, gf.Link, gf.Gitlink = f.CopyFrom, f.OldHash, f.NewHash, f.Link, f.Gitlink
 		if b := f.Binary; b != nil {
 			for _, h := range []*BinaryHunk{b.Forward, b.Reverse} {
 				if h != nil {

@@ -16,8 +16,9 @@ import (
 //
 //   - A file starts at "diff --git a/x b/y" or at a "--- x" line followed by
 //     "+++ y". Git's extended headers (new/deleted file mode, rename from/to,
-//     similarity index, index, mode changes) are read; copies and binary
-//     patches are refused. Other lines between files (commit messages,
+//     similarity index, index, mode changes, copies) are read, and so are
+//     GIT binary patches (binary.go) and the modes of links and submodules.
+//     Other lines between files (commit messages,
 //     "Index:" lines, "diff -u a b" commands) are skipped.
 //   - A hunk starts at a line beginning with "@@". Its "-a,b +c,d" numbers
 //     become line hints. Its body is read by its counts when they fit: once
@@ -52,13 +53,16 @@ type uFile struct {
 	bin                *Binary // a GIT binary patch
 	binAt              int     // its line index
 	oldHash, newHash   string  // from the "index" line
-	special            string  // "a symbolic link (mode 120000)", "a submodule (mode 160000)", or ""
-	specialAt          int     // its line index
-	copy               int     // line index of "copy from", or -1
-	copyFrom, copyTo   string
-	mode               fs.FileMode // from "new file mode" / "new mode"; 0: none
-	oldMode            fs.FileMode // from "old mode" / "deleted file mode"; 0: none
-	chunks             []*Chunk
+	// oldType, newType: what git's modes say each side is — 'l' a
+	// symbolic link (120000), 'g' a submodule's gitlink (160000), 0 a
+	// regular file or not said; typeAt: the line of a change of type.
+	oldType, newType byte
+	typeAt           int
+	copy             int // line index of "copy from", or -1
+	copyFrom, copyTo string
+	mode             fs.FileMode // from "new file mode" / "new mode"; 0: none
+	oldMode          fs.FileMode // from "old mode" / "deleted file mode"; 0: none
+	chunks           []*Chunk
 }
 
 func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
@@ -185,7 +189,7 @@ func (f *uFile) extended(L []string, i, hi int) int {
 		switch {
 		case strings.HasPrefix(l, "new file mode "), strings.HasPrefix(l, "deleted file mode "),
 			strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "new mode "), strings.HasPrefix(l, "index "):
-			f.noteSpecial(l, i)
+			f.noteType(l, i)
 		}
 		switch {
 		case strings.HasPrefix(l, "new file mode "):
@@ -223,16 +227,27 @@ func (f *uFile) extended(L []string, i, hi int) int {
 	return i
 }
 
-// noteSpecial notes a git mode of a symbolic link or a submodule on a header
-// line (its last word: "new file mode 120000", "index 1a2b..3c4d 160000").
-func (f *uFile) noteSpecial(l string, i int) {
-	mode := l[strings.LastIndexByte(l, ' ')+1:]
+// noteType notes what a git mode on a header line says the file is on
+// either side (its last word: "new file mode 120000", "index 1a2b..3c4d
+// 160000").
+func (f *uFile) noteType(l string, i int) {
+	var t byte
+	switch l[strings.LastIndexByte(l, ' ')+1:] {
+	case "120000":
+		t = 'l'
+	case "160000":
+		t = 'g'
+	}
 	switch {
-	case f.special != "":
-	case mode == "120000":
-		f.special, f.specialAt = "a symbolic link (mode 120000)", i
-	case mode == "160000":
-		f.special, f.specialAt = "a submodule (mode 160000)", i
+	case strings.HasPrefix(l, "new file mode "), strings.HasPrefix(l, "new mode "):
+		f.newType = t
+	case strings.HasPrefix(l, "deleted file mode "), strings.HasPrefix(l, "old mode "):
+		f.oldType = t
+	case strings.Count(l, " ") >= 2: // "index a..b MODE": both sides
+		f.oldType, f.newType = t, t
+	}
+	if f.oldType != f.newType {
+		f.typeAt = i
 	}
 }
 
@@ -296,13 +311,27 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	if name == "" {
 		name = oldName
 	}
-	if f.special != "" {
-		// Applied as text, a link would become a file holding its target
-		// and a submodule a file holding "Subproject commit …": a wrong
-		// tree. Refused until hunk writes them as git apply does.
-		return nil, hunkError(f.specialAt, "apply this file's change with git apply, or leave it out of the patch to apply the rest",
-			"'%s' is %s: hunk does not apply those yet (it would write a regular file in its place)", name, f.special)
+	if f.oldType != f.newType && !f.isNew && !f.isDel {
+		// git writes a change of type as a deletion and an addition.
+		return nil, hunkError(f.typeAt, "write the change of type as a deletion of the old file and an addition of the new one, as git diff does",
+			"'%s' changes type in one header (old mode and new mode)", name)
 	}
+	op, err := f.fileOp(L, oldName, newName, line, name)
+	if op != nil {
+		t := f.newType
+		if op.Kind == Delete {
+			t = f.oldType
+		}
+		op.Link, op.Gitlink = t == 'l', t == 'g'
+		if op.Gitlink && op.MoveTo != "" {
+			return nil, hunkError(line, "move the submodule with git mv in its repository", "'%s' is a submodule: hunk does not move one", name)
+		}
+	}
+	return op, err
+}
+
+// fileOp is op's operation once names and types are known.
+func (f *uFile) fileOp(L []string, oldName, newName string, line int, name string) (*FileOp, error) {
 	if f.binary >= 0 {
 		// git diff without --binary: the new content is not there at all.
 		return nil, hunkError(f.binary, "the diff holds no data for it: make the diff with git diff --binary and apply it with git apply, or leave the file out",

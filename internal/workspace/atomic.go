@@ -27,6 +27,9 @@ type WriteOptions struct {
 	CreateOnly bool
 	// ForcePerm gives an existing file Perm too (a patch's mode change).
 	ForcePerm bool
+	// ReplaceLink replaces a symbolic link at name itself (a patch that
+	// deletes the link and adds a file there) instead of writing through it.
+	ReplaceLink bool
 }
 
 // TempPrefix and TempSuffix frame the names of hunk's temporary files, so that

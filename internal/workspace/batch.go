@@ -300,6 +300,18 @@ func (b *Batch) create(name string, parts [][]byte, perm fs.FileMode, exact, cho
 	return nil
 }
 
+// symlink creates name as a symbolic link to target.
+func (b *Batch) symlink(target, name string) error {
+	b.forget(name)
+	if fd, base, ok := b.at(name); ok {
+		return pathErr("symlink", name, unix.Symlinkat(target, fd, base))
+	}
+	if b.w.root != nil {
+		return b.w.root.Symlink(target, name)
+	}
+	return os.Symlink(target, b.w.host(name))
+}
+
 // Remove is Workspace.Remove for a file or symlink (never followed).
 func (b *Batch) Remove(name string) error {
 	b.forget(name)

@@ -16,6 +16,8 @@ type FS interface {
 	Stat(name string) (fs.FileInfo, error)
 	Lstat(name string) (fs.FileInfo, error)
 	FollowLinks(name string) (string, error)
+	Readlink(name string) (string, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
 	Open(name string) (*os.File, error)
 	ReadFile(name string) ([]byte, error)
 	Lock(names ...string) (unlock func(), err error)
@@ -37,7 +39,18 @@ type FS interface {
 // visible at Commit, or none does (see diskTxn for how).
 type Txn interface {
 	Stage(name string, data []byte, opt WriteOptions) error
+	// StageLink stages name as a symbolic link to target (name itself is
+	// replaced, never what it points to). The target is stored as given:
+	// hunk never follows a link out of the workspace when it reads or
+	// writes through it later.
+	StageLink(name, target string) error
+	// Mkdir creates an empty directory (and its parents) now; Abort and a
+	// failed Commit remove what it created.
+	Mkdir(name string) error
+	// Remove records that name (a file or link, never what it points to)
+	// is to be removed at Commit; RemoveDir, an empty directory.
 	Remove(name string) error
+	RemoveDir(name string) error
 	Commit() error
 	Abort()
 }
@@ -51,16 +64,18 @@ type disk struct {
 	b *Batch
 }
 
-func (d *disk) Resolve(p string) (string, error)        { return d.w.Resolve(p) }
-func (d *disk) Stat(name string) (fs.FileInfo, error)   { return d.w.Stat(name) }
-func (d *disk) Lstat(name string) (fs.FileInfo, error)  { return d.b.Lstat(name) }
-func (d *disk) FollowLinks(name string) (string, error) { return d.b.FollowLinks(name) }
-func (d *disk) Open(name string) (*os.File, error)      { return d.w.Open(name) }
-func (d *disk) ReadFile(name string) ([]byte, error)    { return d.b.ReadFile(name) }
-func (d *disk) Lock(names ...string) (func(), error)    { return d.b.Lock(names...) }
-func (d *disk) DidYouMean(name string, err error) error { return d.w.DidYouMean(name, err) }
-func (d *disk) Begin() Txn                              { return d.w.Begin(d.b) }
-func (d *disk) Done()                                   { d.b.Close() }
+func (d *disk) Resolve(p string) (string, error)           { return d.w.Resolve(p) }
+func (d *disk) Stat(name string) (fs.FileInfo, error)      { return d.w.Stat(name) }
+func (d *disk) Lstat(name string) (fs.FileInfo, error)     { return d.b.Lstat(name) }
+func (d *disk) FollowLinks(name string) (string, error)    { return d.b.FollowLinks(name) }
+func (d *disk) Readlink(name string) (string, error)       { return d.w.Readlink(name) }
+func (d *disk) ReadDir(name string) ([]fs.DirEntry, error) { return d.w.ReadDir(name) }
+func (d *disk) Open(name string) (*os.File, error)         { return d.w.Open(name) }
+func (d *disk) ReadFile(name string) ([]byte, error)       { return d.b.ReadFile(name) }
+func (d *disk) Lock(names ...string) (func(), error)       { return d.b.Lock(names...) }
+func (d *disk) DidYouMean(name string, err error) error    { return d.w.DidYouMean(name, err) }
+func (d *disk) Begin() Txn                                 { return d.w.Begin(d.b) }
+func (d *disk) Done()                                      { d.b.Close() }
 
 func (d *disk) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
 	return d.w.writeOne(d.b, name, parts, opt)
@@ -80,5 +95,8 @@ type discard struct{}
 
 func (*discard) Stage(string, []byte, WriteOptions) error { return nil }
 func (*discard) Remove(string) error                      { return nil }
+func (*discard) RemoveDir(string) error                   { return nil }
+func (*discard) StageLink(string, string) error           { return nil }
+func (*discard) Mkdir(string) error                       { return nil }
 func (*discard) Commit() error                            { return nil }
 func (*discard) Abort()                                   {}

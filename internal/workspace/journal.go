@@ -85,7 +85,9 @@ type journalEntry struct {
 	Backup     string `json:"backup,omitempty"`
 	Existed    bool   `json:"existed,omitempty"`
 	CreateOnly bool   `json:"createOnly,omitempty"`
-	Hash       string `json:"hash,omitempty"`
+	Link       bool   `json:"link,omitempty"` // Tmp is a symbolic link; Hash is its target's
+
+	Hash string `json:"hash,omitempty"`
 }
 
 // log appends e, creating the journal on first use. A journal that cannot
@@ -359,9 +361,16 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 		}
 	}
 	exists := func(p string) bool { _, err := w.Lstat(p); return err == nil }
-	holds := func(p, hash string) bool {
+	holds := func(p, hash string, link bool) bool {
 		fi, err := w.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil {
+			return false
+		}
+		if link {
+			t, err := w.Readlink(p)
+			return err == nil && fi.Mode()&fs.ModeSymlink != 0 && contentHash([]byte(t)) == hash
+		}
+		if !fi.Mode().IsRegular() {
 			return false
 		}
 		b, err := w.ReadFile(p)
@@ -386,10 +395,10 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 		case e.Existed && backup != "" && exists(backup):
 			// No exchange on this filesystem: the old content was kept aside.
 			_ = w.Rename(backup, e.Target)
-		case e.Existed && exists(e.Tmp) && holds(e.Target, e.Hash):
+		case e.Existed && exists(e.Tmp) && holds(e.Target, e.Hash, e.Link):
 			// Exchanged: the temporary name holds the old content.
 			_ = w.Rename(e.Tmp, e.Target)
-		case !e.Existed && holds(e.Target, e.Hash):
+		case !e.Existed && holds(e.Target, e.Hash, e.Link):
 			_ = w.Remove(e.Target) // created by this transaction
 		}
 		if e.Tmp != "" && exists(e.Tmp) {

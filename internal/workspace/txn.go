@@ -62,6 +62,7 @@ type txnOp struct {
 	target     string // the file replaced or removed (links followed for writes)
 	tmp        string // staged content ("" for a removal)
 	remove     bool
+	link       bool // tmp is a symbolic link (not flushed: there is no data)
 	createOnly bool
 	existed    bool   // the target existed when staged
 	backup     string // old content, once the step is done
@@ -105,7 +106,7 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	w, b := t.w, t.b
 	target := name
 	fi, err := b.Lstat(name)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 && !opt.ReplaceLink {
 		if target, err = w.FollowLinks(name); err != nil {
 			return err
 		}
@@ -127,7 +128,8 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	}
 	tmp := TempName(target)
 	chown, uid, gid := false, 0, 0
-	if old != nil {
+	inherit := old != nil && old.Mode()&fs.ModeSymlink == 0 // a replaced link gives no mode
+	if inherit {
 		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		if opt.ForcePerm && opt.Perm != 0 {
 			perm = opt.Perm
@@ -139,7 +141,7 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	if !t.single { // the hash reads all of the content: only for a journal
 		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(parts...)})
 	}
-	if err := b.create(tmp, parts, perm, old != nil, chown, uid, gid, true); err != nil {
+	if err := b.create(tmp, parts, perm, inherit, chown, uid, gid, true); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
 	t.mu.Lock()
@@ -165,16 +167,57 @@ func umask() uint32 {
 	return umaskVal
 }
 
+// StageLink stages name as a symbolic link to target: a temporary link
+// beside it, renamed over it at Commit (the old file or link kept as the
+// backup, as for Stage).
+func (t *diskTxn) StageLink(name, target string) error {
+	w, b := t.w, t.b
+	fi, err := b.Lstat(name)
+	old, err := replaceable(name, fi, err, WriteOptions{})
+	if err != nil {
+		return err
+	}
+	if dir, _ := splitName(name); dir != "." && old == nil {
+		if err := t.mkdirAll(dir); err != nil {
+			return err
+		}
+	}
+	tmp := TempName(name)
+	t.log(journalEntry{Op: "stage", Target: name, Tmp: tmp, Existed: old != nil, Link: true, Hash: contentHash([]byte(target))})
+	if err := b.symlink(target, tmp); err != nil {
+		return w.Error(name, unwrapPath(err))
+	}
+	t.mu.Lock()
+	t.ops = append(t.ops, &txnOp{name: name, target: name, tmp: tmp, link: true, existed: old != nil})
+	t.mu.Unlock()
+	return nil
+}
+
+// Mkdir creates the directory name and its missing parents, which a
+// rollback removes again.
+func (t *diskTxn) Mkdir(name string) error { return t.mkdirAll(name) }
+
 // Remove records that name is to be removed at Commit. name itself is
 // removed: a symlink is removed, never its target. It must exist and not be
 // a directory.
-func (t *diskTxn) Remove(name string) error {
+func (t *diskTxn) Remove(name string) error { return t.remove(name, false) }
+
+// RemoveDir is Remove for an empty directory (a submodule's, which git
+// apply removes): it is renamed aside at Commit, restored on a rollback.
+func (t *diskTxn) RemoveDir(name string) error { return t.remove(name, true) }
+
+func (t *diskTxn) remove(name string, emptyDir bool) error {
 	fi, err := t.b.Lstat(name)
 	if err != nil {
 		return err
 	}
-	if fi.IsDir() {
+	if fi.IsDir() && !emptyDir {
 		return result.Errorf(result.IsDirectory, "%s: is a directory", name)
+	}
+	if fi.IsDir() {
+		if ents, err := t.w.ReadDir(name); err != nil || len(ents) > 0 {
+			return result.Errorf(result.IsDirectory, "%s: is a directory that is not empty", name)
+		}
 	}
 	t.log(journalEntry{Op: "remove", Target: name})
 	t.mu.Lock()
@@ -444,7 +487,7 @@ func (t *diskTxn) flushStaged() error {
 	}
 	var tmps []*txnOp
 	for _, op := range t.ops {
-		if op.tmp != "" {
+		if op.tmp != "" && !op.link {
 			tmps = append(tmps, op)
 		}
 	}
