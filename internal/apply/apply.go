@@ -744,8 +744,22 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	if err != nil {
 		return false
 	}
-	_, err = Apply(workspace.DryRun(fsys), rp, opt)
-	return err == nil
+	res, err := Apply(workspace.DryRun(fsys), rp, opt)
+	if err != nil {
+		return false
+	}
+	// Only where the patch left them, byte for byte: a chunk found by a
+	// lenient pass or a recovery is in the file in another form, and the
+	// patch is not what made it so.
+	for _, f := range res.Files {
+		for _, r := range f.Matches {
+			first, _, _ := strings.Cut(r, ",")
+			if first != "exact" && first != "addition" && first != "binary" || strings.Contains(r, "reindent") || strings.Contains(r, "line-endings") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // changeContent is what f's hunks make of cur: its binary patch (checked
