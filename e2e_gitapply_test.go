@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,6 +110,8 @@ var gitScenario = []repoStep{
 		write("empty.txt", ""),
 		write("bin.dat", binaryBytes(1, 3000)),
 		write("gone.txt", lines("gone", 5)),
+		write("deep/er/x.txt", lines("x", 3)),
+		write("deep/y.txt", lines("y", 3)),
 		shell("ln -s a.txt link-a && ln -s src link-dir"),
 	)},
 	{"edits", steps(
@@ -128,6 +131,9 @@ var gitScenario = []repoStep{
 	)},
 	{"delete", steps(
 		shell("rm gone.txt empty.txt"),
+	)},
+	{"prune", steps(
+		shell("git mv deep/er/x.txt x2.txt && git mv deep/y.txt y2.txt"),
 	)},
 	{"rename", steps(
 		shell("git mv a.txt moved.txt && git mv bin.dat bin2.dat"),
@@ -349,7 +355,7 @@ func diffGitApply(t *testing.T, hunk, repo, parent, commit string, f flavour) {
 		}
 	case err == nil:
 		if want := treeOf(t, ref); after != want {
-			t.Errorf("hunk exited 0 with another tree than the reference:\n%s\nhunk:\n%s\n\nreference:\n%s\npatch:\n%s", out, after, want, patch)
+			t.Errorf("hunk exited 0 with another tree than the reference:\n%s\n%s\npatch:\n%s", out, treeDiff(after, want), patch)
 		}
 	case refOK:
 		if after != before {
@@ -363,6 +369,213 @@ func diffGitApply(t *testing.T, hunk, repo, parent, commit string, f flavour) {
 	default:
 		if after != before {
 			t.Errorf("hunk failed and changed the tree:\n%s", out)
+		}
+	}
+}
+
+// FuzzGitApply: a random tree (text with repeated lines, CRLF, missing final
+// newlines, Latin-1, binary files, links, exec bits) is committed, mutated
+// as the input says, committed again, and the second commit applied by hunk
+// and by git apply — forward, reversed, and with copies and renames found —
+// must give the same tree. The seeds run in every `go test`; `go test -fuzz
+// FuzzGitApply` explores further.
+func FuzzGitApply(f *testing.F) {
+	for _, tool := range []string{"git", "tar"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				f.Fatalf("FuzzGitApply needs %s (CI installs it)", tool)
+			}
+			sandboxtest.Skip(f, "the differential fuzzer needs %s", tool)
+		}
+	}
+	f.Add(int64(1), []byte{0, 1, 2, 3})
+	f.Add(int64(2), []byte{4, 5, 6, 7, 8, 9})
+	f.Add(int64(3), []byte{10, 11, 0, 0, 0, 12})
+	f.Add(int64(4), []byte{1, 1, 1, 1, 13, 14, 15})
+	f.Add(int64(5), []byte{2, 9, 3, 8, 4, 7})
+	f.Add(int64(6), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	hunk := buildHunk(f)
+	f.Fuzz(func(t *testing.T, seed int64, ops []byte) {
+		if len(ops) > 40 {
+			ops = ops[:40]
+		}
+		root := t.TempDir()
+		repo := filepath.Join(root, "repo")
+		os.Mkdir(repo, 0o755)
+		rng := rand.New(rand.NewSource(seed))
+		tree := &fuzzTree{rng: rng, dir: repo}
+		commits := buildScenarioRepo(t, repo, []repoStep{
+			{"base", func(t testing.TB, dir string) { tree.populate(t) }},
+			{"change", func(t testing.TB, dir string) {
+				for _, op := range ops {
+					tree.mutate(t, op)
+				}
+			}},
+		})
+		for _, fl := range flavours {
+			if fl.gnu || fl.name == "diff" {
+				continue // GNU patch and text-only diffs: TestGitApplyDifferential
+			}
+			t.Run(fl.name, func(t *testing.T) { diffGitApply(t, hunk, repo, commits[0], commits[1], fl) })
+		}
+	})
+}
+
+// fuzzTree makes and changes a random work tree.
+type fuzzTree struct {
+	rng *rand.Rand
+	dir string
+	n   int // files made so far (for fresh names)
+}
+
+// words are few, so that lines repeat and contexts are ambiguous.
+var fuzzWords = []string{"a", "b", "}", "return x", "", "\tif x {", "caf\xe9", "x = 1"}
+
+func (f *fuzzTree) text() string {
+	var b strings.Builder
+	eol := "\n"
+	if f.rng.Intn(4) == 0 {
+		eol = "\r\n"
+	}
+	n := f.rng.Intn(30)
+	for i := 0; i < n; i++ {
+		b.WriteString(fuzzWords[f.rng.Intn(len(fuzzWords))])
+		if f.rng.Intn(3) == 0 {
+			fmt.Fprintf(&b, " %d", f.rng.Intn(5))
+		}
+		if i < n-1 || f.rng.Intn(5) != 0 {
+			b.WriteString(eol)
+		}
+	}
+	return b.String()
+}
+
+func (f *fuzzTree) newName() string {
+	f.n++
+	return fmt.Sprintf("d%d/f%d.txt", f.rng.Intn(3), f.n)
+}
+
+func (f *fuzzTree) populate(t testing.TB) {
+	for i := 0; i < 3+f.rng.Intn(5); i++ {
+		write(f.newName(), f.text())(t, f.dir)
+	}
+	write("bin.dat", binaryBytes(byte(f.rng.Intn(256)), 300+f.rng.Intn(3000)))(t, f.dir)
+}
+
+// files lists the regular files of the tree (not .git).
+func (f *fuzzTree) files() []string {
+	var out []string
+	filepath.WalkDir(f.dir, func(p string, d fs.DirEntry, err error) error {
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(f.dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func (f *fuzzTree) mutate(t testing.TB, op byte) {
+	files := f.files()
+	if len(files) == 0 {
+		write(f.newName(), f.text())(t, f.dir)
+		return
+	}
+	name := files[int(op>>4)%len(files)]
+	p := filepath.Join(f.dir, name)
+	b, _ := os.ReadFile(p)
+	switch op % 8 {
+	case 0, 1: // change, insert or delete some lines
+		lines := strings.SplitAfter(string(b), "\n")
+		for k := 0; k < 1+f.rng.Intn(3) && len(lines) > 0; k++ {
+			i := f.rng.Intn(len(lines))
+			switch f.rng.Intn(3) {
+			case 0:
+				lines[i] = fuzzWords[f.rng.Intn(len(fuzzWords))] + " changed\n"
+			case 1:
+				lines = append(lines[:i], lines[i+1:]...)
+			default:
+				lines = append(lines[:i], append([]string{"inserted\n"}, lines[i:]...)...)
+			}
+		}
+		os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
+	case 2:
+		os.Remove(p)
+	case 3:
+		write(f.newName(), f.text())(t, f.dir)
+	case 4:
+		to := f.newName()
+		os.MkdirAll(filepath.Join(f.dir, filepath.Dir(to)), 0o755)
+		os.Rename(p, filepath.Join(f.dir, to))
+	case 5:
+		fi, _ := os.Stat(p)
+		os.Chmod(p, fi.Mode()^0o111)
+	case 6:
+		os.Symlink(filepath.Base(name), filepath.Join(filepath.Dir(p), fmt.Sprintf("link%d", f.rng.Intn(1000))))
+	case 7:
+		if bytes.Contains(b, []byte("\r\n")) {
+			b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+		} else {
+			b = bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+		}
+		os.WriteFile(p, b, 0o644)
+	}
+}
+
+// treeDiff lists the entries two tree descriptions disagree on.
+func treeDiff(got, want string) string {
+	g, w := map[string]bool{}, map[string]bool{}
+	for _, l := range strings.Split(got, "\n") {
+		g[l] = true
+	}
+	for _, l := range strings.Split(want, "\n") {
+		w[l] = true
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(got, "\n") {
+		if !w[l] {
+			b.WriteString("hunk:      " + l + "\n")
+		}
+	}
+	for _, l := range strings.Split(want, "\n") {
+		if !g[l] {
+			b.WriteString("reference: " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestGitApplyReplay replays the history of a real repository (a developer
+// tool, not run by default: HUNK_REPLAY_REPO names a git directory,
+// HUNK_REPLAY_N how many of its latest non-merge commits, default 100):
+// every commit as `git diff --binary`, `-C -C` and reversed, compared as in
+// TestGitApplyDifferential.
+func TestGitApplyReplay(t *testing.T) {
+	repo := os.Getenv("HUNK_REPLAY_REPO")
+	if repo == "" {
+		t.Skip("set HUNK_REPLAY_REPO to a git directory to replay its history")
+	}
+	n := "100"
+	if v := os.Getenv("HUNK_REPLAY_N"); v != "" {
+		n = v
+	}
+	hunk := buildHunk(t)
+	// --parents prints each commit with its parent: "C P" (a root commit alone).
+	for _, line := range strings.Split(strings.TrimSpace(gitRun(t, repo, "rev-list", "--no-merges", "--parents", "-n", n, "HEAD")), "\n") {
+		revs := strings.Fields(line)
+		if len(revs) != 2 {
+			continue
+		}
+		commit, parent := revs[0], revs[1]
+		for _, fl := range flavours {
+			if fl.gnu || fl.name == "diff" || fl.name == "format-patch" {
+				continue
+			}
+			t.Run(commit[:10]+"/"+fl.name, func(t *testing.T) { diffGitApply(t, hunk, repo, parent, commit, fl) })
 		}
 	}
 }

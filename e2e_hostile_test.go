@@ -291,7 +291,7 @@ var (
 
 // buildHunk builds the real binary (and testdata/hostile) into a directory
 // every user can read.
-func buildHunk(t *testing.T) string {
+func buildHunk(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "hunk-e2e-")

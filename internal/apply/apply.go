@@ -160,6 +160,11 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 
 	groups := groupOps(ops)
 	txn := fsys.Begin()
+	if p.Format == patchparse.Unified {
+		// As git apply and GNU patch: a file removed or moved out of its
+		// directory leaves no empty directory behind (Codex leaves it).
+		txn.PruneEmptyDirs()
+	}
 	files := make([]FileResult, len(ops))
 	errs := make([]error, len(ops))
 	workers := opt.Workers

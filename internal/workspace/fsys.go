@@ -51,6 +51,9 @@ type Txn interface {
 	// is to be removed at Commit; RemoveDir, an empty directory.
 	Remove(name string) error
 	RemoveDir(name string) error
+	// PruneEmptyDirs makes Commit remove the directories its removals
+	// leave empty, up to the root (git apply's and GNU patch's way).
+	PruneEmptyDirs()
 	Commit() error
 	Abort()
 }
@@ -98,5 +101,6 @@ func (*discard) Remove(string) error                      { return nil }
 func (*discard) RemoveDir(string) error                   { return nil }
 func (*discard) StageLink(string, string) error           { return nil }
 func (*discard) Mkdir(string) error                       { return nil }
+func (*discard) PruneEmptyDirs()                          {}
 func (*discard) Commit() error                            { return nil }
 func (*discard) Abort()                                   {}

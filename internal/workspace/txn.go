@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -52,6 +54,8 @@ type diskTxn struct {
 	// rename is atomic by itself, so it keeps no journal (log) and no
 	// backup.
 	single bool
+
+	prune bool // PruneEmptyDirs was asked
 
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
 	failAt int
@@ -323,8 +327,38 @@ func (t *diskTxn) Commit() error {
 	})
 	// The renames are durable once their directories are.
 	err := t.flushDirs()
+	if t.prune {
+		t.pruneDirs()
+	}
 	t.j.close()
 	return err
+}
+
+// PruneEmptyDirs asks Commit to remove the directories its removals leave
+// empty (pruneDirs).
+func (t *diskTxn) PruneEmptyDirs() { t.prune = true }
+
+// pruneDirs removes the directories a removal left empty, up to the root,
+// as git apply and GNU patch do (a file moved out of the last place in its
+// directory leaves no empty directory behind). A directory that is not
+// empty stays; it is tried only after the commit, so nothing to roll back.
+func (t *diskTxn) pruneDirs() {
+	seen := map[string]bool{}
+	var dirs []string
+	for _, op := range t.ops {
+		if !op.remove {
+			continue
+		}
+		for d, _ := splitName(op.target); d != "." && d != "/" && d != "" && !seen[d] && !filepath.IsAbs(d); d, _ = splitName(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	// Deepest first: a directory is empty only once those under it are gone.
+	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
+	for _, d := range dirs {
+		_ = t.w.Remove(d) // only succeeds when empty
+	}
 }
 
 // commitWorkers is how many goroutines run the steps of a commit.
