@@ -202,7 +202,43 @@ func readUpTo(r io.Reader, max int64) ([]byte, error) {
 	if max > 0 {
 		r = io.LimitReader(r, max+1)
 	}
+	// A regular file (a FILE argument, or stdin redirected from one) says
+	// its size: one buffer of that size, read once — io.ReadAll's doubling
+	// would clear and copy a 25 MB patch's bytes several times over.
+	if f, ok := unwrapFile(r); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			n := fi.Size() + 1 // one more, to see a file that grew meanwhile
+			if max > 0 && n > max+1 {
+				n = max + 1
+			}
+			buf := make([]byte, 0, n)
+			for int64(len(buf)) < n {
+				k, err := r.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+k]
+				if err == io.EOF {
+					return buf, nil
+				}
+				if err != nil {
+					return buf, err
+				}
+				if len(buf) == cap(buf) {
+					rest, err := io.ReadAll(r) // it grew: read on
+					return append(buf, rest...), err
+				}
+			}
+			return buf, nil
+		}
+	}
 	return io.ReadAll(r)
+}
+
+// unwrapFile returns the *os.File under r (itself, or the one a LimitReader reads).
+func unwrapFile(r io.Reader) (*os.File, bool) {
+	if l, ok := r.(*io.LimitedReader); ok {
+		r = l.R
+	}
+	f, ok := r.(*os.File)
+	return f, ok
 }
 
 // tuneGC trades memory the process has to spare for time: a patch is

@@ -67,14 +67,17 @@ func readBinary(L []string, i, hi int) (*Binary, int, error) {
 		}
 		start := i
 		i++
-		var deflated []byte
-		for ; i < hi && strings.TrimSuffix(L[i], "\r") != ""; i++ {
-			line, err := decodeBase85Line(strings.TrimSuffix(L[i], "\r"))
+		end := i
+		for end < hi && strings.TrimSuffix(L[end], "\r") != "" {
+			end++
+		}
+		deflated := make([]byte, 0, (end-i)*52) // 52 bytes at most a line
+		for ; i < end; i++ {
+			deflated, err = decodeBase85Line(deflated, strings.TrimSuffix(L[i], "\r"))
 			if err != nil {
 				return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
 					"binary patch: %v", err)
 			}
-			deflated = append(deflated, line...)
 		}
 		if i < hi {
 			i++ // the empty line that ends the hunk
@@ -108,7 +111,9 @@ func inflate(data []byte, n int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the data does not inflate (%v)", err)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(n, maxPrealloc)))
+	// deflate compresses at most 1032:1, so the data bounds what it can
+	// inflate to: the stated size is trusted only that far.
+	buf := bytes.NewBuffer(make([]byte, 0, min(n, 1032*len(data)+64)+1))
 	if _, err := io.Copy(buf, io.LimitReader(r, int64(n)+1)); err != nil {
 		return nil, fmt.Errorf("the data does not inflate (%v)", err)
 	}
@@ -131,11 +136,11 @@ var base85Value = func() (v [256]byte) {
 	return v
 }()
 
-// decodeBase85Line decodes one line of a binary hunk: its length
-// character, then base85.
-func decodeBase85Line(l string) ([]byte, error) {
+// decodeBase85Line decodes one line of a binary hunk (its length
+// character, then base85) and appends the bytes to dst.
+func decodeBase85Line(dst []byte, l string) ([]byte, error) {
 	if l == "" {
-		return nil, fmt.Errorf("empty data line")
+		return dst, fmt.Errorf("empty data line")
 	}
 	var n int
 	switch c := l[0]; {
@@ -144,28 +149,28 @@ func decodeBase85Line(l string) ([]byte, error) {
 	case c >= 'a' && c <= 'z':
 		n = int(c-'a') + 27
 	default:
-		return nil, fmt.Errorf("bad length character %q in a data line", c)
+		return dst, fmt.Errorf("bad length character %q in a data line", c)
 	}
 	enc := l[1:]
 	if len(enc) != (n+3)/4*5 {
-		return nil, fmt.Errorf("a data line of %d characters for %d bytes", len(enc), n)
+		return dst, fmt.Errorf("a data line of %d characters for %d bytes", len(enc), n)
 	}
-	out := make([]byte, 0, (n+3)/4*4)
+	start := len(dst)
 	for j := 0; j < len(enc); j += 5 {
 		var acc uint64
 		for k := 0; k < 5; k++ {
 			d := base85Value[enc[j+k]]
 			if d == 0xff {
-				return nil, fmt.Errorf("bad base85 character %q", enc[j+k])
+				return dst[:start], fmt.Errorf("bad base85 character %q", enc[j+k])
 			}
 			acc = acc*85 + uint64(d)
 		}
 		if acc > 0xffffffff {
-			return nil, fmt.Errorf("base85 overflow")
+			return dst[:start], fmt.Errorf("base85 overflow")
 		}
-		out = append(out, byte(acc>>24), byte(acc>>16), byte(acc>>8), byte(acc))
+		dst = append(dst, byte(acc>>24), byte(acc>>16), byte(acc>>8), byte(acc))
 	}
-	return out[:n], nil
+	return dst[:start+n], nil
 }
 
 // ApplyDelta applies a git delta (the format of packs and binary patches)
@@ -197,7 +202,7 @@ func ApplyDelta(src, delta []byte) ([]byte, error) {
 	if srcSize != len(src) {
 		return nil, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
 	}
-	out := make([]byte, 0, min(dstSize, maxPrealloc))
+	out := make([]byte, 0, min(dstSize, len(src)+maxPrealloc))
 	for len(delta) > 0 {
 		c := delta[0]
 		delta = delta[1:]

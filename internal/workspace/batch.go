@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"syscall"
 
@@ -30,6 +31,9 @@ type Batch struct {
 	mu    sync.Mutex
 	dirs  map[string]*os.File
 	stats map[string]lstatResult
+	// missing are directories found absent (a patch's new directories,
+	// asked about once for each of their files); forget clears one.
+	missing map[string]bool
 
 	volOnce sync.Once
 	vol     bool
@@ -42,7 +46,7 @@ type lstatResult struct {
 
 // Batch opens a batch view of the workspace.
 func (w *Workspace) Batch() *Batch {
-	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}}
+	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}, missing: map[string]bool{}}
 }
 
 // volatile is Workspace.volatile, asked once per batch.
@@ -64,6 +68,7 @@ func (b *Batch) forget(names ...string) {
 	b.mu.Lock()
 	for _, n := range names {
 		delete(b.stats, n)
+		delete(b.missing, n)
 	}
 	b.mu.Unlock()
 }
@@ -77,6 +82,7 @@ func (b *Batch) Close() {
 	}
 	b.dirs = map[string]*os.File{}
 	b.stats = map[string]lstatResult{}
+	b.missing = map[string]bool{}
 }
 
 // at returns a descriptor of the directory holding name and name's last
@@ -93,13 +99,46 @@ func (b *Batch) at(name string) (fd int, base string, ok bool) {
 	defer b.mu.Unlock()
 	f, ok := b.dirs[dir]
 	if !ok {
+		if b.missing[dir] {
+			return 0, "", false
+		}
 		var err error
 		if f, err = b.w.root.Open(dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				b.missing[dir] = true
+			}
 			return 0, "", false // let the workspace report it
 		}
 		b.dirs[dir] = f
 	}
 	return int(f.Fd()), base, true
+}
+
+// inMissing reports whether name's directory was found absent.
+func (b *Batch) inMissing(name string) bool {
+	dir, _ := splitName(name)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.missing[dir]
+}
+
+// dirFile returns the Batch's open directory dir (opened once, through the
+// root), or false where the Batch does not serve it.
+func (b *Batch) dirFile(dir string) (*os.File, bool) {
+	if b.w.root == nil || filepath.IsAbs(dir) {
+		return nil, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f, ok := b.dirs[dir]
+	if !ok {
+		var err error
+		if f, err = b.w.root.Open(dir); err != nil {
+			return nil, false
+		}
+		b.dirs[dir] = f
+	}
+	return f, true
 }
 
 func pathErr(op, name string, err error) error {
@@ -129,6 +168,9 @@ func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
 func (b *Batch) lstat(name string) (fs.FileInfo, error) {
 	fd, base, ok := b.at(name)
 	if !ok {
+		if b.inMissing(name) {
+			return nil, b.w.Error(name, pathErr("lstat", name, unix.ENOENT))
+		}
 		return b.w.Lstat(name)
 	}
 	var st unix.Stat_t
@@ -394,7 +436,7 @@ func ignoringEINTR(f func() error) error {
 // directory first.
 func (b *Batch) Lock(names ...string) (func(), error) {
 	seen := map[string]bool{}
-	var reps []string
+	var reps, dirs []string
 	for _, n := range names {
 		t, err := b.FollowLinks(n)
 		if err != nil {
@@ -403,12 +445,49 @@ func (b *Batch) Lock(names ...string) (func(), error) {
 			t = n
 		}
 		d, _ := splitName(t)
-		if !seen[d] {
-			seen[d] = true
-			// Workspace.Lock locks the directory of each name it is
-			// given: name a (never existing) child of d.
-			reps = append(reps, joinName(d, TempPrefix+"lock"+TempSuffix))
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		// Workspace.Lock locks the directory of each name it is given:
+		// name a (never existing) child of d.
+		reps = append(reps, joinName(d, TempPrefix+"lock"+TempSuffix))
+		// Its rule, through the batch's cached lookups and directories
+		// (a patch of thousands of files shares few directories): the
+		// nearest directory that exists.
+		for d != "." && d != "/" && d != "" {
+			fi, err := b.Lstat(d)
+			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				fi, err = b.w.Stat(d)
+			}
+			if err == nil && fi.IsDir() {
+				break
+			}
+			d, _ = splitName(d)
+		}
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	var held []*os.File
+	release := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			_ = syscall.Flock(int(held[i].Fd()), syscall.LOCK_UN)
 		}
 	}
-	return b.w.Lock(reps...)
+	for i, d := range dirs {
+		if i > 0 && d == dirs[i-1] {
+			continue
+		}
+		f, ok := b.dirFile(d)
+		if !ok {
+			release()
+			return b.w.Lock(reps...) // names the batch does not serve
+		}
+		if err := ignoringEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }); err != nil {
+			release()
+			return nil, b.w.Error(d, err)
+		}
+		held = append(held, f)
+	}
+	return release, nil
 }

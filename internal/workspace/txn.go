@@ -237,7 +237,10 @@ func (t *diskTxn) mkdirAll(dir string) error {
 	defer t.mu.Unlock()
 	var missing []string
 	for d := dir; d != "." && d != "/" && d != ""; d, _ = splitName(d) {
-		fi, err := t.w.Stat(d)
+		fi, err := t.b.Lstat(d) // cached: many new files share directories
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			fi, err = t.w.Stat(d)
+		}
 		if err == nil {
 			if !fi.IsDir() {
 				return result.Errorf(result.NotFound, "%s: a component of the path is not a directory", dir)
@@ -250,7 +253,9 @@ func (t *diskTxn) mkdirAll(dir string) error {
 		missing = append(missing, d)
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := t.w.mkdir(missing[i]); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := t.w.mkdir(missing[i])
+		t.b.forget(missing[i])
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return t.w.Error(missing[i], err)
 		}
 		t.dirs = append(t.dirs, missing[i])
@@ -601,17 +606,19 @@ func (b *Batch) fdatasync(name string) error {
 
 // fsyncDir flushes directory dir's entries.
 func (b *Batch) fsyncDir(dir string) error {
-	var f *os.File
-	var err error
-	if b.w.root != nil && !filepath.IsAbs(dir) {
-		f, err = b.w.root.Open(dir)
-	} else {
-		f, err = os.Open(b.w.Abs(dir))
+	f, ok := b.dirFile(dir)
+	if !ok {
+		var err error
+		if b.w.root != nil && !filepath.IsAbs(dir) {
+			f, err = b.w.root.Open(dir)
+		} else {
+			f, err = os.Open(b.w.Abs(dir))
+		}
+		if err != nil {
+			return err
+		}
+		defer f.Close()
 	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return err
 	}
