@@ -187,3 +187,87 @@ func BenchmarkApplyUnifiedVsGitApply(b *testing.B) {
 		b.ReportMetric(mb(h.MaxRSS), "hunk-peak-rss-MB")
 	}
 }
+
+// BenchmarkApplyRealVsGitApply applies a real history's diff (git diff
+// --binary FROM TO) with `hunk apply-patch` and with `git apply`,
+// interleaved (git, hunk, git, hunk, …), each on a fresh copy of FROM's
+// tree, checks both against TO's tree and reports both medians and hunk's
+// time as a multiple of git's. The repository is $HUNK_BENCH_REPO (a git
+// directory; e.g. a clone of golang/tools with HUNK_BENCH_FROM=v0.10.0
+// HUNK_BENCH_TO=v0.49.0, 3,409 files) or else this one, from 100 commits
+// back (or its first commit) to HEAD.
+func BenchmarkApplyRealVsGitApply(b *testing.B) {
+	bin := hunkBin(b)
+	git, err := exec.LookPath("git")
+	if err != nil {
+		b.Skip("SKIPPED: git is not installed")
+	}
+	gitOut := func(dir string, args ...string) string {
+		c := exec.Command(git, args...)
+		c.Dir = dir
+		out, err := c.Output()
+		if err != nil {
+			b.Skipf("SKIPPED: git %v in %s: %v (set HUNK_BENCH_REPO to a repository with history)", args, dir, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	repo := os.Getenv("HUNK_BENCH_REPO")
+	if repo == "" {
+		_, file, _, _ := runtime.Caller(0)
+		repo = gitOut(filepath.Dir(file), "rev-parse", "--absolute-git-dir")
+	}
+	to := os.Getenv("HUNK_BENCH_TO")
+	if to == "" {
+		to = "HEAD"
+	}
+	from := os.Getenv("HUNK_BENCH_FROM")
+	if from == "" {
+		revs := strings.Fields(gitOut(repo, "rev-list", "--first-parent", "-n", "101", to))
+		if len(revs) < 2 {
+			b.Skip("SKIPPED: the repository has no history to diff (a shallow clone?); set HUNK_BENCH_REPO")
+		}
+		from = revs[len(revs)-1]
+	}
+	out := b.TempDir()
+	ws, exp, diff := filepath.Join(out, "from"), filepath.Join(out, "to"), filepath.Join(out, "real.diff")
+	for _, t := range [][2]string{{from, ws}, {to, exp}} {
+		os.MkdirAll(t[1], 0o755)
+		c := exec.Command("sh", "-c", `"$1" --git-dir="$2" archive "$3" | tar -x -C "$4"`, "sh", git, repo, t[0], t[1])
+		if msg, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("git archive %s: %v\n%s", t[0], err, msg)
+		}
+	}
+	text := gitOut(repo, "diff", "--binary", "--no-color", "--no-ext-diff", from, to)
+	if err := os.WriteFile(diff, []byte(text+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("real diff %s..%s: %d bytes, %s", from, to, len(text)+1, gitOut(repo, "diff", "--shortstat", from, to))
+	for b.Loop() {
+		gw, hw := make([]time.Duration, bigPatchRuns), make([]time.Duration, bigPatchRuns)
+		var grss, hrss int64
+		for i := 0; i < bigPatchRuns; i++ {
+			for _, t := range []struct {
+				tool string
+				argv []string
+				wall *time.Duration
+				rss  *int64
+			}{{"git apply", []string{git, "apply"}, &gw[i], &grss}, {"hunk apply-patch", []string{bin, "apply-patch"}, &hw[i], &hrss}} {
+				dir := freshCopy(b, ws)
+				r := runOnce(b, dir, diff, t.argv...)
+				sameTree(b, t.tool, dir, exp, false)
+				*t.wall, *t.rss = r.Wall, max(*t.rss, r.MaxRSS)
+				os.RemoveAll(dir)
+			}
+		}
+		med := func(d []time.Duration) time.Duration {
+			sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+			return d[len(d)/2]
+		}
+		g, h := med(gw), med(hw)
+		b.ReportMetric(ms(g), "git-apply-ms")
+		b.ReportMetric(ms(h), "hunk-ms")
+		b.ReportMetric(float64(h)/float64(g), "x-git-apply")
+		b.ReportMetric(mb(grss), "git-peak-rss-MB")
+		b.ReportMetric(mb(hrss), "hunk-peak-rss-MB")
+	}
+}
