@@ -5,6 +5,7 @@ package patchparse
 
 import (
 	"io/fs"
+	"slices"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -216,10 +217,24 @@ func Reverse(p *Patch) (*Patch, error) {
 			}
 		}
 		r.Files = append(r.Files, &g)
-		// git writes a change of type as the old file's deletion, then
-		// the new one's addition; reversed, the deletion still comes first.
-		if n := len(r.Files); n >= 2 && g.Kind == Delete && r.Files[n-2].Kind == Add && r.Files[n-2].Path == g.Path {
-			r.Files[n-2], r.Files[n-1] = r.Files[n-1], r.Files[n-2]
+	}
+	// Operations that touch a path another one touches depend on their
+	// order, and are undone in the opposite one: git writes a change of
+	// type as the old file's deletion, then the new one's addition;
+	// reversed, the new one goes first, then the old one comes back. (The
+	// whole list is reversed then: reversing twice gives the patch back.)
+	seen := map[string]bool{}
+	for _, f := range r.Files {
+		shared := false
+		for _, n := range []string{f.Path, f.MoveTo, f.CopyFrom} {
+			if n != "" {
+				shared = shared || seen[n]
+				seen[n] = true
+			}
+		}
+		if shared {
+			slices.Reverse(r.Files)
+			break
 		}
 	}
 	return r, nil

@@ -779,5 +779,8 @@ func (f *uFile) binaryOp(oldName, newName string, line int) (*FileOp, error) {
 			op.MoveTo = newName
 		}
 	}
+	if op.Path == "" {
+		return nil, hunkError(line, "name the file in the 'diff --git a/PATH b/PATH' line", "binary patch header names no file")
+	}
 	return op, nil
 }
