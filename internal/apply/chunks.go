@@ -425,6 +425,9 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
 		return m, err
 	}
+	if m = lc.recoverSubstituted(p, taken); m != nil {
+		return m, nil
+	}
 	e := lc.noMatch(p)
 	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
 		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
@@ -601,6 +604,13 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	reindent := func(s string) (string, bool) { return s, true }
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
 		f, ok, identity := lc.indentShift(m)
+		if !ok && lc.removedAsWritten(m) {
+			// Only the context drifted: the lines the chunk replaces are
+			// in the file as the patch writes them, so its added lines
+			// need no re-indenting either (Codex writes them as given).
+			f, ok, identity = func(s string) (string, bool) { return s, true }, true, true
+			m.rule += ",indent-as-given"
+		}
 		if !ok {
 			return replacement{}, result.Errorf(result.NoMatch,
 				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way; refusing to guess how to indent the added lines",

@@ -18,6 +18,13 @@ import (
 // (several that give the same result count as one). Otherwise the chunk is
 // AMBIGUOUS. It returns nil, nil when no recovery fits.
 func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, error) {
+	if p.src.Context != "" || p.hint >= 0 {
+		// The chunk says where it goes (its @@ line, its line number),
+		// which the plain passes could not use: a recovery after the
+		// cursor may be in another function than the one meant (chunks
+		// out of order), so it must be unique in the whole file.
+		cursor = 0
+	}
 	for pass := Exact; pass < numPasses; pass++ {
 		for round, from := range []int{cursor, 0} {
 			to := len(lc.file)
@@ -251,6 +258,10 @@ func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), 
 	for _, w := range []int{8, 4, 2} {
 		convs = append(convs, tabsToSpaces(w), spacesToTabs(w))
 	}
+	// Every shift that explains the matched lines is a candidate; they
+	// must agree on every added line, or the indentation is undecided (a
+	// context of tabs written as six spaces fits more than one rule).
+	var fns []func(string) (string, bool)
 	for _, conv := range convs {
 		q0, f0 := conv(pairs[0].pat), pairs[0].file
 		var add, del string
@@ -273,7 +284,7 @@ func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), 
 			continue
 		}
 		conv := conv
-		return func(s string) (string, bool) {
+		fns = append(fns, func(s string) (string, bool) {
 			if strings.TrimSpace(s) == "" {
 				return s, true
 			}
@@ -283,9 +294,54 @@ func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), 
 				return "", false
 			}
 			return shift(q, add, del) + s[len(ind):], true
-		}, true, false
+		})
 	}
-	return nil, false, false
+	if len(fns) == 0 {
+		return nil, false, false
+	}
+	// The other order explains some drifts too: a prefix of the patch's
+	// indent dropped first, then converted (six spaces for a tab: two of
+	// drift, then four for a tab). Never used, only a rival: where it
+	// indents an added line otherwise, nothing decides.
+	for _, conv := range convs[1:] {
+		p0 := pairs[0].pat
+		for k := 1; k < len(p0); k++ {
+			drop := p0[:k]
+			ok := true
+			for _, pr := range pairs {
+				if !strings.HasPrefix(pr.pat, drop) || conv(pr.pat[k:]) != pr.file {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			conv, k := conv, k
+			fns = append(fns, func(s string) (string, bool) {
+				if strings.TrimSpace(s) == "" {
+					return s, true
+				}
+				ind := indentOf(s)
+				if !strings.HasPrefix(ind, drop) {
+					return "", false
+				}
+				return conv(ind[k:]) + s[len(ind):], true
+			})
+		}
+	}
+	for _, l := range m.chunk.lines {
+		if l.op != '+' {
+			continue
+		}
+		want, wok := fns[0](l.text)
+		for _, f := range fns[1:] {
+			if got, ok := f(l.text); ok != wok || got != want {
+				return nil, false, false
+			}
+		}
+	}
+	return fns[0], true, false
 }
 
 func shift(ind, add, del string) string {
@@ -328,4 +384,116 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 		e.WithHint("no region of the file resembles these lines; read the file again before patching it")
 	}
 	return e
+}
+
+// removedAsWritten reports whether the added lines of the placed chunk
+// can be written as given although its context drifted: every removed line
+// is in the file as the patch writes it (trailing whitespace aside), some
+// are indented, and the added lines indent with the same characters (tabs,
+// spaces) those do. A blank or unindented removed line says nothing of how
+// the file indents; then the indentation stays undecided.
+func (lc *locator) removedAsWritten(m *placed) bool {
+	var chars string // the characters the removed lines indent with
+	fi := m.pos
+	for j, l := range m.chunk.lines {
+		if j == m.skipPat || l.op == '+' {
+			continue
+		}
+		if fi == m.skipFile {
+			fi++
+		}
+		if l.op == '-' {
+			if fi >= len(lc.file) || !eq(Rstrip, lc.file[fi], l.text) {
+				return false
+			}
+			if strings.TrimSpace(l.text) != "" {
+				for _, c := range indentOf(l.text) {
+					if !strings.ContainsRune(chars, c) {
+						chars += string(c)
+					}
+				}
+			}
+		}
+		fi++
+	}
+	if chars == "" {
+		return false
+	}
+	for _, l := range m.chunk.lines {
+		if l.op == '+' && strings.Trim(indentOf(l.text), chars) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// minSubstituted is the fewest old lines a chunk needs for one of its
+// context lines to be taken as misremembered: one line in four at most.
+const minSubstituted = 4
+
+// recoverSubstituted places a chunk whose old lines all match but one
+// context line — a line the model misremembered; never a removed line, nor
+// a context line beside the change — when that is true of one place in the
+// file and no other place comes close (differs in two lines at most, the
+// same lines fixed). The file
+// keeps its own text for that line, as for any context line. Tried after
+// every other way, pass by pass; nil when it does not apply.
+func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
+	old := p.old
+	if len(old) < minSubstituted || len(old) > len(lc.file) {
+		return nil
+	}
+	// fixed[j]: old line j may not be the substituted one — a removed
+	// line, or a context line beside an added or removed line (where a
+	// misaligned chunk would put the change on the wrong side of it).
+	fixed := make([]bool, 0, len(old))
+	for li, l := range p.lines {
+		if l.op == '+' {
+			continue
+		}
+		f := l.op == '-'
+		if li > 0 && p.lines[li-1].op != ' ' || li+1 < len(p.lines) && p.lines[li+1].op != ' ' {
+			f = true
+		}
+		fixed = append(fixed, f)
+	}
+	for pass := Exact; pass < numPasses; pass++ {
+		var one, at []int
+		close := 0
+		for s := 0; s+len(old) <= len(lc.file); s++ {
+			if p.src.EndOfFile && s+len(old) != len(lc.file) {
+				continue
+			}
+			miss, bad, missAt := 0, false, -1
+			for j := range old {
+				if eq(pass, lc.file[s+j], old[j]) {
+					continue
+				}
+				if fixed[j] {
+					bad = true
+					break
+				}
+				if miss++; miss > 2 {
+					break
+				}
+				missAt = s + j
+			}
+			if bad || miss == 0 || miss > 2 || overlaps(taken, span{s, s + len(old)}) {
+				continue
+			}
+			if miss == 1 {
+				one, at = append(one, s), append(at, missAt)
+			} else {
+				close++
+			}
+		}
+		switch {
+		case len(one) == 1 && close == 0:
+			return &placed{pos: one[0], pass: pass, skipFile: -1, skipPat: -1, chunk: p,
+				rule: fmt.Sprintf("%s,substituted-context(line %d kept)", pass, at[0]+1)}
+		case len(one) > 0 || close > 0:
+			return nil // near several places: refused with the closest one named
+		}
+	}
+	return nil
 }

@@ -457,6 +457,43 @@ var mistakes = []mistake{
 		h.lines = append(h.lines[:i], h.lines[i+1:]...)
 		return true
 	}},
+	{"context-misremembered", false, func(rng *rand.Rand, f *form) bool {
+		// One context line of a chunk of four old lines or more written
+		// as the model remembers it: a word changed.
+		h := &f.hunks[rng.IntN(len(f.hunks))]
+		if len(pickLines(h, " -")) < 4 {
+			return false
+		}
+		ctx := pickLines(h, " ")
+		var words []int
+		for _, i := range ctx {
+			if strings.TrimSpace(h.lines[i]) != "" {
+				words = append(words, i)
+			}
+		}
+		if len(words) == 0 {
+			return false
+		}
+		i := words[rng.IntN(len(words))]
+		h.lines[i] = h.lines[i] + " // misremembered"
+		return true
+	}},
+	{"context-indent-drifted", false, func(rng *rand.Rand, f *form) bool {
+		// The context lines' indentation drifted; the removed and added
+		// lines are right.
+		h := &f.hunks[rng.IntN(len(f.hunks))]
+		if len(pickLines(h, "-")) == 0 {
+			return false
+		}
+		done := false
+		for _, i := range pickLines(h, " ") {
+			if l := h.lines[i]; strings.TrimSpace(l[1:]) != "" {
+				h.lines[i] = " " + "  " + l[1:]
+				done = true
+			}
+		}
+		return done
+	}},
 	{"context-duplicated", false, func(rng *rand.Rand, f *form) bool {
 		h := &f.hunks[rng.IntN(len(f.hunks))]
 		ctx := pickLines(h, " ")
