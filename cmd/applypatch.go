@@ -115,6 +115,10 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		req.Stat = "stat"
 	}
 	out, err := ops.ApplyPatch(env, req)
+	if err == nil && out.Notice != "" && !app.Cfg.JSON {
+		fmt.Fprintf(app.Stderr, "hunk: note: %s\n", out.Notice)
+		out.Text = strings.TrimPrefix(out.Text, "note: "+out.Notice+"\n")
+	}
 	if err != nil {
 		if re := result.As(err); re.PatchLine > 0 || len(re.Also) > 0 {
 			src := opts.File

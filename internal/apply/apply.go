@@ -68,6 +68,8 @@ type Result struct {
 	Modified []string     `json:"modified"`
 	Deleted  []string     `json:"deleted"`
 	Files    []FileResult `json:"files"`
+	// Notes say what was recovered in resolving the patch's paths.
+	Notes []string `json:"-"`
 }
 
 // FileResult is one file operation of the patch.
@@ -113,12 +115,22 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 	}
 	opt.format = p.Format
 	ops := make([]*op, len(p.Files))
-	var names []string
+	var names, notes []string
 	for i, f := range p.Files {
 		if f.AltPath != "" {
 			c := *f
 			c.Path = existingName(fsys, f.Path, f.AltPath)
 			f = &c
+		}
+		if p.Format == patchparse.Codex && !opt.codex() && f.Kind != patchparse.Add {
+			// git's a/ or b/ prefix written into a Codex path: the file is
+			// taken without it only where it exists only without it.
+			if bare, ok := gitPrefixed(fsys, f.Path); ok {
+				notes = append(notes, fmt.Sprintf("%s: read as %s (git's prefix removed)", f.Path, bare))
+				c := *f
+				c.Path = bare
+				f = &c
+			}
 		}
 		o := &op{idx: i, src: f}
 		n, err := fsys.Resolve(f.Path)
@@ -217,7 +229,7 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 	if err := txn.Commit(); err != nil {
 		return nil, err
 	}
-	res := &Result{Added: []string{}, Modified: []string{}, Deleted: []string{}, Files: files}
+	res := &Result{Added: []string{}, Modified: []string{}, Deleted: []string{}, Files: files, Notes: notes}
 	for _, f := range files {
 		switch f.Action {
 		case "add":
@@ -878,4 +890,24 @@ func beyondLinks(ops []*op, opt Options) error {
 		}
 	}
 	return nil
+}
+
+// gitPrefixed returns name without a leading "a/" or "b/" when name does not
+// exist and the rest does.
+func gitPrefixed(fsys workspace.FS, name string) (string, bool) {
+	if !strings.HasPrefix(name, "a/") && !strings.HasPrefix(name, "b/") {
+		return "", false
+	}
+	exists := func(p string) bool {
+		n, err := fsys.Resolve(p)
+		if err != nil {
+			return false
+		}
+		_, err = fsys.Lstat(n)
+		return err == nil
+	}
+	if bare := name[2:]; !exists(name) && exists(bare) {
+		return bare, true
+	}
+	return "", false
 }

@@ -97,6 +97,12 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 		"format":  p.Format,
 		"dryRun":  req.DryRun,
 	}
+	if notes := append(p.Notes, res.Notes...); len(notes) > 0 {
+		// What was recovered from is said, to the user and the model.
+		out.Details.(map[string]any)["recovered"] = notes
+		out.Notice = strings.Join(notes, "; ")
+		out.Text = "note: " + out.Notice + "\n" + out.Text
+	}
 	return out, nil
 }
 

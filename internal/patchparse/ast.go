@@ -33,6 +33,9 @@ const (
 type Patch struct {
 	Format Format
 	Files  []*FileOp
+	// Notes say what the parser recovered from (text around a Codex
+	// patch's markers, a missing '*** End Patch'), for the result's details.
+	Notes []string
 }
 
 // FileOp is one file's operation. Paths are as written in the patch (after

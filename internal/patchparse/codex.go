@@ -36,6 +36,32 @@ const (
 // lines and on file-operation headers, not inside a chunk, where a leading
 // space marks a context line.
 func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
+	// A loose envelope, outside --compat codex: text before '*** Begin
+	// Patch' or after '*** End Patch' (a model's prose, a heredoc's end, a
+	// fence) is ignored, and input without '*** End Patch' is read to its
+	// end; each is noted.
+	var notes []string
+	noEnd := false
+	if !strict && lo < hi {
+		if strings.TrimSpace(L[lo]) != beginPatch {
+			for k := lo + 1; k < hi; k++ {
+				if strings.TrimSpace(L[k]) == beginPatch {
+					notes = append(notes, fmt.Sprintf("ignored %s before '*** Begin Patch'", result.Count(k-lo, "line")))
+					lo = k
+					break
+				}
+			}
+		}
+		if strings.TrimSpace(L[lo]) == beginPatch && strings.TrimSpace(L[hi-1]) != endPatch {
+			if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
+				notes = append(notes, fmt.Sprintf("ignored %s after '*** End Patch'", result.Count(hi-1-k, "line")))
+				hi = k + 1
+			} else {
+				notes = append(notes, "the patch has no '*** End Patch': it was read to the end of the input")
+				noEnd = true
+			}
+		}
+	}
 	if lo >= hi || strings.TrimSpace(L[lo]) != beginPatch {
 		line := 0
 		if lo < hi {
@@ -49,15 +75,18 @@ func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
 		}
 		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
 	}
-	if hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch {
+	if !noEnd && (hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch) {
 		hint := "end the patch with a line '*** End Patch'"
 		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
 			hint = fmt.Sprintf("remove the %s after '*** End Patch' (line %d)", result.Count(hi-1-k, "line"), k+1)
 		}
 		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
 	}
-	p := &Patch{Format: Codex}
+	p := &Patch{Format: Codex, Notes: notes}
 	i, end := lo+1, hi-1
+	if noEnd {
+		end = hi
+	}
 	if i < end && strings.HasPrefix(strings.TrimSpace(L[i]), environmentID) {
 		if strict && strings.TrimSpace(strings.TrimSpace(L[i])[len(environmentID):]) == "" {
 			return nil, hunkError(i, "give the environment's id after '*** Environment ID:', or drop the line",

@@ -23,6 +23,7 @@ var update = flag.Bool("update", false, "rewrite testdata/parse/*.json from the 
 type goldenPatch struct {
 	Format Format         `json:",omitempty"`
 	Files  []goldenFile   `json:",omitempty"`
+	Notes  []string       `json:",omitempty"`
 	Error  string         `json:",omitempty"`
 	Hints  []string       `json:",omitempty"`
 	Detail map[string]any `json:",omitempty"`
@@ -64,7 +65,7 @@ func golden(p *Patch, err error) goldenPatch {
 		e := result.As(err)
 		return goldenPatch{Error: e.Msg, Hints: e.Hints, Detail: e.Details}
 	}
-	g := goldenPatch{Format: p.Format}
+	g := goldenPatch{Format: p.Format, Notes: p.Notes}
 	for _, f := range p.Files {
 		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
 		gf.CopyFrom, gf.OldHash, gf.NewHash, gf.Link, gf.Gitlink = f.CopyFrom, f.OldHash, f.NewHash, f.Link, f.Gitlink
@@ -192,5 +193,23 @@ func TestOldNew(t *testing.T) {
 	}
 	if got := strings.Join(c.New(), ","); got != "a,c" {
 		t.Errorf("New = %q", got)
+	}
+}
+
+// A loose envelope is recovered only outside --compat codex: Codex's own
+// parser refuses each of these, and so does hunk's in its mode.
+func TestLooseEnvelopeStrict(t *testing.T) {
+	for _, name := range []string{"codex_loose_no_end", "codex_loose_after_end", "codex_loose_prose_before"} {
+		src, err := os.ReadFile("testdata/parse/" + name + ".patch")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(string(src), Options{Strip: DefaultStrip, Codex: true}); err == nil {
+			t.Errorf("%s: parsed under --compat codex", name)
+		}
+		p, err := Parse(string(src), Options{Strip: DefaultStrip})
+		if err != nil || len(p.Notes) != 1 {
+			t.Errorf("%s: %v, notes %q; want it read, with one note", name, err, p.Notes)
+		}
 	}
 }
