@@ -428,6 +428,9 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if m = lc.recoverSubstituted(p, taken); m != nil {
 		return m, nil
 	}
+	if m = lc.recoverElided(p, taken); m != nil {
+		return m, nil
+	}
 	e := lc.noMatch(p)
 	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
 		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {

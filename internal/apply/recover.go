@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -18,8 +19,8 @@ import (
 // (several that give the same result count as one). Otherwise the chunk is
 // AMBIGUOUS. It returns nil, nil when no recovery fits.
 func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, error) {
-	if p.src.Context != "" || p.hint >= 0 {
-		// The chunk says where it goes (its @@ line, its line number),
+	if p.src.Context != "" {
+		// The chunk says where it goes (its @@ line),
 		// which the plain passes could not use: a recovery after the
 		// cursor may be in another function than the one meant (chunks
 		// out of order), so it must be unique in the whole file.
@@ -424,11 +425,31 @@ func (lc *locator) removedAsWritten(m *placed) bool {
 			return false
 		}
 	}
+	// The place rests on context matched without its indentation: each
+	// run of removed lines must itself occur once in the file, as written
+	// (a lone "}" proves nothing about where the chunk goes).
+	var run []string
+	for i, l := range append(m.chunk.lines, cline{op: ' '}) {
+		if l.op == '-' {
+			run = append(run, l.text)
+			continue
+		}
+		if l.op == '+' && i < len(m.chunk.lines) {
+			continue
+		}
+		if len(run) > 0 {
+			if hits, _ := seekAll(lc.file, run, 0, len(lc.file), false); len(hits) != 1 {
+				return false
+			}
+			run = nil
+		}
+	}
 	return true
 }
 
 // minSubstituted is the fewest old lines a chunk needs for one of its
-// context lines to be taken as misremembered: one line in four at most.
+// context lines to be taken as misremembered — one line in four at most —
+// and, less one, the fewest with text (blank lines place nothing).
 const minSubstituted = 4
 
 // recoverSubstituted places a chunk whose old lines all match but one
@@ -442,6 +463,15 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 	old := p.old
 	if len(old) < minSubstituted || len(old) > len(lc.file) {
 		return nil
+	}
+	nonBlank := 0
+	for _, l := range old {
+		if strings.TrimSpace(l) != "" {
+			nonBlank++
+		}
+	}
+	if nonBlank-1 < minSubstituted-1 {
+		return nil // the place would rest on too few lines with text
 	}
 	// fixed[j]: old line j may not be the substituted one — a removed
 	// line, or a context line beside an added or removed line (where a
@@ -488,7 +518,7 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 			}
 		}
 		switch {
-		case len(one) == 1 && close == 0:
+		case len(one) == 1 && close == 0 && !lc.otherReading(p, pass):
 			return &placed{pos: one[0], pass: pass, skipFile: -1, skipPat: -1, chunk: p,
 				rule: fmt.Sprintf("%s,substituted-context(line %d kept)", pass, at[0]+1)}
 		case len(one) > 0 || close > 0:
@@ -496,4 +526,150 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 		}
 	}
 	return nil
+}
+
+// isElision reports whether a context line stands for lines the model left
+// out: "...", "…", or a comment holding only that (and words such as
+// "existing code"): "// ...", "# … rest unchanged …", "/* ... */".
+func isElision(t string) bool {
+	t = strings.TrimSpace(t)
+	if t == "..." || t == "…" {
+		return true
+	}
+	body := ""
+	for _, c := range []string{"//", "#", "--", ";", "/*", "<!--", "*"} {
+		if strings.HasPrefix(t, c) {
+			body = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(t[len(c):], "*/"), "-->"))
+			break
+		}
+	}
+	return strings.HasPrefix(body, "...") || strings.HasPrefix(body, "…") ||
+		strings.HasSuffix(body, "...") || strings.HasSuffix(body, "…")
+}
+
+// recoverElided places a chunk some of whose context lines are elisions
+// (isElision): each stands for a run of one file line or more. The runs of
+// old lines between elisions must be found in order in exactly one way in
+// the whole file; the chunk is then the file's lines there, with the runs
+// kept as they are. An elision first or last in the chunk is dropped; one
+// beside an added or removed line is not recovered. Nil when it does not
+// apply.
+func (lc *locator) recoverElided(p *prepared, taken []span) *placed {
+	// Segments of old lines between elisions, and where each elision is.
+	var segs [][]string
+	var cur []string
+	any := false
+	for li, l := range p.lines {
+		switch {
+		case l.op == ' ' && isElision(l.text):
+			if li > 0 && p.lines[li-1].op != ' ' || li+1 < len(p.lines) && p.lines[li+1].op != ' ' {
+				// Beside the change, the run it stands for could end on
+				// either side of it (another line left out there too).
+				return nil
+			}
+			any = true
+			if len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
+			}
+		case l.op != '+':
+			cur = append(cur, l.text)
+		}
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	if !any || len(segs) == 0 {
+		return nil
+	}
+	for pass := Exact; pass < numPasses; pass++ {
+		// Every way to place the runs in order, each elision standing for
+		// one line or more; exactly one is wanted (counting stops at two).
+		var found [][]int
+		var place func(k, from int, at []int)
+		place = func(k, from int, at []int) {
+			for s := from; s+len(segs[k]) <= len(lc.file) && len(found) < 2; s++ {
+				if !matchAt(pass, lc.file, segs[k], s) {
+					continue
+				}
+				next := append(append([]int(nil), at...), s)
+				if k == len(segs)-1 {
+					found = append(found, next)
+					continue
+				}
+				place(k+1, s+len(segs[k])+1, next)
+			}
+		}
+		place(0, 0, nil)
+		if len(found) == 0 {
+			continue
+		}
+		if len(found) > 1 {
+			return nil // several ways: refused, with the closest place named
+		}
+		at := found[0]
+		last := at[len(at)-1] + len(segs[len(segs)-1])
+		if overlaps(taken, span{at[0], last}) || p.src.EndOfFile && last != len(lc.file) {
+			return nil
+		}
+		// The chunk as the file has it: each inner elision replaced by
+		// the lines it stands for, as context.
+		q := *p
+		q.lines, q.old = nil, nil
+		seg, inSeg, started := 0, 0, false
+		for _, l := range p.lines {
+			if l.op == ' ' && isElision(l.text) {
+				if !started || seg >= len(segs)-1 && inSeg == len(segs[seg]) {
+					continue // first or last: dropped
+				}
+				if inSeg == len(segs[seg]) {
+					for fi := at[seg] + len(segs[seg]); fi < at[seg+1]; fi++ {
+						q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[fi]), text: lc.file[fi]})
+						q.old = append(q.old, lc.file[fi])
+					}
+					seg, inSeg = seg+1, 0
+				}
+				continue
+			}
+			if l.op != '+' {
+				if inSeg == len(segs[seg]) && seg+1 < len(segs) {
+					seg, inSeg = seg+1, 0
+				}
+				started = true
+				inSeg++
+				q.old = append(q.old, l.text)
+			}
+			q.lines = append(q.lines, l)
+		}
+		if len(q.old) != last-at[0] {
+			return nil // (cannot happen: the segments were matched in order)
+		}
+		return &placed{pos: at[0], pass: pass, skipFile: -1, skipPat: -1, chunk: &q, rule: pass.String() + ",elided-context"}
+	}
+	return nil
+}
+
+// endingOf is the patch Ending of a file line's ending.
+func endingOf(eol string) patchparse.Ending {
+	switch eol {
+	case "\n":
+		return patchparse.LF
+	case "\r\n":
+		return patchparse.CRLF
+	}
+	return patchparse.Unknown
+}
+
+// otherReading reports whether the chunk fits somewhere, under pass or a
+// stricter one, with a line of the file left out or a line of its own
+// written twice — a reading that rivals a misremembered line (the same
+// chunk shifted by a line can differ from the file in one line only).
+func (lc *locator) otherReading(p *prepared, pass Pass) bool {
+	for q := Exact; q <= pass; q++ {
+		for s := 0; s < len(lc.file); s++ {
+			if len(lc.alignDropped(p, s, q)) > 0 || len(lc.alignDuplicated(p, s, q)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

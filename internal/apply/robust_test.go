@@ -478,6 +478,25 @@ var mistakes = []mistake{
 		h.lines[i] = h.lines[i] + " // misremembered"
 		return true
 	}},
+	{"context-elided", false, func(rng *rand.Rand, f *form) bool {
+		// A run of context lines, between context lines, written as an
+		// elision ("...", a comment).
+		h := &f.hunks[rng.IntN(len(f.hunks))]
+		isCtx := func(k int) bool { return k >= 0 && k < len(h.lines) && h.lines[k] != "" && h.lines[k][0] == ' ' }
+		for _, i := range pickLines(h, " ") {
+			if !isCtx(i-1) || !isCtx(i+1) {
+				continue
+			}
+			j := i
+			for isCtx(j+2) && j-i < 2 {
+				j++
+			}
+			el := []string{" ...", " // ...", " \t// ... existing code ..."}[rng.IntN(3)]
+			h.lines = append(append(h.lines[:i:i], el), h.lines[j+1:]...)
+			return true
+		}
+		return false
+	}},
 	{"context-indent-drifted", false, func(rng *rand.Rand, f *form) bool {
 		// The context lines' indentation drifted; the removed and added
 		// lines are right.
