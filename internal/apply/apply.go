@@ -645,15 +645,7 @@ func (r *Result) Summary() string {
 // with the fewest path components, then the shortest base name, then the
 // shortest name. When neither exists, the new name (the error names it).
 func existingName(fsys workspace.FS, newName, oldName string) string {
-	exists := func(p string) bool {
-		n, err := fsys.Resolve(p)
-		if err != nil {
-			return false
-		}
-		_, err = fsys.Lstat(n)
-		return err == nil
-	}
-	ne, oe := exists(newName), exists(oldName)
+	ne, oe := nameExists(fsys, newName), nameExists(fsys, oldName)
 	switch {
 	case ne && !oe:
 		return newName
@@ -898,16 +890,19 @@ func gitPrefixed(fsys workspace.FS, name string) (string, bool) {
 	if !strings.HasPrefix(name, "a/") && !strings.HasPrefix(name, "b/") {
 		return "", false
 	}
-	exists := func(p string) bool {
-		n, err := fsys.Resolve(p)
-		if err != nil {
-			return false
-		}
-		_, err = fsys.Lstat(n)
-		return err == nil
-	}
-	if bare := name[2:]; !exists(name) && exists(bare) {
+	if bare := name[2:]; !nameExists(fsys, name) && nameExists(fsys, bare) {
 		return bare, true
 	}
 	return "", false
+}
+
+// nameExists reports whether the patch's name p names something in the
+// workspace (a link itself counts).
+func nameExists(fsys workspace.FS, p string) bool {
+	n, err := fsys.Resolve(p)
+	if err != nil {
+		return false
+	}
+	_, err = fsys.Lstat(n)
+	return err == nil
 }

@@ -230,21 +230,12 @@ func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), ok, identity bool) {
 	type pair struct{ pat, file string }
 	var pairs []pair
-	fi := m.pos
-	for j, l := range m.chunk.lines {
-		if j == m.skipPat || l.op == '+' {
-			continue
+	lc.eachOld(m, func(l cline, fi int) bool {
+		if f := lc.file[fi]; strings.TrimSpace(f) != "" && strings.TrimSpace(l.text) != "" {
+			pairs = append(pairs, pair{indentOf(l.text), indentOf(f)})
 		}
-		if fi == m.skipFile {
-			fi++
-		}
-		f := lc.file[fi]
-		fi++
-		if strings.TrimSpace(f) == "" || strings.TrimSpace(l.text) == "" {
-			continue
-		}
-		pairs = append(pairs, pair{indentOf(l.text), indentOf(f)})
-	}
+		return true
+	})
 	same := true
 	for _, pr := range pairs {
 		if pr.pat != pr.file {
@@ -395,29 +386,23 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 // the file indents; then the indentation stays undecided.
 func (lc *locator) removedAsWritten(m *placed) bool {
 	var chars string // the characters the removed lines indent with
-	fi := m.pos
-	for j, l := range m.chunk.lines {
-		if j == m.skipPat || l.op == '+' {
-			continue
+	asWritten := lc.eachOld(m, func(l cline, fi int) bool {
+		if l.op != '-' {
+			return true
 		}
-		if fi == m.skipFile {
-			fi++
+		if fi >= len(lc.file) || !eq(Rstrip, lc.file[fi], l.text) {
+			return false
 		}
-		if l.op == '-' {
-			if fi >= len(lc.file) || !eq(Rstrip, lc.file[fi], l.text) {
-				return false
-			}
-			if strings.TrimSpace(l.text) != "" {
-				for _, c := range indentOf(l.text) {
-					if !strings.ContainsRune(chars, c) {
-						chars += string(c)
-					}
+		if strings.TrimSpace(l.text) != "" {
+			for _, c := range indentOf(l.text) {
+				if !strings.ContainsRune(chars, c) {
+					chars += string(c)
 				}
 			}
 		}
-		fi++
-	}
-	if chars == "" {
+		return true
+	})
+	if !asWritten || chars == "" {
 		return false
 	}
 	for _, l := range m.chunk.lines {
@@ -672,4 +657,25 @@ func (lc *locator) otherReading(p *prepared, pass Pass) bool {
 		}
 	}
 	return false
+}
+
+// eachOld calls f with each old line (context or removed) of the placed
+// chunk and the index of the file line it matched, skipping the file line
+// the chunk left out and the patch line it wrote twice; it stops, and
+// returns false, when f does.
+func (lc *locator) eachOld(m *placed, f func(l cline, fi int) bool) bool {
+	fi := m.pos
+	for j, l := range m.chunk.lines {
+		if j == m.skipPat || l.op == '+' {
+			continue
+		}
+		if fi == m.skipFile {
+			fi++
+		}
+		if !f(l, fi) {
+			return false
+		}
+		fi++
+	}
+	return true
 }
