@@ -32,6 +32,7 @@ type applyPatchOptions struct {
 	Diff    bool
 	DryRun  bool
 	Compat  string
+	Strict  bool // --strict: no recovery of model mistakes
 	Strip   int
 	Reverse bool // -R: undo the patch
 	Stat    bool // --stat: a diffstat instead of applying
@@ -69,6 +70,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 				opts.File = opts.Input
 			}
 			opts.Compat = app.Cfg.Patch.Compat
+			opts.Strict = app.Cfg.Patch.Strict
 			return runApplyPatch(app, opts)
 		},
 	}
@@ -84,7 +86,9 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
 	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
 	f.Int64("max-bytes", 0, "refuse a patch larger than this many bytes (default 256 MiB)")
+	f.Bool("strict", false, "recover no model mistakes: a chunk must match by Codex's passes (a loose envelope, a misremembered, elided or dropped context line is refused)")
 	configKey(f, "compat", "apply-patch.compat")
+	configKey(f, "strict", "apply-patch.strict")
 	configKey(f, "max-bytes", "apply-patch.max-bytes")
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -107,7 +111,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
-		Compat: opts.Compat, Strip: &opts.Strip}
+		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip}
 	switch {
 	case opts.NumStat:
 		req.Stat = "numstat"

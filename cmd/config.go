@@ -61,6 +61,7 @@ type EditConfig struct {
 // PatchConfig configures `hunk apply-patch`.
 type PatchConfig struct {
 	Compat   string
+	Strict   bool
 	MaxBytes int64
 }
 
@@ -91,6 +92,7 @@ var defaults = map[string]any{
 	"write.max-bytes":       int64(64 << 20),
 	"edit.max-bytes":        int64(1 << 30),
 	"apply-patch.compat":    "",
+	"apply-patch.strict":    false,
 	"apply-patch.max-bytes": int64(256 << 20),
 	"exec.driver":           "auto",
 	"exec.image":            "",
@@ -229,7 +231,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		Read:          ReadConfig{Limit: int(i64("read.limit")), MaxBytes: int(i64("read.max-bytes"))},
 		Write:         WriteConfig{MaxBytes: i64("write.max-bytes")},
 		Edit:          EditConfig{MaxBytes: i64("edit.max-bytes")},
-		Patch:         PatchConfig{Compat: str("apply-patch.compat"), MaxBytes: i64("apply-patch.max-bytes")},
+		Patch:         PatchConfig{Compat: str("apply-patch.compat"), Strict: boolean("apply-patch.strict"), MaxBytes: i64("apply-patch.max-bytes")},
 		Exec: ExecConfig{
 			Driver:    str("exec.driver"),
 			Image:     str("exec.image"),

@@ -40,6 +40,11 @@ type Options struct {
 	// ends with a newline, and Add File / Move to may overwrite an existing
 	// file. "" is hunk's own, safer behaviour.
 	Compat string
+	// Strict recovers none of the model mistakes hunk otherwise recovers
+	// (the recoveries of recover.go, added lines as given, a git prefix on
+	// a Codex path); Codex's passes, the uniqueness rules and the line
+	// hints stay.
+	Strict bool
 	// Diff asks for a unified diff per file in the result.
 	Diff bool
 	// Display maps a workspace name to how messages show it (default: the
@@ -122,7 +127,7 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 			c.Path = existingName(fsys, f.Path, f.AltPath)
 			f = &c
 		}
-		if p.Format == patchparse.Codex && !opt.codex() && f.Kind != patchparse.Add {
+		if p.Format == patchparse.Codex && !opt.codex() && !opt.Strict && f.Kind != patchparse.Add {
 			// git's a/ or b/ prefix written into a Codex path: the file is
 			// taken without it only where it exists only without it.
 			if bare, ok := gitPrefixed(fsys, f.Path); ok {

@@ -418,18 +418,22 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		if m != nil || err != nil {
 			return m, err
 		}
-		if m, err = lc.recover(q, cursor, taken); m != nil || err != nil {
-			return m, err
+		if !lc.opt.Strict {
+			if m, err = lc.recover(q, cursor, taken); m != nil || err != nil {
+				return m, err
+			}
 		}
 	}
-	if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
-		return m, err
-	}
-	if m = lc.recoverSubstituted(p, taken); m != nil {
-		return m, nil
-	}
-	if m = lc.recoverElided(p, taken); m != nil {
-		return m, nil
+	if !lc.opt.Strict {
+		if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
+			return m, err
+		}
+		if m = lc.recoverSubstituted(p, taken); m != nil {
+			return m, nil
+		}
+		if m = lc.recoverElided(p, taken); m != nil {
+			return m, nil
+		}
 	}
 	e := lc.noMatch(p)
 	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
@@ -607,7 +611,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	reindent := func(s string) (string, bool) { return s, true }
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
 		f, ok, identity := lc.indentShift(m)
-		if !ok && lc.removedAsWritten(m) {
+		if !ok && !lc.opt.Strict && lc.removedAsWritten(m) {
 			// Only the context drifted: the lines the chunk replaces are
 			// in the file as the patch writes them, so its added lines
 			// need no re-indenting either (Codex writes them as given).

@@ -18,6 +18,9 @@ type ApplyPatchRequest struct {
 	Reverse bool   `json:"reverse,omitempty" jsonschema:"undo the patch: apply it backwards"`
 	// Compat "codex" reproduces Codex's apply_patch exactly.
 	Compat string `json:"compat,omitempty" jsonschema:"codex: reproduce Codex's apply_patch exactly (first match wins, no recoveries)"`
+	// Strict recovers no model mistakes (the CLI's --strict; not a tool
+	// parameter: a harness sets it in the config).
+	Strict bool `json:"-"`
 	// Strip removes path components from unified diff paths
 	// (patchparse.DefaultStrip: git's a/ b/).
 	Strip *int `json:"strip,omitempty" jsonschema:"remove N leading path components from unified diff paths (default: git's a/ and b/)"`
@@ -41,7 +44,7 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if req.Strip != nil {
 		strip = *req.Strip
 	}
-	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex"})
+	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex", Strict: req.Strict})
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	ws := env.Workspace
 	fsys := env.FS(req.DryRun)
 	defer fsys.Done()
-	aopt := apply.Options{Compat: req.Compat, Diff: req.Diff || env.ToolResult}
+	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult}
 	res, err := apply.Apply(fsys, p, aopt)
 	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
 		apply.AlreadyApplied(fsys, p, aopt) {

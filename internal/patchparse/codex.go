@@ -35,14 +35,14 @@ const (
 // Marker padding is tolerated where Codex tolerates it: on the Begin/End
 // lines and on file-operation headers, not inside a chunk, where a leading
 // space marks a context line.
-func parseCodex(L []string, lo, hi int, strict bool) (*Patch, error) {
+func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 	// A loose envelope, outside --compat codex: text before '*** Begin
 	// Patch' or after '*** End Patch' (a model's prose, a heredoc's end, a
 	// fence) is ignored, and input without '*** End Patch' is read to its
 	// end; each is noted.
 	var notes []string
 	noEnd := false
-	if !strict && lo < hi {
+	if !tight && lo < hi {
 		if strings.TrimSpace(L[lo]) != beginPatch {
 			for k := lo + 1; k < hi; k++ {
 				if strings.TrimSpace(L[k]) == beginPatch {

@@ -24,6 +24,9 @@ type Options struct {
 	// is an "*** Environment ID:" line without an id. Otherwise those are
 	// read leniently.
 	Codex bool
+	// Strict reads no loose envelope (text around a Codex patch's markers,
+	// a missing '*** End Patch'); the rest is hunk's own reading.
+	Strict bool
 }
 
 // Parse reads a patch — a Codex "*** Begin Patch" patch (also wrapped in a
@@ -53,7 +56,7 @@ func Parse(text string, opt Options) (*Patch, error) {
 	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
 		return parseUnified(L, lineEndings(cr), tlo, hi, opt)
 	}
-	return parseCodex(L, tlo, thi, opt.Codex)
+	return parseCodex(L, tlo, thi, opt.Codex, opt.Codex || opt.Strict)
 }
 
 // splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
