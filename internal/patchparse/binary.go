@@ -208,24 +208,25 @@ func ApplyDelta(src, delta []byte) ([]byte, error) {
 		delta = delta[1:]
 		switch {
 		case c&0x80 != 0:
-			var off, size int
-			for k := 0; k < 4; k++ {
-				if c&(1<<k) != 0 {
-					if len(delta) == 0 {
-						return nil, fmt.Errorf("a damaged delta")
+			// Bits 0-3 say which bytes of the offset follow, bits 4-6
+			// which bytes of the size (little-endian, absent ones zero).
+			gather := func(bits byte, n int) (int, bool) {
+				v := 0
+				for k := 0; k < n; k++ {
+					if bits&(1<<k) != 0 {
+						if len(delta) == 0 {
+							return 0, false
+						}
+						v |= int(delta[0]) << (8 * k)
+						delta = delta[1:]
 					}
-					off |= int(delta[0]) << (8 * k)
-					delta = delta[1:]
 				}
+				return v, true
 			}
-			for k := 0; k < 3; k++ {
-				if c&(0x10<<k) != 0 {
-					if len(delta) == 0 {
-						return nil, fmt.Errorf("a damaged delta")
-					}
-					size |= int(delta[0]) << (8 * k)
-					delta = delta[1:]
-				}
+			off, ok1 := gather(c, 4)
+			size, ok2 := gather(c>>4, 3)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("a damaged delta")
 			}
 			if size == 0 {
 				size = 0x10000

@@ -105,55 +105,68 @@ func unwrapPath(err error) error {
 // writers never deadlock. Locks are advisory and released by the returned
 // function (or when the process dies).
 func (w *Workspace) Lock(names ...string) (unlock func(), err error) {
-	dirs := map[string]bool{}
+	var dirs []string
 	for _, n := range names {
 		t, err := w.FollowLinks(n)
 		if err != nil {
 			return nil, err
 		}
 		d, _ := splitName(t)
-		for {
+		dirs = append(dirs, nearestDir(d, func(d string) bool {
 			fi, err := w.Stat(d)
-			if err == nil && fi.IsDir() {
-				break
-			}
-			if d == "." || d == "/" || d == "" {
-				break
-			}
-			d, _ = splitName(d)
-		}
-		dirs[d] = true
+			return err == nil && fi.IsDir()
+		}))
 	}
-	order := make([]string, 0, len(dirs))
-	for d := range dirs {
-		order = append(order, d)
-	}
-	sort.Strings(order)
-	var held []*os.File
-	release := func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			_ = syscall.Flock(int(held[i].Fd()), syscall.LOCK_UN)
-			held[i].Close()
-		}
-	}
-	for _, d := range order {
+	return w.lockDirs(dirs, func(d string) (*os.File, bool, error) {
 		f, err := w.Open(d)
+		return f, true, err
+	})
+}
+
+// nearestDir is d, or the nearest directory above it that isDir says
+// exists (the root at the end).
+func nearestDir(d string, isDir func(string) bool) string {
+	for d != "." && d != "/" && d != "" && !isDir(d) {
+		d, _ = splitName(d)
+	}
+	return d
+}
+
+// lockDirs takes flock(2) LOCK_EX on each of dirs once, in sorted order (so
+// that two writers never deadlock), each opened by open — a file open says
+// it owns is closed on release. It returns the release function.
+func (w *Workspace) lockDirs(dirs []string, open func(d string) (f *os.File, owned bool, err error)) (func(), error) {
+	sort.Strings(dirs)
+	type held struct {
+		f     *os.File
+		owned bool
+	}
+	var hs []held
+	release := func() {
+		for i := len(hs) - 1; i >= 0; i-- {
+			_ = syscall.Flock(int(hs[i].f.Fd()), syscall.LOCK_UN)
+			if hs[i].owned {
+				hs[i].f.Close()
+			}
+		}
+	}
+	for i, d := range dirs {
+		if i > 0 && d == dirs[i-1] {
+			continue
+		}
+		f, owned, err := open(d)
 		if err != nil {
 			release()
 			return nil, err
 		}
-		for {
-			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-			if err != syscall.EINTR {
-				break
+		if err := ignoringEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }); err != nil {
+			if owned {
+				f.Close()
 			}
-		}
-		if err != nil {
-			f.Close()
 			release()
 			return nil, w.Error(d, err)
 		}
-		held = append(held, f)
+		hs = append(hs, held{f, owned})
 	}
 	return release, nil
 }

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"syscall"
 
@@ -455,39 +454,26 @@ func (b *Batch) Lock(names ...string) (func(), error) {
 		// Its rule, through the batch's cached lookups and directories
 		// (a patch of thousands of files shares few directories): the
 		// nearest directory that exists.
-		for d != "." && d != "/" && d != "" {
+		dirs = append(dirs, nearestDir(d, func(d string) bool {
 			fi, err := b.Lstat(d)
 			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 				fi, err = b.w.Stat(d)
 			}
-			if err == nil && fi.IsDir() {
-				break
-			}
-			d, _ = splitName(d)
-		}
-		dirs = append(dirs, d)
+			return err == nil && fi.IsDir()
+		}))
 	}
-	sort.Strings(dirs)
-	var held []*os.File
-	release := func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			_ = syscall.Flock(int(held[i].Fd()), syscall.LOCK_UN)
+	unlock, err := b.w.lockDirs(dirs, func(d string) (*os.File, bool, error) {
+		if f, ok := b.dirFile(d); ok {
+			return f, false, nil // the batch's own: it closes them
 		}
+		return nil, false, errNotServed
+	})
+	if errors.Is(err, errNotServed) {
+		return b.w.Lock(reps...) // names the batch does not serve
 	}
-	for i, d := range dirs {
-		if i > 0 && d == dirs[i-1] {
-			continue
-		}
-		f, ok := b.dirFile(d)
-		if !ok {
-			release()
-			return b.w.Lock(reps...) // names the batch does not serve
-		}
-		if err := ignoringEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }); err != nil {
-			release()
-			return nil, b.w.Error(d, err)
-		}
-		held = append(held, f)
-	}
-	return release, nil
+	return unlock, err
 }
+
+// errNotServed: a directory the batch does not open itself (an absolute
+// name, a workspace without a root).
+var errNotServed = errors.New("not served by the batch")
