@@ -41,9 +41,10 @@ type replacement struct {
 
 // cline is a chunk line with its marker.
 type cline struct {
-	op   byte
-	eol  patchparse.Ending // the ending the patch gives the line (beside op: 24 bytes a line)
-	text string
+	op     byte
+	eol    patchparse.Ending // the ending the patch gives the line (beside op: 24 bytes a line)
+	filled bool              // a context line a recovery took from the file, not the model's
+	text   string
 }
 
 // prepared is a chunk ready for matching.
@@ -63,7 +64,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
 		t := strings.TrimSuffix(l.Text, "\r")
-		p.lines = append(p.lines, cline{l.Op, l.EOL, t})
+		p.lines = append(p.lines, cline{op: l.Op, eol: l.EOL, text: t})
 		if l.Op != '+' {
 			p.old = append(p.old, t)
 		}
@@ -357,6 +358,10 @@ type locator struct {
 	opt  Options
 	file []string
 	eols []string
+	// norm and byNorm: the file's lines as the most lenient pass compares
+	// them, and where each occurs (made by index, for the composed recovery).
+	norm   []string
+	byNorm map[string][]int
 }
 
 // addition places a chunk with no old lines: Codex appends it at the end of
@@ -432,6 +437,9 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 			return m, nil
 		}
 		if m = lc.recoverElided(p, taken); m != nil {
+			return m, nil
+		}
+		if m = lc.recoverComposed(p, taken); m != nil {
 			return m, nil
 		}
 	}

@@ -179,9 +179,12 @@ func gapAllowed(p *prepared, k int) bool {
 		}
 		n++
 	}
-	if before < 0 || after < 0 {
-		return false
-	}
+	return before >= 0 && after >= 0 && gapBetween(p, before, after)
+}
+
+// gapBetween is gapAllowed for the gap between lines before and after of the
+// chunk (old lines, with only added lines between them).
+func gapBetween(p *prepared, before, after int) bool {
 	if after > before+1 && p.lines[before].op != '-' {
 		return false
 	}
@@ -231,7 +234,7 @@ func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), 
 	type pair struct{ pat, file string }
 	var pairs []pair
 	lc.eachOld(m, func(l cline, fi int) bool {
-		if f := lc.file[fi]; strings.TrimSpace(f) != "" && strings.TrimSpace(l.text) != "" {
+		if f := lc.file[fi]; !l.filled && strings.TrimSpace(f) != "" && strings.TrimSpace(l.text) != "" {
 			pairs = append(pairs, pair{indentOf(l.text), indentOf(f)})
 		}
 		return true
@@ -608,7 +611,7 @@ func (lc *locator) recoverElided(p *prepared, taken []span) *placed {
 				}
 				if inSeg == len(segs[seg]) {
 					for fi := at[seg] + len(segs[seg]); fi < at[seg+1]; fi++ {
-						q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[fi]), text: lc.file[fi]})
+						q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[fi]), text: lc.file[fi], filled: true})
 						q.old = append(q.old, lc.file[fi])
 					}
 					seg, inSeg = seg+1, 0

@@ -669,32 +669,49 @@ func TestRobustness(t *testing.T) {
 	seed := robustSeed()
 	rng := rand.New(rand.NewPCG(seed, seed))
 	rates := map[string]*tally{}
-	record := func(key string, c *change, f *form, clean bool) {
+	get := func(key string) *tally {
 		tl := rates[key]
 		if tl == nil {
 			tl = &tally{}
 			rates[key] = tl
 		}
+		return tl
+	}
+	// record applies the patch and counts the outcome under key and under
+	// each of also (the mistakes of a combination, each on its own line).
+	record := func(key string, c *change, f *form, clean bool, also ...string) {
 		text := f.render(c.name)
 		got, err := outcome(c, f, text)
+		tls := []*tally{get(key)}
+		for _, k := range also {
+			tls = append(tls, get(k))
+		}
+		count := func(f func(tl *tally)) {
+			for _, tl := range tls {
+				f(tl)
+			}
+		}
 		if err == errMoved && !clean {
-			tl.moved++
+			count(func(tl *tally) { tl.moved++ })
 			if os.Getenv("HUNK_ROBUST_DEBUG") != "" {
 				t.Logf("%s: moved:\n%s", key, text)
 			}
 			return
 		}
-		tl.n++
+		count(func(tl *tally) { tl.n++ })
 		switch {
 		case err == nil && got == c.new:
-			tl.exact++
+			count(func(tl *tally) { tl.exact++ })
 		case err != nil && !clean:
-			tl.refused++
+			count(func(tl *tally) { tl.refused++ })
+			if show := os.Getenv("HUNK_ROBUST_SHOW"); show != "" && strings.Contains(key, show) {
+				t.Logf("%s: refused: %v\npatch:\n%s", key, err, text)
+			}
 		case err != nil:
-			tl.refused++
+			count(func(tl *tally) { tl.refused++ })
 			t.Errorf("%s: clean patch refused: %v\npatch:\n%s", key, err, text)
 		default:
-			tl.wrong++
+			count(func(tl *tally) { tl.wrong++ })
 			t.Errorf("%s: WRONG result for %s\npatch:\n%s\ndiff of result vs intended:\n%s", key, c.name, text, lineDiff(c.new, got))
 		}
 	}
@@ -743,7 +760,11 @@ func TestRobustness(t *testing.T) {
 				if len(used) < 2 {
 					continue
 				}
-				record(fmt.Sprintf("%s combo of %d", format, len(used)), c, f, false)
+				var also []string
+				for _, u := range used {
+					also = append(also, fmt.Sprintf("%s %dx with %s", format, len(used), u))
+				}
+				record(fmt.Sprintf("%s combo of %d", format, len(used)), c, f, false, also...)
 			}
 		}
 	}

@@ -1,0 +1,443 @@
+package apply
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// The composed recovery: the mistakes the single recoveries undo one at a
+// time (a context line misremembered, a file line left out, a context line
+// written twice or invented, a run of lines elided, whitespace and
+// punctuation drift), any number of them at once in one chunk. Each is an
+// edit of an alignment between the chunk's old lines and a run of file
+// lines; the alignment with the fewest edits is taken when it is the only
+// one with so few (one result, however reached) and no other alignment,
+// anywhere in the file, comes within one edit of it. Removed lines always
+// match (leniently); each edit must rest on three matched lines with text.
+
+// composeMaxEdits bounds the edits searched for (one more than the most a
+// chunk may carry, so that rivals are seen).
+const composeMaxEdits = 4
+
+// composeBudget bounds the search (alignment steps) for one chunk; a chunk
+// whose search runs past it is not recovered.
+const composeBudget = 400_000
+
+// edit kinds of a composed alignment
+const (
+	opMatch    = iota // old line j is file line i
+	opSubst           // context line j stands for file line i (misremembered)
+	opFileSkip        // file line i is not in the chunk (left out)
+	opPatSkip         // context line j is not in the file (written twice, invented)
+	opElide           // elision j stands for file lines [i, i+n)
+)
+
+type alignOp struct {
+	kind, j, i, n int
+}
+
+// alignment is one way the chunk's old lines fit a run of file lines.
+type alignment struct {
+	pos, end int
+	edits    int
+	pass     Pass // the most lenient pass a matched line needed
+	anchors  int  // matched lines with text
+	blocked  bool // an edit where the result would be uncertain (beside the change)
+	ops      []alignOp
+}
+
+// composeItem is an old line of the chunk as the search sees it.
+type composeItem struct {
+	li      int    // index into the chunk's lines
+	norm    string // trimmed, punctuation folded
+	removed bool
+	elision bool
+	fixed   bool // beside an added or removed line: never substituted or skipped
+	gapOK   bool // a file line may be left out right before this one
+	dupPrev bool // repeats the line before it
+	dupNext bool // the line after it repeats it
+}
+
+// normLine is a line as the most lenient pass compares it: trimmed, Codex's
+// punctuation folded (bytes that are not UTF-8 kept as they are).
+func normLine(s string) string {
+	s = strings.TrimSpace(s)
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n <= 1 {
+			b.WriteByte(s[0])
+		} else {
+			b.WriteRune(fold(r))
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// recoverComposed places a chunk by the composed recovery; nil when no
+// alignment qualifies.
+func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
+	var items []composeItem
+	for li, l := range p.lines {
+		if l.op == '+' {
+			continue
+		}
+		beside := li > 0 && p.lines[li-1].op != ' ' || li+1 < len(p.lines) && p.lines[li+1].op != ' '
+		it := composeItem{li: li, norm: normLine(l.text), removed: l.op == '-', fixed: l.op == '-' || beside}
+		if l.op == ' ' && isElision(l.text) {
+			if beside {
+				return nil // the run it stands for could end on either side of the change
+			}
+			it.elision = true
+		}
+		items = append(items, it)
+	}
+	// Elisions first or last say nothing: dropped.
+	for len(items) > 0 && items[0].elision {
+		items = items[1:]
+	}
+	for len(items) > 0 && items[len(items)-1].elision {
+		items = items[:len(items)-1]
+	}
+	nonBlank := 0
+	for k := range items {
+		if items[k].elision && items[k-1].elision {
+			return nil
+		}
+		if !items[k].elision && items[k].norm != "" {
+			nonBlank++
+		}
+		items[k].gapOK = k > 0 && gapBetween(p, items[k-1].li, items[k].li)
+		items[k].dupPrev = k > 0 && !items[k].removed && items[k].norm == items[k-1].norm
+		items[k].dupNext = k+1 < len(items) && items[k].norm == items[k+1].norm
+	}
+	// Each edit rests on three matched lines with text; one more edit is
+	// searched for, to see the rivals of the best alignment.
+	maxEdits := min(nonBlank/3, composeMaxEdits-1)
+	if maxEdits < 1 && !slices.ContainsFunc(items, func(it composeItem) bool { return it.elision }) {
+		return nil
+	}
+	lc.index()
+	s := &composer{lc: lc, p: p, items: items, steps: composeBudget, maxEdits: maxEdits + 1}
+	for _, pos := range s.starts() {
+		s.pos = pos
+		s.walk(0, pos, 0, false)
+		if s.over() {
+			return nil
+		}
+	}
+	var kept []*alignment
+	for _, a := range s.found {
+		if overlaps(taken, span{a.pos, a.end}) || p.src.EndOfFile && a.end != len(lc.file) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	sort.SliceStable(kept, func(x, y int) bool { return kept[x].edits < kept[y].edits })
+	// One result among the fewest edits and those one more: an alignment
+	// of it with the fewest edits and none of them blocked is taken.
+	// The readings with the fewest edits must agree; a reading with one
+	// edit more that changes other lines (another place) is a rival too.
+	least := kept[0].edits
+	var chosen *placed
+	var chosenAt *alignment
+	var key resultKey
+	var rivals []resultKey
+	for _, a := range kept {
+		if a.edits > least+1 {
+			break
+		}
+		m := lc.composedPlaced(s, a)
+		k, ok := lc.resultOf(m)
+		switch {
+		case !ok && a.edits == least:
+			return nil // a reading that cannot be built (its indentation undecided)
+		case !ok:
+			continue
+		case a.edits > least:
+			rivals = append(rivals, k)
+			continue
+		case chosen != nil && k.text != key.text:
+			return nil // two readings as likely: refused, with the closest place named
+		}
+		if chosen == nil {
+			key = k
+		}
+		if chosen == nil || chosenAt.blocked && !a.blocked {
+			chosen, chosenAt = m, a
+		}
+	}
+	if chosen == nil || chosenAt.blocked {
+		return nil
+	}
+	for _, r := range rivals {
+		if r.text != key.text && (r.end <= key.start || key.end <= r.start) {
+			return nil // another place comes close
+		}
+	}
+	if least == 0 && !hasElision(chosenAt) {
+		return nil // a plain match: the passes decide those
+	}
+	if least > maxEdits || chosenAt.anchors < 3 || chosenAt.anchors < 3*least {
+		return nil
+	}
+	return chosen
+}
+
+// index makes the file's lines as the most lenient pass compares them, and
+// where each occurs.
+func (lc *locator) index() {
+	if lc.norm != nil {
+		return
+	}
+	lc.norm = make([]string, len(lc.file))
+	lc.byNorm = make(map[string][]int, len(lc.file))
+	for i, l := range lc.file {
+		lc.norm[i] = normLine(l)
+		lc.byNorm[lc.norm[i]] = append(lc.byNorm[lc.norm[i]], i)
+	}
+}
+
+func hasElision(a *alignment) bool {
+	for _, o := range a.ops {
+		if o.kind == opElide {
+			return true
+		}
+	}
+	return false
+}
+
+// composer is the search of recoverComposed.
+type composer struct {
+	lc       *locator
+	p        *prepared
+	items    []composeItem
+	maxEdits int
+	pos      int
+	ops      []alignOp
+	found    []*alignment
+	steps    int
+}
+
+func (s *composer) over() bool { return s.steps <= 0 || len(s.found) > 256 }
+
+// starts lists the file lines an alignment may start at: near a line
+// matching one of the chunk's first lines (before any elision) that is not
+// too common in the file.
+func (s *composer) starts() []int {
+	seen := map[int]bool{}
+	var out []int
+	for j, it := range s.items {
+		if it.elision || j > s.maxEdits+2 {
+			break
+		}
+		at := s.lc.byNorm[it.norm]
+		if it.norm == "" || len(at) > 200 {
+			continue
+		}
+		for _, k := range at {
+			for d := -s.maxEdits; d <= s.maxEdits; d++ {
+				pos := k - j + d
+				if pos >= 0 && pos < len(s.lc.file) && !seen[pos] {
+					seen[pos] = true
+					out = append(out, pos)
+				}
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// walk aligns items[j:] from file line i with edits so far.
+func (s *composer) walk(j, i, edits int, blocked bool) {
+	if s.steps--; s.over() || edits > s.maxEdits {
+		return
+	}
+	lc := s.lc
+	if j == len(s.items) {
+		s.record(i, edits, blocked)
+		return
+	}
+	it := s.items[j]
+	push := func(o alignOp) { s.ops = append(s.ops, o) }
+	pop := func() { s.ops = s.ops[:len(s.ops)-1] }
+	if it.elision {
+		// One file line or more, up to a place where the next line
+		// matches.
+		for _, k := range lc.byNorm[s.items[j+1].norm] {
+			if k <= i {
+				continue
+			}
+			push(alignOp{kind: opElide, j: j, i: i, n: k - i})
+			s.walk(j+1, k, edits, blocked)
+			pop()
+			if s.over() {
+				return
+			}
+		}
+		return
+	}
+	if i < len(lc.file) && lc.norm[i] == it.norm {
+		push(alignOp{kind: opMatch, j: j, i: i})
+		s.walk(j+1, i+1, edits, blocked)
+		pop()
+	} else if i < len(lc.file) && !it.removed {
+		// Misremembered: the file keeps its own line. Beside the change
+		// only a line like the file's: another line there (one the chunk
+		// repeats, say) is more likely a line of the file left out on the
+		// other side of the change.
+		push(alignOp{kind: opSubst, j: j, i: i})
+		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || !s.alike(j, i)))
+		pop()
+	}
+	last := -1
+	if len(s.ops) > 0 {
+		last = s.ops[len(s.ops)-1].kind
+	}
+	if j > 0 && i < len(lc.file) && !s.items[j-1].elision && last != opPatSkip {
+		// A file line the chunk left out, kept.
+		push(alignOp{kind: opFileSkip, j: j, i: i})
+		s.walk(j, i+1, edits+1, blocked || !it.gapOK)
+		pop()
+	}
+	if !it.removed && last != opFileSkip {
+		// A context line not in the file: written twice, or invented.
+		push(alignOp{kind: opPatSkip, j: j, i: i})
+		s.walk(j+1, i, edits+1, blocked || it.fixed && !it.dupPrev)
+		pop()
+	}
+}
+
+// alike reports whether old line j reads like file line i (a word or two
+// changed): at least minAlike similar.
+func (s *composer) alike(j, i int) bool {
+	a, b := s.p.lines[s.items[j].li].text, s.lc.file[i]
+	return workspace.Similarity(a, b, workspace.Bigrams(a), workspace.Bigrams(b)) >= minAlike
+}
+
+// minAlike is how similar a misremembered line beside the change must be
+// to the file's.
+const minAlike = 0.6
+
+// record keeps the alignment ending before file line end.
+func (s *composer) record(end, edits int, blocked bool) {
+	a := &alignment{pos: s.pos, end: end, edits: edits, blocked: blocked, ops: append([]alignOp(nil), s.ops...)}
+	for _, o := range a.ops {
+		if o.kind != opMatch {
+			continue
+		}
+		l := s.p.lines[s.items[o.j].li].text
+		f := s.lc.file[o.i]
+		if strings.TrimSpace(l) != "" {
+			a.anchors++
+		}
+		pass := Exact
+		for pass < Unicode && !eq(pass, f, l) {
+			pass++
+		}
+		a.pass = max(a.pass, pass)
+	}
+	s.found = append(s.found, a)
+}
+
+// composedPlaced makes the placed chunk of an alignment: the chunk's lines
+// as the file has them — context the file keeps (misremembered, left out,
+// elided) taken from the file and marked filled, context lines not in the
+// file dropped, added lines where the chunk puts them.
+func (lc *locator) composedPlaced(s *composer, a *alignment) *placed {
+	p := s.p
+	q := *p
+	q.lines, q.old = nil, nil
+	next := 0 // the next line of p whose added lines are still to come
+	upTo := func(li int) {
+		for ; next < li; next++ {
+			if p.lines[next].op == '+' {
+				q.lines = append(q.lines, p.lines[next])
+			}
+		}
+	}
+	fill := func(i int) {
+		q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[i]), text: lc.file[i], filled: true})
+		q.old = append(q.old, lc.file[i])
+	}
+	var notes []string
+	for _, o := range a.ops {
+		li := s.items[o.j].li
+		upTo(li)
+		switch o.kind {
+		case opMatch:
+			q.lines = append(q.lines, p.lines[li])
+			q.old = append(q.old, p.lines[li].text)
+		case opSubst:
+			fill(o.i)
+			notes = append(notes, fmt.Sprintf("misremembered-context(line %d kept)", o.i+1))
+		case opFileSkip:
+			fill(o.i)
+			notes = append(notes, fmt.Sprintf("dropped-context(line %d kept)", o.i+1))
+			continue // the line before item j, which is still to come
+		case opPatSkip:
+			notes = append(notes, "extra-context")
+		case opElide:
+			for k := o.i; k < o.i+o.n; k++ {
+				fill(k)
+			}
+			notes = append(notes, fmt.Sprintf("elided-context(lines %d-%d)", o.i+1, o.i+o.n))
+		}
+		next = li + 1
+	}
+	upTo(len(p.lines))
+	rule := a.pass.String() + ",composed"
+	if len(notes) > 0 {
+		rule += "," + strings.Join(notes, ",")
+	}
+	return &placed{pos: a.pos, pass: a.pass, skipFile: -1, skipPat: -1, chunk: &q, rule: rule}
+}
+
+// resultKey is what a placed chunk makes of the file, whatever lines it
+// covers: the lines replaced and put in their place, less the file's own
+// lines at either end.
+type resultKey struct {
+	start, end int
+	text       string
+}
+
+func (lc *locator) resultOf(m *placed) (resultKey, bool) {
+	r, err := lc.build(m)
+	if err != nil {
+		return resultKey{}, false
+	}
+	lines := r.lines
+	for r.start < r.end && len(lines) > 0 && lines[0].text == lc.file[r.start] {
+		lines, r.start = lines[1:], r.start+1
+	}
+	for r.start < r.end && len(lines) > 0 && lines[len(lines)-1].text == lc.file[r.end-1] {
+		lines, r.end = lines[:len(lines)-1], r.end-1
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d-%d:", r.start, r.end)
+	for _, l := range lines {
+		b.WriteString(l.text)
+		b.WriteByte(0)
+	}
+	return resultKey{r.start, r.end, b.String()}, true
+}
