@@ -415,6 +415,18 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		return lc.locateCodex(p, cursor)
 	}
 	m, err := lc.locateStrict(p, cursor, taken)
+	if m != nil && m.pass >= Trim && !lc.opt.Strict {
+		// Matched only with indentation ignored, and no single shift
+		// explains it (a removed "}" matched to a "}" of another depth):
+		// a stricter pass that fits with a context line left out or
+		// written twice reads the chunk better.
+		if _, ok, _ := lc.indentShift(m, false); !ok {
+			if r, _ := lc.recoverBelow(p, cursor, taken, Trim); r != nil {
+				r.rule += ",indent-consistent"
+				return r, nil
+			}
+		}
+	}
 	if m != nil || err != nil {
 		return m, err
 	}
@@ -618,18 +630,22 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	p := m.chunk
 	reindent := func(s string) (string, bool) { return s, true }
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
-		f, ok, identity := lc.indentShift(m)
-		if !ok && !lc.opt.Strict && lc.removedAsWritten(m) {
+		f, ok, identity := lc.indentShift(m, false)
+		why := "no single shift explains the lines it matched"
+		if !ok && !lc.opt.Strict {
 			// Only the context drifted: the lines the chunk replaces are
 			// in the file as the patch writes them, so its added lines
 			// need no re-indenting either (Codex writes them as given).
-			f, ok, identity = func(s string) (string, bool) { return s, true }, true, true
-			m.rule += ",indent-as-given"
+			var given bool
+			if given, why = lc.asGiven(m); given {
+				f, ok, identity = func(s string) (string, bool) { return s, true }, true, true
+				m.rule += ",indent-as-given"
+			}
 		}
 		if !ok {
 			return replacement{}, result.Errorf(result.NoMatch,
-				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way; refusing to guess how to indent the added lines",
-				lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1).
+				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way (%s); refusing to guess how to indent the added lines",
+				lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1, why).
 				WithHint("copy the context lines with the file's exact indentation").
 				At(lc.name).InChunk(p.n, 0)
 		}

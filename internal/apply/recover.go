@@ -19,6 +19,11 @@ import (
 // (several that give the same result count as one). Otherwise the chunk is
 // AMBIGUOUS. It returns nil, nil when no recovery fits.
 func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, error) {
+	return lc.recoverBelow(p, cursor, taken, numPasses)
+}
+
+// recoverBelow is recover with the passes before below only.
+func (lc *locator) recoverBelow(p *prepared, cursor int, taken []span, below Pass) (*placed, error) {
 	if p.src.Context != "" {
 		// The chunk says where it goes (its @@ line),
 		// which the plain passes could not use: a recovery after the
@@ -26,7 +31,7 @@ func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, erro
 		// out of order), so it must be unique in the whole file.
 		cursor = 0
 	}
-	for pass := Exact; pass < numPasses; pass++ {
+	for pass := Exact; pass < below; pass++ {
 		for round, from := range []int{cursor, 0} {
 			to := len(lc.file)
 			if round == 1 {
@@ -230,15 +235,21 @@ func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 // with a fixed prefix added or removed, after (optionally) turning each tab
 // into w spaces or each w spaces into a tab (w = 8, 4 or 2). ok is false when
 // no single shift explains every matched line.
-func (lc *locator) indentShift(m *placed) (shiftFn func(string) (string, bool), ok, identity bool) {
+func (lc *locator) indentShift(m *placed, contextOnly bool) (shiftFn func(string) (string, bool), ok, identity bool) {
 	type pair struct{ pat, file string }
 	var pairs []pair
 	lc.eachOld(m, func(l cline, fi int) bool {
+		if contextOnly && l.op != ' ' {
+			return true
+		}
 		if f := lc.file[fi]; !l.filled && strings.TrimSpace(f) != "" && strings.TrimSpace(l.text) != "" {
 			pairs = append(pairs, pair{indentOf(l.text), indentOf(f)})
 		}
 		return true
 	})
+	if len(pairs) == 0 {
+		return nil, false, false
+	}
 	same := true
 	for _, pr := range pairs {
 		if pr.pat != pr.file {
@@ -381,23 +392,35 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 	return e
 }
 
-// removedAsWritten reports whether the added lines of the placed chunk
-// can be written as given although its context drifted: every removed line
-// is in the file as the patch writes it (trailing whitespace aside), some
-// are indented, and the added lines indent with the same characters (tabs,
-// spaces) those do. A blank or unindented removed line says nothing of how
-// the file indents; then the indentation stays undecided.
-func (lc *locator) removedAsWritten(m *placed) bool {
-	var chars string // the characters the removed lines indent with
+// asGiven decides, for a placed chunk whose indentation differs from the
+// file's in no consistent way, whether its added lines are to be written
+// as given. They are when every removed line is in the file as the patch
+// writes it (trailing whitespace aside) — only the context drifted — and
+// the context's own shift cannot be what the added lines need: it does not
+// apply to them, leaves them as they are, or would have shifted a removed
+// line that did not move. Otherwise (no removed line, or only blank ones
+// to tell) why says what leaves it undecided.
+func (lc *locator) asGiven(m *placed) (ok bool, why string) {
+	var removed []string
 	asWritten := lc.eachOld(m, func(l cline, fi int) bool {
-		if l.op != '-' {
-			return true
+		if l.op == '-' {
+			removed = append(removed, l.text)
+			return fi < len(lc.file) && eq(Rstrip, lc.file[fi], l.text)
 		}
-		if fi >= len(lc.file) || !eq(Rstrip, lc.file[fi], l.text) {
-			return false
-		}
-		if strings.TrimSpace(l.text) != "" {
-			for _, c := range indentOf(l.text) {
+		return true
+	})
+	switch {
+	case !asWritten:
+		return false, "its removed lines' indentation differs from the file's too"
+	case len(removed) == 0:
+		return false, "it removes no line, so nothing shows whether the added lines drifted with the context"
+	}
+	// The added lines indent with characters the file uses there (tabs,
+	// spaces), when it indents at all.
+	var chars string
+	lc.eachOld(m, func(_ cline, fi int) bool {
+		if strings.TrimSpace(lc.file[fi]) != "" {
+			for _, c := range indentOf(lc.file[fi]) {
 				if !strings.ContainsRune(chars, c) {
 					chars += string(c)
 				}
@@ -405,34 +428,43 @@ func (lc *locator) removedAsWritten(m *placed) bool {
 		}
 		return true
 	})
-	if !asWritten || chars == "" {
-		return false
-	}
 	for _, l := range m.chunk.lines {
-		if l.op == '+' && strings.Trim(indentOf(l.text), chars) != "" {
-			return false
+		if l.op == '+' && chars != "" && strings.Trim(indentOf(l.text), chars) != "" {
+			return false, "its added lines indent with other characters than the file's"
 		}
 	}
-	// The place rests on context matched without its indentation: each
-	// run of removed lines must itself occur once in the file, as written
-	// (a lone "}" proves nothing about where the chunk goes).
-	var run []string
-	for i, l := range append(m.chunk.lines, cline{op: ' '}) {
-		if l.op == '-' {
-			run = append(run, l.text)
-			continue
-		}
-		if l.op == '+' && i < len(m.chunk.lines) {
-			continue
-		}
-		if len(run) > 0 {
-			if hits, _ := seekAll(lc.file, run, 0, len(lc.file), false); len(hits) != 1 {
-				return false
+	shift, ok, _ := lc.indentShift(m, true)
+	if !ok {
+		// The context drifted every which way (or more than one way);
+		// an indented removed line that did not shows the added lines'
+		// frame is the file's.
+		for _, r := range removed {
+			if strings.TrimSpace(r) != "" && indentOf(r) != "" {
+				return true, ""
 			}
-			run = nil
+		}
+		return false, "its removed lines are not indented, so nothing shows whether the added lines drifted with the context"
+	}
+	differ := false
+	for _, l := range m.chunk.lines {
+		if l.op != '+' {
+			continue
+		}
+		got, ok := shift(l.text)
+		if !ok {
+			return true, "" // the context's shift cannot apply to the added lines
+		}
+		differ = differ || got != l.text
+	}
+	if !differ {
+		return true, ""
+	}
+	for _, r := range removed {
+		if got, ok := shift(r); strings.TrimSpace(r) != "" && (!ok || got != r) {
+			return true, "" // a removed line the shift would have moved did not move
 		}
 	}
-	return true
+	return false, "its removed lines are blank or unindented, so nothing shows whether the added lines drifted with the context"
 }
 
 // minSubstituted is the fewest old lines a chunk needs for one of its
@@ -507,7 +539,24 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 		}
 		switch {
 		case len(one) == 1 && close == 0 && !lc.otherReading(p, pass):
-			return &placed{pos: one[0], pass: pass, skipFile: -1, skipPat: -1, chunk: p,
+			// The line is the file's: filled, so that its indentation says
+			// nothing of the chunk's.
+			q := *p
+			q.lines = append([]cline(nil), p.lines...)
+			j := at[0] - one[0]
+			for li := range q.lines {
+				if q.lines[li].op == '+' {
+					continue
+				}
+				if j == 0 {
+					q.lines[li] = cline{op: ' ', eol: endingOf(lc.eols[at[0]]), text: lc.file[at[0]], filled: true}
+					break
+				}
+				j--
+			}
+			q.old = append([]string(nil), p.old...)
+			q.old[at[0]-one[0]] = lc.file[at[0]]
+			return &placed{pos: one[0], pass: pass, skipFile: -1, skipPat: -1, chunk: &q,
 				rule: fmt.Sprintf("%s,substituted-context(line %d kept)", pass, at[0]+1)}
 		case len(one) > 0 || close > 0:
 			return nil // near several places: refused with the closest one named

@@ -908,6 +908,47 @@ func TestRobustRegressions(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n \n if err != nil {\n+\tnew()\n \th()\n \treturn\n }\n*** End Patch\n",
 			want:  "a()\n\n// check\nif err != nil {\n\th()\n\treturn\n}\nb()\n\nif err != nil {\n\tnew()\n\tr()\n\th()\n\treturn\n}\n",
 		},
+		{
+			// Matched with indentation ignored, the removed "\t\t}" and
+			// "\t}" fit the "\t\t\t}" and "\t\t}" above them (no single
+			// shift explains it); exactly, the chunk fits with the dropped
+			// "\t\t\t}" kept. HUNK_ROBUST_SEED=33 (cmd/go/internal/str).
+			name:  "removed braces matched loosely one level off",
+			file:  "func f() {\n\tfor {\n\t\tif x {\n\t\t\tif y {\n\t\t\t\tz()\n\t\t\t}\n\t\t}\n\t}\n}\n",
+			patch: "--- a/a.go\n+++ b/a.go\n@@ -4,6 +4,4 @@\n \t\t\tif y {\n \t\t\t\tz()\n-\t\t}\n-\t}\n }\n",
+			want:  "func f() {\n\tfor {\n\t\tif x {\n\t\t\tif y {\n\t\t\t\tz()\n\t\t\t}\n}\n",
+		},
+		{
+			// A context line beside the added line dropped and the next
+			// one written twice: read as one misremembered line, the
+			// added line lands after the dropped one instead of before.
+			// HUNK_ROBUST_SEED=6 (net/textproto).
+			name:  "dropped line beside the change and a duplicated one",
+			file:  "// validHeaderValueByte reports whether c is a valid byte in a header\n// field value. RFC 7230 says:\n//\n//\tfield-content  = field-vchar [ 1*( SP / HTAB ) field-vchar ]\n//\tfield-vchar    = VCHAR / obs-text\n//\tobs-text       = %x80-FF\n",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n // validHeaderValueByte reports whether c is a valid byte in a header\n // field value. RFC 7230 says:\n+new()\n //\tfield-content  = field-vchar [ 1*( SP / HTAB ) field-vchar ]\n //\tfield-content  = field-vchar [ 1*( SP / HTAB ) field-vchar ]\n //\tfield-vchar    = VCHAR / obs-text\n //\tobs-text       = %x80-FF\n*** End Patch\n",
+			want:  "// validHeaderValueByte reports whether c is a valid byte in a header\n// field value. RFC 7230 says:\n//\nnew()\n//\tfield-content  = field-vchar [ 1*( SP / HTAB ) field-vchar ]\n//\tfield-vchar    = VCHAR / obs-text\n//\tobs-text       = %x80-FF\n",
+		},
+		{
+			// Every line shifted by a tab and a context line elided as
+			// "...", which a misremembered-line reading took as a line
+			// of the file: its indentation must not count, and a blank
+			// removed line says nothing of the added lines' frame.
+			// HUNK_ROBUST_SEED=20261121 (cmd/go/internal/workcmd).
+			name:  "shifted chunk with an elision and a blank removed line",
+			file:  "func f() {\n\tif a {\n\t\tif b {\n\t\t\tc()\n\t\t}\n\t\td()\n\t}\n\n\te()\n\tif err != nil {\n\t\tpanic(err)\n\t}\n}\n",
+			patch: "--- a/a.go\n+++ b/a.go\n@@ -5,7 +5,8 @@\n \t\t\t}\n ...\n \t\t}\n-\n+\t\tnew()\n \t\te()\n \t\tif err != nil {\n \t\t\tpanic(err)\n",
+			want:  "func f() {\n\tif a {\n\t\tif b {\n\t\t\tc()\n\t\t}\n\t\td()\n\t}\n\tnew()\n\te()\n\tif err != nil {\n\t\tpanic(err)\n\t}\n}\n",
+		},
+		{
+			// Context drifted by two spaces and every tab written as
+			// four spaces, added line included; the removed lines are
+			// unindented, so they say nothing of the added line's frame.
+			// HUNK_ROBUST_SEED=26 (crypto/internal/boring/bcache).
+			name:  "drifted context, tabs as spaces, unindented removed lines",
+			file:  "package p\n\nimport (\n\t\"a\"\n\t\"b\"\n)\n\n// one\n// two\n// three\n// four\n",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n   package p\n \n   import (\n+    x()\n       \"a\"\n       \"b\"\n   )\n \n   // one\n-// two\n+// 2\n   // three\n*** End Patch\n",
+			want:  "package p\n\nimport (\n\tx()\n\t\"a\"\n\t\"b\"\n)\n\n// one\n// 2\n// three\n// four\n",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := patchparse.Parse(tc.patch, patchparse.Options{Strip: patchparse.DefaultStrip})
