@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // The composed recovery: the mistakes the single recoveries undo one at a
@@ -303,11 +301,11 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 		pop()
 	} else if i < len(lc.file) && !it.removed {
 		// Misremembered: the file keeps its own line. Beside the change
-		// only a line like the file's: another line there (one the chunk
-		// repeats, say) is more likely a line of the file left out on the
-		// other side of the change.
+		// not a line the chunk repeats or the file has nearby: that is
+		// more likely a line out of place, a line of the file left out on
+		// the other side of the change.
 		push(alignOp{kind: opSubst, j: j, i: i})
-		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || !s.alike(j, i)))
+		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || s.nearby(it.norm, i)))
 		pop()
 	}
 	last := -1
@@ -328,16 +326,20 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 	}
 }
 
-// alike reports whether old line j reads like file line i (a word or two
-// changed): at least minAlike similar.
-func (s *composer) alike(j, i int) bool {
-	a, b := s.p.lines[s.items[j].li].text, s.lc.file[i]
-	return workspace.Similarity(a, b, workspace.Bigrams(a), workspace.Bigrams(b)) >= minAlike
+// nearby reports whether the file has a line reading norm within
+// nearLines of line i.
+func (s *composer) nearby(norm string, i int) bool {
+	for _, k := range s.lc.byNorm[norm] {
+		if k >= i-nearLines && k <= i+nearLines {
+			return true
+		}
+	}
+	return false
 }
 
-// minAlike is how similar a misremembered line beside the change must be
-// to the file's.
-const minAlike = 0.6
+// nearLines is how close a line of the file must be to be taken for the
+// one a misremembered line beside the change really is.
+const nearLines = 3
 
 // record keeps the alignment ending before file line end.
 func (s *composer) record(end, edits int, blocked bool) {
