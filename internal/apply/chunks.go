@@ -414,24 +414,31 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if lc.opt.codex() {
 		return lc.locateCodex(p, cursor)
 	}
-	m, err := lc.locateStrict(p, cursor, taken)
-	if m != nil && m.pass >= Trim && !lc.opt.Strict {
+	strict := func(q *prepared) (*placed, error) {
+		m, err := lc.locateStrict(q, cursor, taken)
+		if m == nil || m.pass < Trim || lc.opt.Strict {
+			return m, err
+		}
 		// Matched only with indentation ignored, and no single shift
 		// explains it (a removed "}" matched to a "}" of another depth):
 		// a stricter pass that fits with a context line left out or
 		// written twice reads the chunk better.
-		if _, ok, _ := lc.indentShift(m, false); !ok {
-			if r, _ := lc.recoverBelow(p, cursor, taken, Trim); r != nil {
-				r.rule += ",indent-consistent"
-				return r, nil
+		if _, ok, _ := lc.indentShift(m, 0); !ok {
+			for _, r := range []*prepared{p, q} {
+				if better, _ := lc.recoverBelow(r, cursor, taken, Trim); better != nil {
+					better.rule += ",indent-consistent"
+					return better, nil
+				}
 			}
 		}
+		return m, err
 	}
+	m, err := strict(p)
 	if m != nil || err != nil {
 		return m, err
 	}
 	if q := p.dropTrailingEmpty(); q != nil {
-		m, err = lc.locateStrict(q, cursor, taken)
+		m, err = strict(q)
 		if m != nil || err != nil {
 			return m, err
 		}
@@ -630,16 +637,24 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	p := m.chunk
 	reindent := func(s string) (string, bool) { return s, true }
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
-		f, ok, identity := lc.indentShift(m, false)
+		f, ok, identity := lc.indentShift(m, 0)
 		why := "no single shift explains the lines it matched"
 		if !ok && !lc.opt.Strict {
-			// Only the context drifted: the lines the chunk replaces are
-			// in the file as the patch writes them, so its added lines
-			// need no re-indenting either (Codex writes them as given).
+			// Only the context drifted: the added lines are indented
+			// as the removed lines are (as given when those are in the
+			// file as the patch writes them, as Codex writes them).
+			var frame func(string) (string, bool)
 			var given bool
-			if given, why = lc.asGiven(m); given {
-				f, ok, identity = func(s string) (string, bool) { return s, true }, true, true
-				m.rule += ",indent-as-given"
+			var more string
+			if frame, given, more = lc.addedFrame(m); frame != nil {
+				f, ok, identity = frame, true, given
+				if given {
+					m.rule += ",indent-as-given"
+				} else {
+					m.rule += ",indent-as-removed"
+				}
+			} else {
+				why += "; " + more
 			}
 		}
 		if !ok {

@@ -16,7 +16,8 @@ import (
 // lines; the alignment with the fewest edits is taken when it is the only
 // one with so few (one result, however reached) and no other alignment,
 // anywhere in the file, comes within one edit of it. Removed lines always
-// match (leniently); each edit must rest on three matched lines with text.
+// match (leniently); each edit must rest on two matched lines with text,
+// and three at least.
 
 // composeMaxEdits bounds the edits searched for (one more than the most a
 // chunk may carry, so that rivals are seen).
@@ -125,9 +126,9 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 		items[k].dupPrev = k > 0 && !items[k].removed && items[k].norm == items[k-1].norm
 		items[k].dupNext = k+1 < len(items) && items[k].norm == items[k+1].norm
 	}
-	// Each edit rests on three matched lines with text; one more edit is
-	// searched for, to see the rivals of the best alignment.
-	maxEdits := min(nonBlank/3, composeMaxEdits-1)
+	// Each edit rests on two matched lines with text (one more for the
+	// first); one more edit is searched for, to see the best's rivals.
+	maxEdits := min((nonBlank-1)/2, composeMaxEdits-1)
 	if maxEdits < 1 && !slices.ContainsFunc(items, func(it composeItem) bool { return it.elision }) {
 		return nil
 	}
@@ -195,8 +196,16 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	if least == 0 && !hasElision(chosenAt) {
 		return nil // a plain match: the passes decide those
 	}
-	if least > maxEdits || chosenAt.anchors < 3 || chosenAt.anchors < 3*least {
+	if least > maxEdits || chosenAt.anchors < 3 || chosenAt.anchors < 2*least+1 {
 		return nil
+	}
+	if chosen.pass >= Trim {
+		// Lines matched whatever their indentation: the context's must
+		// still follow one shift, or a line may be matched to its like
+		// one level off (a "}" for another "}").
+		if _, ok, _ := lc.indentShift(chosen, ' '); !ok {
+			return nil
+		}
 	}
 	return chosen
 }
@@ -424,7 +433,8 @@ type resultKey struct {
 }
 
 func (lc *locator) resultOf(m *placed) (resultKey, bool) {
-	r, err := lc.build(m)
+	c := *m // (build notes how it indented in the rule)
+	r, err := lc.build(&c)
 	if err != nil {
 		return resultKey{}, false
 	}

@@ -235,11 +235,11 @@ func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 // with a fixed prefix added or removed, after (optionally) turning each tab
 // into w spaces or each w spaces into a tab (w = 8, 4 or 2). ok is false when
 // no single shift explains every matched line.
-func (lc *locator) indentShift(m *placed, contextOnly bool) (shiftFn func(string) (string, bool), ok, identity bool) {
+func (lc *locator) indentShift(m *placed, only byte) (shiftFn func(string) (string, bool), ok, identity bool) {
 	type pair struct{ pat, file string }
 	var pairs []pair
 	lc.eachOld(m, func(l cline, fi int) bool {
-		if contextOnly && l.op != ' ' {
+		if only != 0 && l.op != only {
 			return true
 		}
 		if f := lc.file[fi]; !l.filled && strings.TrimSpace(f) != "" && strings.TrimSpace(l.text) != "" {
@@ -392,14 +392,41 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 	return e
 }
 
-// asGiven decides, for a placed chunk whose indentation differs from the
-// file's in no consistent way, whether its added lines are to be written
-// as given. They are when every removed line is in the file as the patch
-// writes it (trailing whitespace aside) — only the context drifted — and
-// the context's own shift cannot be what the added lines need: it does not
-// apply to them, leaves them as they are, or would have shifted a removed
-// line that did not move. Otherwise (no removed line, or only blank ones
-// to tell) why says what leaves it undecided.
+// addedFrame decides, for a placed chunk whose indentation differs from
+// the file's in no consistent way, how its added lines are indented: as
+// its removed lines are — the model wrote the change in one frame; only
+// its context drifted. When the removed lines indent (in the patch or the
+// file), the shift that explains them, if one does, is the added lines'
+// (none at all when they are in the file as written: asGiven). When they
+// do not (unindented or blank), the added lines are written as given if
+// every removed line is in the file as written and the context's own shift
+// cannot be what the added lines need: it does not apply to them, leaves
+// them as they are, or would have moved a removed line that did not move.
+// Otherwise why says what leaves it undecided.
+func (lc *locator) addedFrame(m *placed) (shift func(string) (string, bool), asGiven bool, why string) {
+	informative := false
+	lc.eachOld(m, func(l cline, fi int) bool {
+		if l.op == '-' && !l.filled && strings.TrimSpace(l.text) != "" && (indentOf(l.text) != "" || indentOf(lc.file[fi]) != "") {
+			informative = true
+		}
+		return true
+	})
+	if informative {
+		f, ok, identity := lc.indentShift(m, '-')
+		if !ok {
+			return nil, false, "nor do its removed lines' alone"
+		}
+		return f, identity, ""
+	}
+	ok, why := lc.asGiven(m)
+	if !ok {
+		return nil, false, why
+	}
+	return func(s string) (string, bool) { return s, true }, true, ""
+}
+
+// asGiven is addedFrame's rule for a chunk whose removed lines say nothing
+// of indentation.
 func (lc *locator) asGiven(m *placed) (ok bool, why string) {
 	var removed []string
 	asWritten := lc.eachOld(m, func(l cline, fi int) bool {
@@ -433,16 +460,8 @@ func (lc *locator) asGiven(m *placed) (ok bool, why string) {
 			return false, "its added lines indent with other characters than the file's"
 		}
 	}
-	shift, ok, _ := lc.indentShift(m, true)
+	shift, ok, _ := lc.indentShift(m, ' ')
 	if !ok {
-		// The context drifted every which way (or more than one way);
-		// an indented removed line that did not shows the added lines'
-		// frame is the file's.
-		for _, r := range removed {
-			if strings.TrimSpace(r) != "" && indentOf(r) != "" {
-				return true, ""
-			}
-		}
 		return false, "its removed lines are not indented, so nothing shows whether the added lines drifted with the context"
 	}
 	differ := false

@@ -949,6 +949,29 @@ func TestRobustRegressions(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n   package p\n \n   import (\n+    x()\n       \"a\"\n       \"b\"\n   )\n \n   // one\n-// two\n+// 2\n   // three\n*** End Patch\n",
 			want:  "package p\n\nimport (\n\tx()\n\t\"a\"\n\t\"b\"\n)\n\n// one\n// 2\n// three\n// four\n",
 		},
+		{
+			// A context line dropped and the file's final newline as an
+			// empty context line: without it the chunk matches with its
+			// removed "\t\t\t}" on the "\t\t\t\t}" above, indentation
+			// ignored; exactly, with the dropped line kept, it fits where
+			// it belongs. HUNK_ROBUST_SEED=26 (types2/validtype.go).
+			name:  "loose match one level off beside a trailing empty line",
+			file:  "\t\t\t\t\tnest[d] = inst\n\t\t\t\t\treturn res\n\t\t\t\t}\n\t\t\t}\n\t\t}\n\t}\n\n\treturn true\n}\n",
+			patch: "--- a/a.go\n+++ b/a.go\n@@ -1,7 +1,7 @@\n \t\t\t\t\tnest[d] = inst\n \t\t\t\t\treturn res\n-\t\t\t}\n+\t\t\tx := 1\n \t\t}\n \t}\n \n",
+			want:  "\t\t\t\t\tnest[d] = inst\n\t\t\t\t\treturn res\n\t\t\t\t}\n\t\t\tx := 1\n\t\t}\n\t}\n\n\treturn true\n}\n",
+		},
+		{
+			// Shifted by four spaces, tabs written as spaces, and the
+			// "\t}" after the added line dropped: the composed recovery
+			// matched the chunk's "}" to that "\t}" and kept the "}"
+			// below, putting the added line above the "\t}". The
+			// context's indentation follows no single shift that way.
+			// HUNK_ROBUST_SEED=31 (net/nss.go).
+			name:  "composed match of a brace one level off",
+			file:  "func (c *T) a() {\n\tc.ch <- struct{}{}\n}\n\nfunc (c *T) b() bool {\n\tselect {\n\tcase c.ch <- struct{}{}:\n\t\treturn true\n\tdefault:\n\t\treturn false\n\t}\n}\n\nfunc (c *T) c() {\n}\n",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n     func (c *T) a() {\n         c.ch <- struct{}{}\n     }\n-\n-    func (c *T) b() bool {\n+    x()\n+    func (c *T) b() bool { // edited\n         select {\n         case c.ch <- struct{}{}:\n             return true\n         default:\n             return false\n+    y()\n     }\n \n     func (c *T) c() {\n*** End Patch\n",
+			want:  "func (c *T) a() {\n\tc.ch <- struct{}{}\n}\nx()\nfunc (c *T) b() bool { // edited\n\tselect {\n\tcase c.ch <- struct{}{}:\n\t\treturn true\n\tdefault:\n\t\treturn false\n\t}\ny()\n}\n\nfunc (c *T) c() {\n}\n",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := patchparse.Parse(tc.patch, patchparse.Options{Strip: patchparse.DefaultStrip})
