@@ -639,6 +639,20 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	if !lc.opt.codex() && m.pass >= Trim && hasAdded(p) {
 		f, ok, identity := lc.indentShift(m, 0)
 		why := "no single shift explains the lines it matched"
+		if ok && !identity && !lc.opt.Strict && !lc.removedIndents(m) {
+			// One shift explains the context, and no removed line says
+			// whether the added lines drifted with it (all of the chunk
+			// shifted, or only its context): shifted, they must take an
+			// indentation the file has around the chunk, and as written
+			// not.
+			if !sameOnAdded(p, f) && (lc.fitsFile(m, asIs) || !lc.fitsFile(m, f)) {
+				return replacement{}, result.Errorf(result.NoMatch,
+					"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and no removed line tells whether its added lines drifted with its context (as written or shifted as the context is, they fit the file as well); refusing to guess how to indent them",
+					lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1).
+					WithHint("copy the context lines with the file's exact indentation").
+					At(lc.name).InChunk(p.n, 0)
+			}
+		}
 		if !ok && !lc.opt.Strict {
 			// Only the context drifted: the added lines are indented
 			// as the removed lines are (as given when those are in the
@@ -710,6 +724,20 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	}
 	r.end = fi
 	return r, nil
+}
+
+// asIs is the indentation shift that leaves a line as it is.
+func asIs(s string) (string, bool) { return s, true }
+
+// sameOnAdded reports whether shift leaves every added line of the chunk as
+// it is.
+func sameOnAdded(p *prepared, shift func(string) (string, bool)) bool {
+	for _, l := range p.lines {
+		if t, ok := shift(l.text); l.op == '+' && (!ok || t != l.text) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasAdded(p *prepared) bool {

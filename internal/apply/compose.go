@@ -134,7 +134,11 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	}
 	lc.index()
 	s := &composer{lc: lc, p: p, items: items, steps: composeBudget, maxEdits: maxEdits + 1}
+	floor := lc.floor(p)
 	for _, pos := range s.starts() {
+		if pos < floor {
+			continue
+		}
 		s.pos = pos
 		s.walk(0, pos, 0, false)
 		if s.over() {
@@ -250,25 +254,41 @@ func (s *composer) over() bool { return s.steps <= 0 || len(s.found) > 256 }
 // starts lists the file lines an alignment may start at: near a line
 // matching one of the chunk's first lines (before any elision) that is not
 // too common in the file.
+//
+// When the first run of lines (up to an elision) is short enough to be all
+// misremembered, its place is also found from the run after the elision:
+// as if the elision stood for one line (a longer one gives the same result).
 func (s *composer) starts() []int {
 	seen := map[int]bool{}
 	var out []int
-	for j, it := range s.items {
-		if it.elision || j > s.maxEdits+2 {
-			break
-		}
-		at := s.lc.byNorm[it.norm]
-		if it.norm == "" || len(at) > 200 {
-			continue
-		}
-		for _, k := range at {
-			for d := -s.maxEdits; d <= s.maxEdits; d++ {
-				pos := k - j + d
-				if pos >= 0 && pos < len(s.lc.file) && !seen[pos] {
-					seen[pos] = true
-					out = append(out, pos)
+	add := func(from, back int) {
+		for j := from; j < len(s.items) && j-from <= s.maxEdits+2; j++ {
+			it := s.items[j]
+			if it.elision {
+				return
+			}
+			at := s.lc.byNorm[it.norm]
+			if it.norm == "" || len(at) > 200 {
+				continue
+			}
+			for _, k := range at {
+				for d := -s.maxEdits; d <= s.maxEdits; d++ {
+					pos := k - (j - from) - back + d
+					if pos >= 0 && pos < len(s.lc.file) && !seen[pos] {
+						seen[pos] = true
+						out = append(out, pos)
+					}
 				}
 			}
+		}
+	}
+	add(0, 0)
+	for j, it := range s.items {
+		if it.elision {
+			if j <= s.maxEdits {
+				add(j+1, j+1)
+			}
+			break
 		}
 	}
 	sort.Ints(out)

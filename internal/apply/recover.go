@@ -24,18 +24,20 @@ func (lc *locator) recover(p *prepared, cursor int, taken []span) (*placed, erro
 
 // recoverBelow is recover with the passes before below only.
 func (lc *locator) recoverBelow(p *prepared, cursor int, taken []span, below Pass) (*placed, error) {
+	floor := lc.floor(p)
 	if p.src.Context != "" {
 		// The chunk says where it goes (its @@ line),
 		// which the plain passes could not use: a recovery after the
 		// cursor may be in another function than the one meant (chunks
-		// out of order), so it must be unique in the whole file.
-		cursor = 0
+		// out of order), so it must be unique in the whole file (after
+		// the first line that reads as the @@ line).
+		cursor = floor
 	}
 	for pass := Exact; pass < below; pass++ {
-		for round, from := range []int{cursor, 0} {
+		for round, from := range []int{cursor, floor} {
 			to := len(lc.file)
 			if round == 1 {
-				if cursor == 0 {
+				if cursor == floor {
 					break
 				}
 				to = cursor
@@ -404,14 +406,7 @@ func (lc *locator) noMatch(p *prepared) *result.Error {
 // them as they are, or would have moved a removed line that did not move.
 // Otherwise why says what leaves it undecided.
 func (lc *locator) addedFrame(m *placed) (shift func(string) (string, bool), asGiven bool, why string) {
-	informative := false
-	lc.eachOld(m, func(l cline, fi int) bool {
-		if l.op == '-' && !l.filled && strings.TrimSpace(l.text) != "" && (indentOf(l.text) != "" || indentOf(lc.file[fi]) != "") {
-			informative = true
-		}
-		return true
-	})
-	if informative {
+	if lc.removedIndents(m) {
 		f, ok, identity := lc.indentShift(m, '-')
 		if !ok {
 			return nil, false, "nor do its removed lines' alone"
@@ -423,6 +418,35 @@ func (lc *locator) addedFrame(m *placed) (shift func(string) (string, bool), asG
 		return nil, false, why
 	}
 	return func(s string) (string, bool) { return s, true }, true, ""
+}
+
+// removedIndents reports whether a removed line of the placed chunk shows
+// how the chunk indents: one with text, indented in the patch or the file.
+func (lc *locator) removedIndents(m *placed) bool {
+	return !lc.eachOld(m, func(l cline, fi int) bool {
+		return !(l.op == '-' && !l.filled && strings.TrimSpace(l.text) != "" && (indentOf(l.text) != "" || indentOf(lc.file[fi]) != ""))
+	})
+}
+
+// fitsFile reports whether every added line of the placed chunk, indented
+// by shift, takes an indentation the file has around the chunk (two lines
+// either side included).
+func (lc *locator) fitsFile(m *placed, shift func(string) (string, bool)) bool {
+	have := map[string]bool{}
+	for i := max(0, m.pos-2); i < min(len(lc.file), m.pos+m.matchLen()+2); i++ {
+		if strings.TrimSpace(lc.file[i]) != "" {
+			have[indentOf(lc.file[i])] = true
+		}
+	}
+	for _, l := range m.chunk.lines {
+		if l.op != '+' || strings.TrimSpace(l.text) == "" {
+			continue
+		}
+		if t, ok := shift(l.text); !ok || !have[indentOf(t)] {
+			return false
+		}
+	}
+	return true
 }
 
 // asGiven is addedFrame's rule for a chunk whose removed lines say nothing
@@ -529,7 +553,7 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 	for pass := Exact; pass < numPasses; pass++ {
 		var one, at []int
 		close := 0
-		for s := 0; s+len(old) <= len(lc.file); s++ {
+		for s := lc.floor(p); s+len(old) <= len(lc.file); s++ {
 			if p.src.EndOfFile && s+len(old) != len(lc.file) {
 				continue
 			}
@@ -538,19 +562,19 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 				if eq(pass, lc.file[s+j], old[j]) {
 					continue
 				}
-				if fixed[j] {
-					bad = true
-					break
-				}
+				// A fixed line that differs rules the place out, but a
+				// place that close (the file changed beside the change
+				// since the model read it) is still a rival.
+				bad = bad || fixed[j]
 				if miss++; miss > 2 {
 					break
 				}
 				missAt = s + j
 			}
-			if bad || miss == 0 || miss > 2 || overlaps(taken, span{s, s + len(old)}) {
+			if miss == 0 || miss > 2 || overlaps(taken, span{s, s + len(old)}) {
 				continue
 			}
-			if miss == 1 {
+			if miss == 1 && !bad {
 				one, at = append(one, s), append(at, missAt)
 			} else {
 				close++
@@ -655,7 +679,7 @@ func (lc *locator) recoverElided(p *prepared, taken []span) *placed {
 				place(k+1, s+len(segs[k])+1, next)
 			}
 		}
-		place(0, 0, nil)
+		place(0, lc.floor(p), nil)
 		if len(found) == 0 {
 			continue
 		}
@@ -713,6 +737,19 @@ func endingOf(eol string) patchparse.Ending {
 		return patchparse.CRLF
 	}
 	return patchparse.Unknown
+}
+
+// floor is the first line a recovery of the chunk may start at: after the
+// first line of the file that reads as its @@ context line (a place above
+// that line cannot be below it), or 0.
+func (lc *locator) floor(p *prepared) int {
+	if p.src.Context == "" {
+		return 0
+	}
+	if i, _ := seekFirst(lc.file, []string{strings.TrimSuffix(p.src.Context, "\r")}, 0, false); i >= 0 {
+		return i + 1
+	}
+	return 0
 }
 
 // otherReading reports whether the chunk fits somewhere, under pass or a

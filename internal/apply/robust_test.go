@@ -84,6 +84,25 @@ func sampleGoSources(t *testing.T, n int) ([]string, map[string]string) {
 	return names, files
 }
 
+// lang is what the generator needs to know of a source language: its line
+// comment, how to spot a definition (for Codex "@@ def" headers) and how an
+// added line of code reads.
+type lang struct {
+	name    string
+	comment string
+	isDef   func(line string) bool
+	newLine func(indent string, n int, file string) string
+}
+
+var goLang = &lang{
+	name:    "Go",
+	comment: "//",
+	isDef:   func(l string) bool { return strings.HasPrefix(l, "func ") },
+	newLine: func(ind string, n int, file string) string {
+		return fmt.Sprintf("%sedit%d := %q + \"-\" // 'new'", ind, n, file)
+	},
+}
+
 // edit replaces old lines [at, at+del) with add.
 type edit struct {
 	at, del int
@@ -104,6 +123,10 @@ type change struct {
 	name     string
 	old, new string
 	hunks    []hunk
+	lang     *lang
+	lines    []string // the old file's lines
+	edits    []edit
+	crlf     bool // the file on disk has CRLF line endings (corpus only)
 }
 
 func splitLF(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
@@ -111,7 +134,7 @@ func splitLF(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n
 // makeChange makes 1-3 random edits in content and writes them as hunks
 // whose old lines are unique in the file (context grows until they are), so
 // that a clean patch has exactly one meaning.
-func makeChange(rng *rand.Rand, name, content string) (*change, bool) {
+func makeChange(rng *rand.Rand, name, content string, lg *lang) (*change, bool) {
 	L := splitLF(content)
 	if len(L) < 40 {
 		return nil, false
@@ -145,9 +168,9 @@ func makeChange(rng *rand.Rand, name, content string) (*change, bool) {
 		for k := 0; k < nadd; k++ {
 			switch {
 			case k < del && strings.TrimSpace(L[at+k]) != "" && rng.IntN(2) == 0:
-				e.add = append(e.add, L[at+k]+" // edited")
+				e.add = append(e.add, L[at+k]+" "+lg.comment+" edited")
 			default:
-				e.add = append(e.add, fmt.Sprintf("%sedit%d := %q + \"-\" // 'new'", ind, rng.IntN(1000), name))
+				e.add = append(e.add, lg.newLine(ind, rng.IntN(1000), name))
 			}
 		}
 		edits = append(edits, e)
@@ -179,9 +202,9 @@ func makeChange(rng *rand.Rand, name, content string) (*change, bool) {
 			}
 		}
 		if !grown {
-			c := &change{name: name, old: content, hunks: hs}
+			c := &change{name: name, old: content, hunks: hs, lang: lg, lines: L, edits: edits}
 			c.new = applyEdits(L, edits)
-			addContexts(L, c.hunks)
+			addContexts(L, c.hunks, lg.isDef)
 			return c, true
 		}
 	}
@@ -275,14 +298,14 @@ func applyEdits(L []string, edits []edit) string {
 }
 
 // addContexts gives every other hunk a Codex "@@ func ..." header: the
-// nearest func line above it that lies after the previous hunk.
-func addContexts(L []string, hs []hunk) {
+// nearest definition above it that lies after the previous hunk.
+func addContexts(L []string, hs []hunk, isDef func(string) bool) {
 	prevEnd := 0
 	for h := range hs {
 		start := hs[h].oldStart - 1
 		if h%2 == 1 {
 			for i := start - 1; i >= prevEnd; i-- {
-				if strings.HasPrefix(L[i], "func ") {
+				if isDef(L[i]) {
 					hs[h].ctx = L[i]
 					break
 				}
@@ -299,6 +322,14 @@ type form struct {
 	noNumbers  bool
 	noFirstHdr bool
 	crlf       bool
+	comment    string // the language's line comment
+	// Codex envelope mistakes (corpus only)
+	noEnd      bool   // no "*** End Patch"
+	prose      bool   // text before "*** Begin Patch" and after the end
+	pathPrefix string // "a/" or "./" before the path
+	// changed: a context line of the file changed since the model read it
+	// (its index in the old file; -1 for none)
+	changed int
 }
 
 func (f *form) clone() *form {
@@ -313,10 +344,13 @@ func (f *form) clone() *form {
 
 func (f *form) render(name string) string {
 	var b strings.Builder
+	if f.prose {
+		b.WriteString("Here is the change, as a patch:\n\n")
+	}
 	if f.unified {
 		fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
 	} else {
-		fmt.Fprintf(&b, "*** Begin Patch\n*** Update File: %s\n", name)
+		fmt.Fprintf(&b, "*** Begin Patch\n*** Update File: %s%s\n", f.pathPrefix, name)
 	}
 	for i, h := range f.hunks {
 		switch {
@@ -335,8 +369,11 @@ func (f *form) render(name string) string {
 			b.WriteString("*** End of File\n")
 		}
 	}
-	if !f.unified {
+	if !f.unified && !f.noEnd {
 		b.WriteString("*** End Patch\n")
+	}
+	if f.prose {
+		b.WriteString("\nThis adds the new lines; run the tests after applying it.\n")
 	}
 	s := b.String()
 	if f.crlf {
@@ -475,7 +512,7 @@ var mistakes = []mistake{
 			return false
 		}
 		i := words[rng.IntN(len(words))]
-		h.lines[i] = h.lines[i] + " // misremembered"
+		h.lines[i] = h.lines[i] + " " + f.comment + " misremembered"
 		return true
 	}},
 	{"context-elided", false, func(rng *rand.Rand, f *form) bool {
@@ -491,7 +528,7 @@ var mistakes = []mistake{
 			for isCtx(j+2) && j-i < 2 {
 				j++
 			}
-			el := []string{" ...", " // ...", " \t// ... existing code ..."}[rng.IntN(3)]
+			el := []string{" ...", " " + f.comment + " ...", " \t" + f.comment + " ... existing code ..."}[rng.IntN(3)]
 			h.lines = append(append(h.lines[:i:i], el), h.lines[j+1:]...)
 			return true
 		}
@@ -602,16 +639,95 @@ func outcome(c *change, f *form, text string) (string, error) {
 		return "", fmt.Errorf("parsed to %d files (%+v)", len(p.Files), p.Files[0])
 	}
 	chunks := p.Files[0].Chunks
-	if len(chunks) == len(f.hunks) {
-		file := splitLF(c.old)
-		for i, ch := range chunks {
-			if hits := passHits(file, ch.Old()); len(hits) > 0 && !slices.Contains(hits, f.hunks[i].at) {
-				return "", errMoved
-			}
-		}
+	if len(chunks) == len(f.hunks) && movedChunk(splitLF(c.old), chunks, f) {
+		return "", errMoved
 	}
 	out, err := apply.ApplyChunks(c.name, []byte(c.old), chunks, apply.Options{})
 	return string(out), err
+}
+
+// movedChunk reports whether a chunk of the parsed patch, as written,
+// matches the file somewhere (its elisions standing for one line or more),
+// and not where it belongs.
+func movedChunk(file []string, chunks []*patchparse.Chunk, f *form) bool {
+	for i, ch := range chunks {
+		old := ch.Old()
+		hits := passHits(file, old)
+		if len(hits) == 0 {
+			hits = elidedHits(file, old, f.comment)
+		}
+		if len(hits) > 0 && !slices.Contains(hits, f.hunks[i].at) {
+			return true
+		}
+	}
+	return false
+}
+
+// elidedHits returns where old, split at the generator's elision lines
+// into runs, fits file with each elision standing for one line or more,
+// under the first of passHits's passes that fits anywhere (the first run's
+// starts; at most ten).
+func elidedHits(file, old []string, comment string) []int {
+	var segs [][]string
+	var cur []string
+	for _, l := range old {
+		switch strings.TrimSpace(strings.TrimSuffix(l, "\r")) {
+		case "...", comment + " ...", comment + " ... existing code ...":
+			if len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
+			}
+			continue
+		}
+		cur = append(cur, l)
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	if len(segs) < 2 {
+		return nil
+	}
+	for _, nf := range passNorms {
+		var hits []int
+		var place func(k, from, start int)
+		place = func(k, from, start int) {
+			for s := from; s+len(segs[k]) <= len(file) && len(hits) < 10; s++ {
+				ok := true
+				for j, o := range segs[k] {
+					if nf(file[s+j]) != nf(strings.TrimSuffix(o, "\r")) {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					continue
+				}
+				if k == 0 {
+					start = s
+				}
+				if k == len(segs)-1 {
+					if !slices.Contains(hits, start) {
+						hits = append(hits, start)
+					}
+					continue
+				}
+				place(k+1, s+len(segs[k])+1, start)
+			}
+		}
+		place(0, 0, 0)
+		if len(hits) > 0 {
+			return hits
+		}
+	}
+	return nil
+}
+
+// passNorms are Codex's passes as normalizations: exact, trailing
+// whitespace, surrounding whitespace, Unicode punctuation.
+var passNorms = []func(string) string{
+	func(s string) string { return s },
+	func(s string) string { return strings.TrimRight(s, " \t") },
+	strings.TrimSpace,
+	func(s string) string { return strings.Map(foldPunct, strings.TrimSpace(s)) },
 }
 
 // passHits returns where old matches in file under the first of Codex's
@@ -621,13 +737,7 @@ func passHits(file, old []string) []int {
 	if len(old) == 0 {
 		return nil
 	}
-	norm := []func(string) string{
-		func(s string) string { return s },
-		func(s string) string { return strings.TrimRight(s, " \t") },
-		strings.TrimSpace,
-		func(s string) string { return strings.Map(foldPunct, strings.TrimSpace(s)) },
-	}
-	for _, nf := range norm {
+	for _, nf := range passNorms {
 		var hits []int
 		for i := 0; i+len(old) <= len(file); i++ {
 			ok := true
@@ -717,7 +827,7 @@ func TestRobustness(t *testing.T) {
 	}
 	var changes []*change
 	for _, name := range names {
-		c, ok := makeChange(rng, name, sources[name])
+		c, ok := makeChange(rng, name, sources[name], goLang)
 		if !ok {
 			continue
 		}
@@ -727,7 +837,7 @@ func TestRobustness(t *testing.T) {
 			if unified {
 				format = "unified"
 			}
-			clean := &form{unified: unified, hunks: c.hunks}
+			clean := &form{unified: unified, hunks: c.hunks, comment: c.lang.comment, changed: -1}
 			record(format+" clean", c, clean, true)
 			var usable []mistake
 			for _, m := range mistakes {

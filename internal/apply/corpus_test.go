@@ -1,0 +1,355 @@
+package apply_test
+
+// The model-mistake corpus of issue 25: real Go, Python, JavaScript and C
+// files (one in seven written with CRLF line endings) get 1-3 random edits,
+// written as clean patches in Codex's format and as unified diffs, then
+// carrying one, two or three of the mistakes models make — the generator's
+// (robust_test.go) and those of a loose Codex envelope and of a file that
+// changed since the model read it. Every patch goes through patchparse.Parse
+// and apply.Apply on a real workspace, as `hunk apply-patch` runs it, and
+// its result is compared with the intended file: right, refused or WRONG.
+// Every clean patch must be right and no patch WRONG; the rates are the
+// benchmark of bench/README.md (go test -run TestMistakeCorpus -v
+// ./internal/apply; HUNK_ROBUST_SEED=N for another sample).
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hunk-dev/hunk/internal/apply"
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+const (
+	corpusGoFiles  = 40 // Go sources sampled from GOROOT/src
+	corpusPerOther = 2  // changes per Python, JavaScript and C file
+	corpusPairs    = 4  // combinations of two mistakes per change and format
+	corpusTriples  = 10 // combinations of three
+	corpusCRLF     = 7  // one change in corpusCRLF is made to a CRLF file
+)
+
+var corpusLangs = map[string]*lang{
+	"python": {
+		name:    "Python",
+		comment: "#",
+		isDef: func(l string) bool {
+			t := strings.TrimSpace(l)
+			return strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "class ")
+		},
+		newLine: func(ind string, n int, file string) string {
+			return fmt.Sprintf("%sedit%d = %q + \"-\"  # 'new'", ind, n, file)
+		},
+	},
+	"javascript": {
+		name:    "JavaScript",
+		comment: "//",
+		isDef: func(l string) bool {
+			t := strings.TrimSpace(l)
+			return strings.HasPrefix(t, "function ") || strings.HasPrefix(t, "async function ") || strings.HasPrefix(t, "class ")
+		},
+		newLine: func(ind string, n int, file string) string {
+			return fmt.Sprintf("%sconst edit%d = %q + '-' // 'new'", ind, n, file)
+		},
+	},
+	"c": {
+		name:    "C",
+		comment: "//",
+		isDef: func(l string) bool {
+			return l != "" && strings.Contains(l, "(") && !strings.HasSuffix(l, ";") &&
+				!strings.ContainsAny(l[:1], " \t#/*}{")
+		},
+		newLine: func(ind string, n int, file string) string {
+			return fmt.Sprintf("%sint edit%d = 0; /* %s 'new' */", ind, n, file)
+		},
+	},
+}
+
+// corpusMistakes are the mistakes beyond the generator's: a loose Codex
+// envelope (codex: Codex's format only), and a file changed since it was
+// read (applied before any other, so that it can name the file line).
+var corpusMistakes = []struct {
+	mistake
+	codex bool
+}{
+	{mistake{"end-patch-missing", false, func(rng *rand.Rand, f *form) bool {
+		f.noEnd = true
+		return true
+	}}, true},
+	{mistake{"prose-around", false, func(rng *rand.Rand, f *form) bool {
+		f.prose = true
+		return true
+	}}, true},
+	{mistake{"path-prefix", false, func(rng *rand.Rand, f *form) bool {
+		f.pathPrefix = []string{"a/", "./"}[rng.IntN(2)]
+		return true
+	}}, true},
+	{mistake{"file-changed", false, func(rng *rand.Rand, f *form) bool {
+		// A context line with text, one of the file's: the person
+		// (or a formatter) changed it after the model read it.
+		h := &f.hunks[rng.IntN(len(f.hunks))]
+		var at []int
+		n := 0
+		for _, l := range h.lines {
+			if l[0] == ' ' && strings.TrimSpace(l[1:]) != "" {
+				at = append(at, h.at+n)
+			}
+			if l[0] != '+' {
+				n++
+			}
+		}
+		if len(at) == 0 {
+			return false
+		}
+		f.changed = at[rng.IntN(len(at))]
+		return true
+	}}, false},
+}
+
+// corpusSources returns the corpus's files: name -> content, and their
+// languages.
+func corpusSources(t *testing.T) ([]string, map[string]string, map[string]*lang) {
+	names, files := sampleGoSources(t, corpusGoFiles)
+	langs := map[string]*lang{}
+	for _, n := range names {
+		langs[n] = goLang
+	}
+	var dirs []string
+	for d := range corpusLangs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		ents, err := os.ReadDir(filepath.Join("testdata", "corpus", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join("testdata", "corpus", d, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := d + "/" + e.Name()
+			names = append(names, n)
+			files[n] = string(b)
+			langs[n] = corpusLangs[d]
+		}
+	}
+	return names, files, langs
+}
+
+func TestMistakeCorpus(t *testing.T) {
+	names, sources, langs := corpusSources(t)
+	seed := robustSeed()
+	rng := rand.New(rand.NewPCG(seed, seed^0x25))
+	dir := t.TempDir()
+	ws, err := workspace.Open(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	fsys := &captureFS{FS: workspace.Disk(ws)}
+
+	rates := map[string]*tally{}
+	get := func(key string) *tally {
+		if rates[key] == nil {
+			rates[key] = &tally{}
+		}
+		return rates[key]
+	}
+	run := func(c *change, f *form, clean bool, keys ...string) {
+		got, want, err := fsys.outcome(t, dir, c, f)
+		for _, k := range keys {
+			tl := get(k)
+			switch {
+			case err == errMoved && !clean:
+				tl.moved++
+				continue
+			case err == nil && got == want:
+				tl.exact++
+			case err != nil:
+				tl.refused++
+			default:
+				tl.wrong++
+			}
+			tl.n++
+		}
+		switch {
+		case err == errMoved && !clean:
+		case err != nil && clean:
+			t.Errorf("%s: clean patch refused: %v\npatch:\n%s", c.name, err, f.render(c.name))
+		case err == nil && got != want:
+			t.Errorf("%s (%s; CRLF file %v, changed line %d): WRONG result\npatch:\n%s\ndiff of result vs intended:\n%s", c.name, strings.Join(keys, "; "), c.crlf, f.changed+1, f.render(c.name), lineDiff(want, got))
+		case err != nil && os.Getenv("HUNK_ROBUST_SHOW") != "" && strings.Contains(keys[0], os.Getenv("HUNK_ROBUST_SHOW")):
+			t.Logf("%s: %s refused: %v\npatch:\n%s", keys[0], c.name, err, f.render(c.name))
+		}
+	}
+
+	changes := 0
+	for _, name := range names {
+		lg := langs[name]
+		times := 1
+		if lg != goLang {
+			times = corpusPerOther
+		}
+		for k := 0; k < times; k++ {
+			c, ok := makeChange(rng, name, sources[name], lg)
+			if !ok {
+				continue
+			}
+			changes++
+			c.crlf = changes%corpusCRLF == 0
+			for _, unified := range []bool{false, true} {
+				format := "codex"
+				if unified {
+					format = "unified"
+				}
+				clean := &form{unified: unified, hunks: c.hunks, comment: lg.comment, changed: -1}
+				run(c, clean, true, format+" clean", format+" clean "+lg.name)
+				var usable []mistake
+				first := map[string]bool{}
+				for _, m := range mistakes {
+					if !m.unified || unified {
+						usable = append(usable, m)
+					}
+				}
+				for _, m := range corpusMistakes {
+					if !m.codex || !unified {
+						usable = append(usable, m.mistake)
+						first[m.name] = m.name == "file-changed"
+					}
+				}
+				for _, m := range usable {
+					f := clean.clone()
+					if m.fn(rng, f) {
+						run(c, f, false, format+" "+m.name)
+					}
+				}
+				for k := 0; k < corpusPairs+corpusTriples; k++ {
+					n := 2
+					if k >= corpusPairs {
+						n = 3
+					}
+					var picked []mistake
+					for _, i := range rng.Perm(len(usable)) {
+						m := usable[i]
+						var used []string
+						for _, p := range picked {
+							used = append(used, p.name)
+						}
+						if len(picked) < n && !conflicting(m.name, used) {
+							picked = append(picked, m)
+						}
+					}
+					// A changed file line is chosen on the clean chunk.
+					sort.SliceStable(picked, func(a, b int) bool { return first[picked[a].name] && !first[picked[b].name] })
+					f := clean.clone()
+					var used []string
+					for _, m := range picked {
+						if m.fn(rng, f) {
+							used = append(used, m.name)
+						}
+					}
+					if len(used) < 2 {
+						continue
+					}
+					keys := []string{fmt.Sprintf("%s %d mistakes", format, len(used)), fmt.Sprintf("%s %d mistakes, %s", format, len(used), lg.name)}
+					for _, u := range used {
+						keys = append(keys, fmt.Sprintf("%s %dx with %s", format, len(used), u))
+					}
+					run(c, f, false, keys...)
+				}
+			}
+		}
+	}
+	var keys []string
+	for k := range rates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "mistake corpus: %d changes to Go, Python, JavaScript and C files, one in %d CRLF (seed %d):\n", changes, corpusCRLF, seed)
+	fmt.Fprintf(&b, "%-44s %5s %8s %8s %6s %6s\n", "patch", "n", "right", "refused", "WRONG", "moved")
+	for _, k := range keys {
+		tl := rates[k]
+		fmt.Fprintf(&b, "%-44s %5d %7.1f%% %7.1f%% %6d %6d\n", k, tl.n,
+			100*float64(tl.exact)/float64(max(tl.n, 1)), 100*float64(tl.refused)/float64(max(tl.n, 1)), tl.wrong, tl.moved)
+	}
+	b.WriteString("moved: perturbed patches not counted because, as written, they match another place (they mean another change)\n")
+	t.Log(b.String())
+}
+
+// captureFS is a workspace whose writes are kept in memory, not made: what
+// apply-patch would write, file by file.
+type captureFS struct {
+	workspace.FS
+	out map[string][]byte
+}
+
+func (c *captureFS) Begin() workspace.Txn { return &captureTxn{c} }
+
+func (c *captureFS) WriteFile(name string, parts [][]byte, _ workspace.WriteOptions) error {
+	c.out[name] = bytes.Join(parts, nil)
+	return nil
+}
+
+type captureTxn struct{ c *captureFS }
+
+func (x *captureTxn) Stage(name string, data []byte, _ workspace.WriteOptions) error {
+	x.c.out[name] = bytes.Clone(data)
+	return nil
+}
+func (*captureTxn) StageLink(string, string) error { return nil }
+func (*captureTxn) Mkdir(string) error             { return nil }
+func (*captureTxn) Remove(string) error            { return nil }
+func (*captureTxn) RemoveDir(string) error         { return nil }
+func (*captureTxn) PruneEmptyDirs()                {}
+func (*captureTxn) Commit() error                  { return nil }
+func (*captureTxn) Abort()                         {}
+
+// outcome writes the change's file as the workspace has it (with a changed
+// line, with CRLF endings), applies the patch as apply-patch does, and
+// returns what apply-patch would write and what was intended.
+func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got, want string, err error) {
+	t.Helper()
+	old, want := ch.old, ch.new
+	lines := ch.lines
+	if f.changed >= 0 {
+		lines = append([]string(nil), ch.lines...)
+		lines[f.changed] += " " + ch.lang.comment + " changed"
+		old, want = strings.Join(lines, "\n")+"\n", applyEdits(lines, ch.edits)
+	}
+	if ch.crlf {
+		old, want = strings.ReplaceAll(old, "\n", "\r\n"), strings.ReplaceAll(want, "\n", "\r\n")
+	}
+	p := filepath.Join(dir, filepath.FromSlash(ch.name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := f.render(ch.name)
+	pt, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip})
+	if err != nil {
+		return "", want, err
+	}
+	if len(pt.Files) == 1 && len(pt.Files[0].Chunks) == len(f.hunks) && movedChunk(lines, pt.Files[0].Chunks, f) {
+		return "", want, errMoved
+	}
+	c.out = map[string][]byte{}
+	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
+		return "", want, err
+	}
+	b, ok := c.out[ch.name]
+	if !ok {
+		return "", want, fmt.Errorf("nothing written to %s (wrote %d files)", ch.name, len(c.out))
+	}
+	return string(b), want, nil
+}
