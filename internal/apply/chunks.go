@@ -443,19 +443,21 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 			return m, err
 		}
 		if !lc.opt.Strict {
-			if m, err = lc.recover(q, cursor, taken); m != nil || err != nil {
+			if m, err = lc.recover(q, cursor, taken); err != nil || m != nil && !lc.rivalNear(q, m, 1, taken) {
 				return m, err
 			}
 		}
 	}
 	if !lc.opt.Strict {
-		if m, err = lc.recover(p, cursor, taken); m != nil || err != nil {
+		// Each recovery is taken only when no other place fits with one
+		// mistake more (the composed search's rule).
+		if m, err = lc.recover(p, cursor, taken); err != nil || m != nil && !lc.rivalNear(p, m, 1, taken) {
 			return m, err
 		}
-		if m = lc.recoverSubstituted(p, taken); m != nil {
+		if m = lc.recoverSubstituted(p, taken); m != nil && !lc.rivalNear(p, m, 1, taken) {
 			return m, nil
 		}
-		if m = lc.recoverElided(p, taken); m != nil {
+		if m = lc.recoverElided(p, taken); m != nil && !lc.rivalNear(p, m, 0, taken) {
 			return m, nil
 		}
 		if m = lc.recoverComposed(p, taken); m != nil {

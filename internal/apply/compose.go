@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // The composed recovery: the mistakes the single recoveries undo one at a
@@ -92,66 +94,7 @@ func normLine(s string) string {
 // recoverComposed places a chunk by the composed recovery; nil when no
 // alignment qualifies.
 func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
-	var items []composeItem
-	for li, l := range p.lines {
-		if l.op == '+' {
-			continue
-		}
-		beside := li > 0 && p.lines[li-1].op != ' ' || li+1 < len(p.lines) && p.lines[li+1].op != ' '
-		it := composeItem{li: li, norm: normLine(l.text), removed: l.op == '-', fixed: l.op == '-' || beside}
-		if l.op == ' ' && isElision(l.text) {
-			if beside {
-				return nil // the run it stands for could end on either side of the change
-			}
-			it.elision = true
-		}
-		items = append(items, it)
-	}
-	// Elisions first or last say nothing: dropped.
-	for len(items) > 0 && items[0].elision {
-		items = items[1:]
-	}
-	for len(items) > 0 && items[len(items)-1].elision {
-		items = items[:len(items)-1]
-	}
-	nonBlank := 0
-	for k := range items {
-		if items[k].elision && items[k-1].elision {
-			return nil
-		}
-		if !items[k].elision && items[k].norm != "" {
-			nonBlank++
-		}
-		items[k].gapOK = k > 0 && gapBetween(p, items[k-1].li, items[k].li)
-		items[k].dupPrev = k > 0 && !items[k].removed && items[k].norm == items[k-1].norm
-		items[k].dupNext = k+1 < len(items) && items[k].norm == items[k+1].norm
-	}
-	// Each edit rests on two matched lines with text (one more for the
-	// first); one more edit is searched for, to see the best's rivals.
-	maxEdits := min((nonBlank-1)/2, composeMaxEdits-1)
-	if maxEdits < 1 && !slices.ContainsFunc(items, func(it composeItem) bool { return it.elision }) {
-		return nil
-	}
-	lc.index()
-	s := &composer{lc: lc, p: p, items: items, steps: composeBudget, maxEdits: maxEdits + 1}
-	floor := lc.floor(p)
-	for _, pos := range s.starts() {
-		if pos < floor {
-			continue
-		}
-		s.pos = pos
-		s.walk(0, pos, 0, false)
-		if s.over() {
-			return nil
-		}
-	}
-	var kept []*alignment
-	for _, a := range s.found {
-		if overlaps(taken, span{a.pos, a.end}) || p.src.EndOfFile && a.end != len(lc.file) {
-			continue
-		}
-		kept = append(kept, a)
-	}
+	s, kept, maxEdits := lc.alignments(p, taken, -1)
 	if len(kept) == 0 {
 		return nil
 	}
@@ -213,6 +156,132 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	}
 	return chosen
 }
+
+// alignments returns the composed alignments of the chunk with at most
+// limit edits (one more than a chunk may carry when limit < 0, and then
+// also that most), none overlapping taken; nil when the chunk cannot be
+// aligned or the search runs past its budget.
+func (lc *locator) alignments(p *prepared, taken []span, limit int) (*composer, []*alignment, int) {
+	var items []composeItem
+	for li, l := range p.lines {
+		if l.op == '+' {
+			continue
+		}
+		beside := li > 0 && p.lines[li-1].op != ' ' || li+1 < len(p.lines) && p.lines[li+1].op != ' '
+		it := composeItem{li: li, norm: normLine(l.text), removed: l.op == '-', fixed: l.op == '-' || beside}
+		if l.op == ' ' && isElision(l.text) {
+			if beside {
+				return nil, nil, 0 // the run it stands for could end on either side of the change
+			}
+			it.elision = true
+		}
+		items = append(items, it)
+	}
+	// Elisions first or last say nothing: dropped.
+	for len(items) > 0 && items[0].elision {
+		items = items[1:]
+	}
+	for len(items) > 0 && items[len(items)-1].elision {
+		items = items[:len(items)-1]
+	}
+	nonBlank := 0
+	for k := range items {
+		if items[k].elision && items[k-1].elision {
+			return nil, nil, 0
+		}
+		if !items[k].elision && items[k].norm != "" {
+			nonBlank++
+		}
+		items[k].gapOK = k > 0 && gapBetween(p, items[k-1].li, items[k].li)
+		items[k].dupPrev = k > 0 && !items[k].removed && items[k].norm == items[k-1].norm
+		items[k].dupNext = k+1 < len(items) && items[k].norm == items[k+1].norm
+	}
+	// Each edit rests on two matched lines with text (one more for the
+	// first); one more edit is searched for, to see the best's rivals.
+	maxEdits := min((nonBlank-1)/2, composeMaxEdits-1)
+	if limit < 0 {
+		if maxEdits < 1 && !slices.ContainsFunc(items, func(it composeItem) bool { return it.elision }) {
+			return nil, nil, 0
+		}
+		limit = maxEdits + 1
+	}
+	if len(items) == 0 {
+		return nil, nil, 0
+	}
+	lc.index()
+	s := &composer{lc: lc, p: p, items: items, steps: composeBudget, maxEdits: limit}
+	floor := lc.floor(p)
+	for _, pos := range s.starts() {
+		if pos < floor {
+			continue
+		}
+		s.pos = pos
+		s.walk(0, pos, 0, false)
+		if s.over() {
+			return nil, nil, 0
+		}
+	}
+	var kept []*alignment
+	for _, a := range s.found {
+		if overlaps(taken, span{a.pos, a.end}) || p.src.EndOfFile && a.end != len(lc.file) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return s, kept, maxEdits
+}
+
+// rivalNear reports whether the chunk, placed as m by a recovery of edits
+// edits, also fits with one edit more another place (one that leaves m's
+// lines alone): a place as likely, for all the recovery knows.
+func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bool {
+	mk, ok := lc.resultOf(m)
+	if !ok {
+		return false
+	}
+	s, kept, _ := lc.alignments(p, taken, edits+1)
+	if s == nil {
+		return false // (a chunk the search cannot align, as before it)
+	}
+	for _, a := range kept {
+		if !s.credible(a) {
+			continue
+		}
+		k, ok := lc.resultOf(lc.composedPlaced(s, a))
+		if !ok {
+			// Another place whose added lines' indentation is
+			// undecided is a place still.
+			k = resultKey{start: a.pos, end: a.end, text: "\x00"}
+			if !(a.end <= m.pos || m.pos+m.matchLen() <= a.pos) {
+				continue
+			}
+		}
+		if k.text != mk.text && (k.end <= mk.start || mk.end <= k.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// credible reports whether an alignment reads as a model's mistakes: each
+// line it takes as misremembered is like the file's (a word or two
+// changed), not another line.
+func (s *composer) credible(a *alignment) bool {
+	for _, o := range a.ops {
+		if o.kind != opSubst {
+			continue
+		}
+		l, f := s.p.lines[s.items[o.j].li].text, s.lc.file[o.i]
+		if workspace.Similarity(l, f, workspace.Bigrams(l), workspace.Bigrams(f)) < minAlike {
+			return false
+		}
+	}
+	return true
+}
+
+// minAlike is how similar a misremembered line must be to the file's for
+// a reading that needs it to rival a recovery.
+const minAlike = 0.5
 
 // index makes the file's lines as the most lenient pass compares them, and
 // where each occurs.
@@ -310,11 +379,22 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 	pop := func() { s.ops = s.ops[:len(s.ops)-1] }
 	if it.elision {
 		// One file line or more, up to a place where the next line
-		// matches.
-		for _, k := range lc.byNorm[s.items[j+1].norm] {
-			if k <= i {
-				continue
+		// matches, or one of the few after it (the lines between
+		// misremembered).
+		ends := map[int]bool{}
+		for d := 0; d <= s.maxEdits-edits && j+1+d < len(s.items) && !s.items[j+1+d].elision; d++ {
+			for _, k := range lc.byNorm[s.items[j+1+d].norm] {
+				if k-d > i {
+					ends[k-d] = true
+				}
 			}
+		}
+		keys := make([]int, 0, len(ends))
+		for k := range ends {
+			keys = append(keys, k)
+		}
+		sort.Ints(keys)
+		for _, k := range keys {
 			push(alignOp{kind: opElide, j: j, i: i, n: k - i})
 			s.walk(j+1, k, edits, blocked)
 			pop()
@@ -334,7 +414,7 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 		// more likely a line out of place, a line of the file left out on
 		// the other side of the change.
 		push(alignOp{kind: opSubst, j: j, i: i})
-		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || s.nearby(it.norm, i)))
+		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || s.likerNearby(j, i)))
 		pop()
 	}
 	last := -1
@@ -355,12 +435,19 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 	}
 }
 
-// nearby reports whether the file has a line reading norm within
-// nearLines of line i.
-func (s *composer) nearby(norm string, i int) bool {
-	for _, k := range s.lc.byNorm[norm] {
-		if k >= i-nearLines && k <= i+nearLines {
-			return true
+// likerNearby reports whether a line of the file within nearLines of line
+// i reads more like old line j than line i does (and like it at all): the
+// line j is more likely a copy of, out of place.
+func (s *composer) likerNearby(j, i int) bool {
+	l := s.p.lines[s.items[j].li].text
+	lb := workspace.Bigrams(l)
+	sim := func(k int) float64 { return workspace.Similarity(l, s.lc.file[k], lb, workspace.Bigrams(s.lc.file[k])) }
+	here := sim(i)
+	for k := max(0, i-nearLines); k <= min(len(s.lc.file)-1, i+nearLines); k++ {
+		if k != i {
+			if o := sim(k); o > here && o >= minAlike {
+				return true
+			}
 		}
 	}
 	return false

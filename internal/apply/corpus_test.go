@@ -185,6 +185,10 @@ func TestMistakeCorpus(t *testing.T) {
 		case err != nil && clean:
 			t.Errorf("%s: clean patch refused: %v\npatch:\n%s", c.name, err, f.render(c.name))
 		case err == nil && got != want:
+			if d := os.Getenv("HUNK_CORPUS_DUMP"); d != "" {
+				os.WriteFile(filepath.Join(d, "patch"), []byte(f.render(c.name)), 0o644)
+				os.WriteFile(filepath.Join(d, "file"), []byte(fsys.lastOld), 0o644)
+			}
 			t.Errorf("%s (%s; CRLF file %v, changed line %d): WRONG result\npatch:\n%s\ndiff of result vs intended:\n%s", c.name, strings.Join(keys, "; "), c.crlf, f.changed+1, f.render(c.name), lineDiff(want, got))
 		case err != nil && os.Getenv("HUNK_ROBUST_SHOW") != "" && strings.Contains(keys[0], os.Getenv("HUNK_ROBUST_SHOW")):
 			t.Logf("%s: %s refused: %v\npatch:\n%s", keys[0], c.name, err, f.render(c.name))
@@ -289,7 +293,8 @@ func TestMistakeCorpus(t *testing.T) {
 // apply-patch would write, file by file.
 type captureFS struct {
 	workspace.FS
-	out map[string][]byte
+	out     map[string][]byte
+	lastOld string
 }
 
 func (c *captureFS) Begin() workspace.Txn { return &captureTxn{c} }
@@ -332,6 +337,7 @@ func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got,
 	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 		t.Fatal(err)
 	}
+	c.lastOld = old
 	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -344,6 +350,7 @@ func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got,
 		return "", want, errMoved
 	}
 	c.out = map[string][]byte{}
+	defer c.FS.Done()
 	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
 		return "", want, err
 	}
