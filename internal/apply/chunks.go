@@ -360,8 +360,9 @@ type locator struct {
 	eols []string
 	// norm and byNorm: the file's lines as the most lenient pass compares
 	// them, and where each occurs (made by index, for the composed recovery).
-	norm   []string
-	byNorm map[string][]int
+	norm    []string
+	byNorm  map[string][]int
+	bigrams [][]uint32 // workspace.Bigrams of the file's lines, as needed
 }
 
 // addition places a chunk with no old lines: Codex appends it at the end of

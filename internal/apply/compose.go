@@ -40,6 +40,7 @@ const (
 
 type alignOp struct {
 	kind, j, i, n int
+	check         bool // a misremembered line beside the change: see likerNearby
 }
 
 // alignment is one way the chunk's old lines fit a run of file lines.
@@ -283,6 +284,20 @@ func (s *composer) credible(a *alignment) bool {
 // a reading that needs it to rival a recovery.
 const minAlike = 0.5
 
+// bigramsOf returns workspace.Bigrams of file line k, made once.
+func (lc *locator) bigramsOf(k int) []uint32 {
+	if lc.bigrams == nil {
+		lc.bigrams = make([][]uint32, len(lc.file))
+	}
+	if lc.bigrams[k] == nil {
+		lc.bigrams[k] = workspace.Bigrams(lc.file[k])
+		if lc.bigrams[k] == nil {
+			lc.bigrams[k] = []uint32{}
+		}
+	}
+	return lc.bigrams[k]
+}
+
 // index makes the file's lines as the most lenient pass compares them, and
 // where each occurs.
 func (lc *locator) index() {
@@ -316,6 +331,7 @@ type composer struct {
 	ops      []alignOp
 	found    []*alignment
 	steps    int
+	bigrams  [][]uint32 // of the items' lines, as needed
 }
 
 func (s *composer) over() bool { return s.steps <= 0 || len(s.found) > 256 }
@@ -413,8 +429,9 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 		// not a line the chunk repeats or the file has nearby: that is
 		// more likely a line out of place, a line of the file left out on
 		// the other side of the change.
-		push(alignOp{kind: opSubst, j: j, i: i})
-		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext || s.likerNearby(j, i)))
+		// (likerNearby is asked only of a whole alignment: record.)
+		push(alignOp{kind: opSubst, j: j, i: i, check: it.fixed})
+		s.walk(j+1, i+1, edits+1, blocked || it.fixed && (it.dupPrev || it.dupNext))
 		pop()
 	}
 	last := -1
@@ -440,8 +457,13 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 // line j is more likely a copy of, out of place.
 func (s *composer) likerNearby(j, i int) bool {
 	l := s.p.lines[s.items[j].li].text
-	lb := workspace.Bigrams(l)
-	sim := func(k int) float64 { return workspace.Similarity(l, s.lc.file[k], lb, workspace.Bigrams(s.lc.file[k])) }
+	if s.bigrams == nil {
+		s.bigrams = make([][]uint32, len(s.items))
+	}
+	if s.bigrams[j] == nil {
+		s.bigrams[j] = workspace.Bigrams(l)
+	}
+	sim := func(k int) float64 { return workspace.Similarity(l, s.lc.file[k], s.bigrams[j], s.lc.bigramsOf(k)) }
 	here := sim(i)
 	for k := max(0, i-nearLines); k <= min(len(s.lc.file)-1, i+nearLines); k++ {
 		if k != i {
@@ -461,6 +483,9 @@ const nearLines = 3
 func (s *composer) record(end, edits int, blocked bool) {
 	a := &alignment{pos: s.pos, end: end, edits: edits, blocked: blocked, ops: append([]alignOp(nil), s.ops...)}
 	for _, o := range a.ops {
+		if o.check && !a.blocked && s.likerNearby(o.j, o.i) {
+			a.blocked = true
+		}
 		if o.kind != opMatch {
 			continue
 		}
