@@ -57,8 +57,26 @@ func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 				notes = append(notes, fmt.Sprintf("ignored %s after '*** End Patch'", result.Count(hi-1-k, "line")))
 				hi = k + 1
 			} else {
-				notes = append(notes, "the patch has no '*** End Patch': it was read to the end of the input")
 				noEnd = true
+				// Prose after the last line a patch can hold (one that
+				// starts with a space, '+', '-', '@' or '*'), and the
+				// blank lines before it, is not the patch's.
+				k := hi
+				for k > lo+1 && (strings.TrimSpace(L[k-1]) == "" || !strings.ContainsAny(L[k-1][:1], " +-@*\t\\")) {
+					k--
+				}
+				prose := 0
+				for j := k; j < hi; j++ {
+					if strings.TrimSpace(L[j]) != "" {
+						prose++
+					}
+				}
+				if prose > 0 {
+					notes = append(notes, fmt.Sprintf("the patch has no '*** End Patch': it was read to its last line, and the %s of text after it ignored", result.Count(prose, "line")))
+					hi = k
+				} else {
+					notes = append(notes, "the patch has no '*** End Patch': it was read to the end of the input")
+				}
 			}
 		}
 	}
