@@ -121,7 +121,9 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 		case !ok:
 			continue
 		case a.edits > least:
-			rivals = append(rivals, k)
+			if p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint) {
+				rivals = append(rivals, k) // (one farther from the header's line number is none)
+			}
 			continue
 		case chosen != nil && k.text != key.text:
 			return nil // two readings as likely: refused, with the closest place named
@@ -245,8 +247,8 @@ func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bo
 		return false // (a chunk the search cannot align, as before it)
 	}
 	for _, a := range kept {
-		if !s.credible(a) {
-			continue
+		if !s.credible(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
+			continue // (a place farther from the line number the header gives is no rival)
 		}
 		k, ok := lc.resultOf(lc.composedPlaced(s, a))
 		if !ok {
