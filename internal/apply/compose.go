@@ -196,7 +196,7 @@ func (lc *locator) alignments(p *prepared, taken []span, limit int) (*composer, 
 			nonBlank++
 		}
 		items[k].gapOK = k > 0 && gapBetween(p, items[k-1].li, items[k].li)
-		items[k].dupPrev = k > 0 && !items[k].removed && items[k].norm == items[k-1].norm
+		items[k].dupPrev = k > 0 && !items[k].removed && !items[k-1].removed && items[k].norm == items[k-1].norm
 		items[k].dupNext = k+1 < len(items) && items[k].norm == items[k+1].norm
 	}
 	// Each edit rests on two matched lines with text (one more for the
@@ -236,7 +236,9 @@ func (lc *locator) alignments(p *prepared, taken []span, limit int) (*composer, 
 
 // rivalNear reports whether the chunk, placed as m by a recovery of edits
 // edits, also fits with one edit more another place (one that leaves m's
-// lines alone): a place as likely, for all the recovery knows.
+// lines alone), or m's place another way under a stricter pass (a removed
+// " x" matched to "x" ignoring whitespace, where another reading removes
+// " x" as written): a reading as likely, for all the recovery knows.
 func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bool {
 	mk, ok := lc.resultOf(m)
 	if !ok {
@@ -246,11 +248,13 @@ func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bo
 	if s == nil {
 		return false // (a chunk the search cannot align, as before it)
 	}
+	loose := lc.looseRemoved(m)
 	for _, a := range kept {
 		if !s.credible(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
 			continue // (a place farther from the line number the header gives is no rival)
 		}
-		k, ok := lc.resultOf(lc.composedPlaced(s, a))
+		am := lc.composedPlaced(s, a)
+		k, ok := lc.resultOf(am)
 		if !ok {
 			// Another place whose added lines' indentation is
 			// undecided is a place still.
@@ -259,11 +263,24 @@ func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bo
 				continue
 			}
 		}
-		if k.text != mk.text && (k.end <= mk.start || mk.end <= k.start) {
-			return true
+		if k.text != mk.text && (k.end <= mk.start || mk.end <= k.start || lc.looseRemoved(am) < loose) {
+			return true // (at the same place, a reading whose removed lines match more strictly is one too)
 		}
 	}
 	return false
+}
+
+// looseRemoved counts the removed lines of a placed chunk that match their
+// file lines only with indentation ignored.
+func (lc *locator) looseRemoved(m *placed) int {
+	n := 0
+	lc.eachOld(m, func(l cline, fi int) bool {
+		if l.op == '-' && !eq(Rstrip, lc.file[fi], l.text) {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 // credible reports whether an alignment reads as a model's mistakes: each

@@ -164,3 +164,93 @@ func lines(s string) []string {
 	}
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
+
+// FuzzRecoverChunks perturbs the chunk of a patch turning a into b the ways
+// models get chunks wrong — a context line left out, written twice,
+// misremembered or elided as "...", the context's indentation drifted,
+// several at once — and checks that hunk's recoveries never panic and,
+// where the chunk spans a file of unique lines (so that its place and
+// arrangement are certain) and does not, as perturbed, fit as it stands,
+// give b or refuse.
+func FuzzRecoverChunks(f *testing.F) {
+	f.Add("a\nb\nc\nd\ne\n", "a\nb\nC\nd\ne\n", uint8(3), uint8(7), uint8(1))
+	f.Add("def f():\n    x = 1\n    y = 2\n    return x\n", "def f():\n    x = 1\n    z = 3\n    return x\n", uint8(3), uint8(2), uint8(0))
+	f.Add("if a {\n\tb()\n}\nif a {\n\tc()\n}\n", "if a {\n\tb()\n}\nif a {\n\tC()\n}\n", uint8(1), uint8(5), uint8(2))
+	f.Fuzz(func(t *testing.T, a, b string, ctx, kinds, at uint8) {
+		if strings.ContainsAny(a+b, "\x00\r") || !validUTF8(a) || !validUTF8(b) || len(a) > 4000 {
+			return
+		}
+		chunks := diffChunks(a, b, int(ctx%4))
+		if len(chunks) == 0 {
+			return
+		}
+		c := chunks[0]
+		var ctxAt []int
+		for i, l := range c.Lines {
+			if l.Op == ' ' {
+				ctxAt = append(ctxAt, i)
+			}
+		}
+		if len(ctxAt) == 0 {
+			return
+		}
+		pick := func(k int) int { return ctxAt[(int(at)+k)%len(ctxAt)] }
+		ls := append([]patchparse.ChunkLine(nil), c.Lines...)
+		removes := false
+		for _, l := range ls {
+			removes = removes || l.Op == '-' && strings.TrimSpace(l.Text) != ""
+		}
+		if kinds&16 != 0 && removes {
+			// Context indentation drifted, where a removed line shows
+			// the added lines' frame (with none, the file's indentation
+			// around the chunk decides: a reading, not a certainty).
+			for i, l := range ls {
+				if l.Op == ' ' && strings.TrimSpace(l.Text) != "" {
+					ls[i].Text = "  " + l.Text
+				}
+			}
+		}
+		if kinds&4 != 0 { // misremembered
+			i := pick(1)
+			ls[i].Text += " // misremembered"
+		}
+		if kinds&8 != 0 { // elided
+			ls[pick(2)].Text = "..."
+		}
+		if kinds&2 != 0 { // written twice
+			i := pick(3)
+			ls = append(ls[:i+1], ls[i:]...)
+		}
+		if kinds&1 != 0 { // left out, between two old lines (at an edge or
+			// beside added lines it leaves the chunk another meaning)
+			i := pick(0)
+			if i > 0 && i+1 < len(ls) && ls[i].Op == ' ' && ls[i-1].Op != '+' && ls[i+1].Op != '+' {
+				ls = append(ls[:i], ls[i+1:]...)
+			}
+		}
+		p := &patchparse.Chunk{Line: 1, Lines: ls, EndOfFile: c.EndOfFile}
+		got, err := ApplyChunks("f", []byte(a), []*patchparse.Chunk{p}, Options{})
+		if old := p.Old(); err != nil || ctx%4 != 3 || len(old) == 0 || strings.TrimSpace(old[len(old)-1]) == "" {
+			// (A chunk with no old lines left is an addition at the end;
+			// one ending in an empty line may mean the final newline.)
+			return
+		}
+		// Where lines repeat (blank lines, "}"), a perturbed chunk can
+		// mean another arrangement as well as the intended one; the
+		// result is checked where every line of the file is unique.
+		seen := map[string]bool{}
+		for _, l := range lines(a) {
+			if t := strings.TrimSpace(l); seen[t] {
+				return
+			} else {
+				seen[t] = true
+			}
+		}
+		if hits, _ := seekAll(lines(a), p.Old(), 0, len(lines(a)), p.EndOfFile); len(hits) > 0 {
+			return // as perturbed, the chunk fits as it stands: that is its meaning
+		}
+		if !sameText(string(got), b, a) {
+			t.Fatalf("WRONG result\na=%q\nb=%q\nchunk=%+v\ngot=%q", a, b, ls, got)
+		}
+	})
+}

@@ -168,10 +168,9 @@ func (lc *locator) alignDropped(p *prepared, s int, pass Pass) []*placed {
 }
 
 // gapAllowed reports whether a file line may be kept between old lines k-1
-// and k of the chunk: a context line must be beside it, and added lines at
-// the gap are allowed only right after a removed line (they replace it; the
-// kept line follows them) — after a context line they could go on either
-// side of the kept line.
+// and k of the chunk: a context line must be beside it, and no added line
+// may be at the gap — the kept line could go on either side of them (even
+// where they replace a removed line: "-a +b [kept] c" or "-a [kept] +b c").
 func gapAllowed(p *prepared, k int) bool {
 	n, before, after := 0, -1, -1
 	for li, l := range p.lines {
@@ -192,15 +191,17 @@ func gapAllowed(p *prepared, k int) bool {
 // gapBetween is gapAllowed for the gap between lines before and after of the
 // chunk (old lines, with only added lines between them).
 func gapBetween(p *prepared, before, after int) bool {
-	if after > before+1 && p.lines[before].op != '-' {
+	if after > before+1 {
+		// Added lines at the gap: the kept line could go before or
+		// after them (even where they replace a removed line).
 		return false
 	}
 	return p.lines[before].op == ' ' || p.lines[after].op == ' '
 }
 
 // alignDuplicated matches the chunk at s under pass with one of its context
-// lines, one that repeats the line before it, left out (it is not in the
-// file).
+// lines, one that repeats the context line before it, left out (it is not
+// in the file).
 func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 	var out []*placed
 	for li := 1; li < len(p.lines); li++ {
@@ -209,8 +210,8 @@ func (lc *locator) alignDuplicated(p *prepared, s int, pass Pass) []*placed {
 			continue
 		}
 		prev := p.lines[li-1]
-		if prev.op == '+' || strings.TrimSpace(prev.text) != strings.TrimSpace(l.text) {
-			continue
+		if prev.op != ' ' || strings.TrimSpace(prev.text) != strings.TrimSpace(l.text) {
+			continue // (a context line like the removed line before it is not a copy of it: "-x x" keeps one x)
 		}
 		fi := s
 		ok := true
