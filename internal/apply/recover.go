@@ -168,9 +168,11 @@ func (lc *locator) alignDropped(p *prepared, s int, pass Pass) []*placed {
 }
 
 // gapAllowed reports whether a file line may be kept between old lines k-1
-// and k of the chunk: a context line must be beside it, and no added line
-// may be at the gap — the kept line could go on either side of them (even
-// where they replace a removed line: "-a +b [kept] c" or "-a [kept] +b c").
+// and k of the chunk: a context line must be beside it, and added lines at
+// the gap only right after a removed line — read as its replacement, the
+// kept line after them ("-a +b [kept] c"; a diff that kept the line
+// between, "-a [kept] +b c", with that line dropped, is read so too) —
+// after a context line they could go on either side of the kept line.
 func gapAllowed(p *prepared, k int) bool {
 	n, before, after := 0, -1, -1
 	for li, l := range p.lines {
@@ -192,9 +194,12 @@ func gapAllowed(p *prepared, k int) bool {
 // chunk (old lines, with only added lines between them).
 func gapBetween(p *prepared, before, after int) bool {
 	if after > before+1 {
-		// Added lines at the gap: the kept line could go before or
-		// after them (even where they replace a removed line).
-		return false
+		// Added lines at the gap: after a context line the kept line
+		// could go on either side of them; after a removed line they
+		// are read as its replacement, and the kept line follows them.
+		if p.lines[before].op != '-' {
+			return false
+		}
 	}
 	return p.lines[before].op == ' ' || p.lines[after].op == ' '
 }
