@@ -105,6 +105,11 @@ func TestMCPGoClient(t *testing.T) {
 	if !strings.Contains(text, "one") || sc["totalLines"] != float64(2) || sc["sha256"] == "" {
 		t.Errorf("read: %q %v", text, sc)
 	}
+	// Claude Code and Codex CLI hand the model structuredContent when
+	// there is one: it must hold what the model reads, the file's lines.
+	if c, _ := sc["content"].(string); c != text || !strings.Contains(c, "one") || !strings.Contains(c, "two") {
+		t.Errorf("read: structuredContent.content %q, want the text %q", sc["content"], text)
+	}
 	res, text, _ := callTool(t, cs, "edit", map[string]any{"path": "a.txt", "oldText": "two", "newText": "2"})
 	if res.IsError || !strings.Contains(text, "Successfully replaced 1 block in") {
 		t.Errorf("edit: %q", text)
@@ -115,6 +120,9 @@ func TestMCPGoClient(t *testing.T) {
 	res, text, sc = callTool(t, cs, "edit", map[string]any{"path": "a.txt", "oldText": "three", "newText": "3"})
 	if !res.IsError || sc["code"] != "NO_MATCH" || !strings.Contains(text, "NO_MATCH") {
 		t.Errorf("edit with no match: isError %v, %q, %v", res.IsError, text, sc)
+	}
+	if c, _ := sc["content"].(string); !strings.Contains(c, "hint:") || !strings.Contains(text, c) {
+		t.Errorf("edit with no match: structuredContent.content %q must be the message with its hints (%q)", sc["content"], text)
 	}
 	res, text, _ = callTool(t, cs, "write", map[string]any{"path": "sub/b.txt", "content": "bee\n"})
 	if res.IsError || !strings.Contains(text, "Successfully wrote 4 bytes") {

@@ -80,8 +80,10 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 }
 
 // Structured returns r's details as the JSON object MCP's structuredContent
-// and the output schemas describe: the details, plus "error" and "code" on
-// failure.
+// and the output schemas describe: the details, "content" — the text the
+// model reads, as in the content blocks (a read's lines with their notice, a
+// failure's message with its hints), since some clients forward only this
+// object to the model — plus "error" and "code" on failure.
 func Structured(r result.ToolResult) map[string]any {
 	m := map[string]any{}
 	if r.Details != nil {
@@ -92,6 +94,15 @@ func Structured(r result.ToolResult) map[string]any {
 		if m == nil {
 			m = map[string]any{}
 		}
+	}
+	if _, ok := m["content"]; !ok {
+		var text []string
+		for _, c := range r.Content {
+			if c.Type == "text" {
+				text = append(text, c.Text)
+			}
+		}
+		m["content"] = strings.Join(text, "\n")
 	}
 	if r.IsError {
 		m["error"], m["code"] = r.Error, string(r.Code)
@@ -178,6 +189,9 @@ func object(props map[string][2]string) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	for name, p := range props {
 		s.Properties[name] = &jsonschema.Schema{Type: p[0], Description: p[1]}
+	}
+	if s.Properties["content"] == nil {
+		s.Properties["content"] = &jsonschema.Schema{Type: "string", Description: "the text the model reads: a read's lines with their notice, the result's message, a failure with its hints"}
 	}
 	s.Properties["error"] = &jsonschema.Schema{Type: "string", Description: "on failure: what went wrong"}
 	s.Properties["code"] = &jsonschema.Schema{Type: "string", Description: "on failure: hunk's error code (NO_MATCH, AMBIGUOUS, STALE, OUTSIDE_WORKSPACE, ...)"}

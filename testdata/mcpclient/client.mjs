@@ -29,10 +29,12 @@ check(byName.edit.outputSchema && byName.edit.inputSchema.properties.oldText, "e
 
 let r = await c.callTool({ name: "read", arguments: { path: "a.txt" } });
 check(!r.isError && text(r).includes("beta") && r.structuredContent.totalLines === 2, `read: ${JSON.stringify(r)}`);
+// A client that forwards structuredContent to the model forwards the file's lines.
+check(r.structuredContent.content.includes("alpha") && r.structuredContent.content.includes("beta"), `read structuredContent.content: ${JSON.stringify(r)}`);
 r = await c.callTool({ name: "edit", arguments: { path: "a.txt", oldText: "beta", newText: "gamma" } });
 check(!r.isError && readFileSync(join(dir, "a.txt"), "utf8") === "alpha\ngamma\n", `edit: ${JSON.stringify(r)}`);
 r = await c.callTool({ name: "edit", arguments: { path: "a.txt", oldText: "delta", newText: "x" } });
-check(r.isError === true && r.structuredContent.code === "NO_MATCH", `edit no match: ${JSON.stringify(r)}`);
+check(r.isError === true && r.structuredContent.code === "NO_MATCH" && r.structuredContent.content.includes("hint:"), `edit no match: ${JSON.stringify(r)}`);
 r = await c.callTool({ name: "write", arguments: { path: "b.txt", content: "bee\n", createOnly: true } });
 check(!r.isError && r.structuredContent.created === true, `write: ${JSON.stringify(r)}`);
 r = await c.callTool({ name: "write", arguments: { path: "b.txt", content: "wasp\n", createOnly: true } });
