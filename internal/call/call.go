@@ -22,12 +22,14 @@ const (
 	OpenAIApplyPatch = "openai-apply-patch" // Responses apply_patch_call
 	OpenAIShell      = "openai-shell"       // Responses shell_call
 	CodexApplyPatch  = "codex"              // custom_tool_call named apply_patch
-	Anthropic        = "anthropic"          // tool_use of str_replace_based_edit_tool or bash
+	OpenAIFunction   = "openai-function"    // Responses function_call of a declared tool
+	OpenAIChat       = "openai-chat"        // Chat Completions tool_calls entry
+	Anthropic        = "anthropic"          // tool_use of str_replace_based_edit_tool, bash or a declared tool
 	Hunk             = "hunk"               // {"tool": ..., "arguments": ...}
 )
 
 // Formats lists the formats, for --format's help and errors.
-var Formats = []string{OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, Anthropic, Hunk}
+var Formats = []string{OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk}
 
 // envelope is the union of the fields the formats are told apart by.
 type envelope struct {
@@ -40,6 +42,10 @@ type envelope struct {
 	Action    json.RawMessage `json:"action"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
+	Function  *struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
 }
 
 // Detect names the format of a call.
@@ -53,6 +59,10 @@ func Detect(e envelope) string {
 		return CodexApplyPatch
 	case e.Type == "tool_use":
 		return Anthropic
+	case e.Type == "function_call":
+		return OpenAIFunction
+	case e.Type == "function" && e.Function != nil:
+		return OpenAIChat
 	case e.Tool != "":
 		return Hunk
 	}
@@ -69,10 +79,10 @@ func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out 
 		format = Detect(e)
 	}
 	switch format {
-	case OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, Anthropic, Hunk:
+	case OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk:
 	case "":
 		return result.Failure(result.Errorf(result.InvalidArgument, "unrecognized tool call: %s", describe(raw, err)).
-			WithHint("give one JSON object: an OpenAI apply_patch_call or shell_call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
+			WithHint("give one JSON object: an OpenAI function_call, apply_patch_call or shell_call, a Chat Completions tool call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
 	default:
 		return result.Failure(result.Usagef("unknown format %q", format).WithHint("formats: "+strings.Join(Formats, ", ")), nil), true
 	}
@@ -89,6 +99,8 @@ func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out 
 		return codexApplyPatch(s, e)
 	case Anthropic:
 		return anthropic(ctx, s, e)
+	case OpenAIFunction, OpenAIChat:
+		return function(ctx, s, e, format)
 	}
 	return hunk(ctx, s, e)
 }
@@ -116,6 +128,10 @@ func failure(format string, e envelope, err error) any {
 		return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: msg}
 	case Anthropic:
 		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: "Error: " + msg, IsError: true}
+	case OpenAIFunction:
+		return functionOutput{Type: "function_call_output", CallID: e.CallID, Output: msg}
+	case OpenAIChat:
+		return chatToolMessage{Role: "tool", ToolCallID: e.ID, Content: msg}
 	}
 	return result.Failure(err, nil)
 }
@@ -133,10 +149,74 @@ func errorText(r result.ToolResult) string {
 	return strings.Join(b, "\n")
 }
 
+// declared is every tool hunk declares (hunk tools): its own, insert and
+// the filesystem set.
+func declared(s *tools.Session) tools.Set {
+	all := append(tools.Hunk(s.Exec.Network), tools.Insert())
+	return append(all, tools.Filesystem()...)
+}
+
+// ---- OpenAI: Responses function_call, Chat Completions tool_calls ----
+
+type functionOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+}
+
+type chatToolMessage struct {
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+// function answers a call of one of the tools `hunk tools --for openai`
+// declares, made as a Responses function_call item or a Chat Completions
+// tool call, in the same API's shape: the text the model reads (a failure's
+// with its hints). Its arguments are a JSON string (or an object). Codex's
+// function-style apply_patch ({"input": PATCH}) is read too.
+func function(ctx context.Context, s *tools.Session, e envelope, format string) (any, bool) {
+	name, args, id := e.Name, e.Arguments, e.CallID
+	if format == OpenAIChat {
+		name, args, id = e.Function.Name, e.Function.Arguments, e.ID
+	}
+	var str string
+	if json.Unmarshal(args, &str) == nil {
+		args = json.RawMessage(str) // (the APIs send the arguments as a JSON string)
+	}
+	if name == "apply_patch" {
+		var in struct {
+			Input *string `json:"input"`
+			Patch *string `json:"patch"`
+		}
+		if json.Unmarshal(args, &in) == nil && in.Input != nil && in.Patch == nil {
+			args, _ = json.Marshal(map[string]string{"patch": *in.Input})
+		}
+	}
+	answer := func(text string) any {
+		if format == OpenAIChat {
+			return chatToolMessage{Role: "tool", ToolCallID: id, Content: text}
+		}
+		return functionOutput{Type: "function_call_output", CallID: id, Output: text}
+	}
+	all := declared(s)
+	t := all.Lookup(name)
+	if t == nil {
+		r := result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", name).
+			WithHint("tools: "+strings.Join(all.Names(), ", ")), nil)
+		return answer(errorText(r)), true
+	}
+	r := t.Call(ctx, s, args)
+	text := errorText(r)
+	if r.IsError && r.Code != "" {
+		text = "[" + string(r.Code) + "] " + text
+	}
+	return answer(text), r.IsError
+}
+
 // hunk answers {"tool": NAME, "arguments": {...}} with the --json result.
 func hunk(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
-	all := append(tools.Hunk(s.Exec.Network), tools.Insert())
-	all = append(all, tools.Filesystem()...)
+	all := declared(s)
 	t := all.Lookup(e.Tool)
 	if t == nil {
 		return result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", e.Tool).
@@ -372,7 +452,16 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text, IsError: out.ExitCode != 0}, out.ExitCode != 0
 	case "str_replace_based_edit_tool", "str_replace_editor":
 	default:
-		return fail(result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool and bash)", e.Name))
+		// One of the tools `hunk tools --for anthropic` declares.
+		if t := declared(s).Lookup(e.Name); t != nil {
+			r := t.Call(ctx, s, e.Input)
+			text := errorText(r)
+			if r.IsError {
+				text = "Error: " + text
+			}
+			return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text, IsError: r.IsError}, r.IsError
+		}
+		return fail(result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool, bash and %s)", e.Name, strings.Join(declared(s).Names(), ", ")))
 	}
 	var in editorInput
 	if err := json.Unmarshal(e.Input, &in); err != nil {

@@ -89,3 +89,45 @@ func TestCapOutput(t *testing.T) {
 		t.Errorf("stdout lost its head or tail: %q", out)
 	}
 }
+
+// TestDeclaredToolsAnswered: a tool `hunk tools` declares, called in each
+// provider's shape, is answered in that shape with the text the model
+// reads — a read's lines, a failure's hint — and the call's id echoed.
+func TestDeclaredToolsAnswered(t *testing.T) {
+	s, dir := session(t)
+	for name, c := range map[string]struct {
+		call     string
+		idKey    string // where the call's id comes back
+		textKey  string // where the text comes back
+		wantText string
+		failed   bool
+	}{
+		"responses function_call":    {`{"type":"function_call","call_id":"fc1","name":"read","arguments":"{\"path\":\"a.txt\"}"}`, "call_id", "output", "two", false},
+		"responses unknown tool":     {`{"type":"function_call","call_id":"fc2","name":"nope","arguments":"{}"}`, "call_id", "output", "unknown tool", true},
+		"responses failing edit":     {`{"type":"function_call","call_id":"fc3","name":"edit","arguments":"{\"path\":\"a.txt\",\"oldText\":\"three\",\"newText\":\"3\"}"}`, "call_id", "output", "hint:", true},
+		"chat tool call":             {`{"id":"tc1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a.txt\"}"}}`, "tool_call_id", "content", "one", false},
+		"anthropic tool_use of read": {`{"type":"tool_use","id":"tu1","name":"read","input":{"path":"a.txt"}}`, "tool_use_id", "content", "two", false},
+		"anthropic failing edit":     {`{"type":"tool_use","id":"tu2","name":"edit","input":{"path":"a.txt","oldText":"three","newText":"3"}}`, "tool_use_id", "content", "hint:", true},
+		"codex function apply_patch": {`{"type":"function_call","call_id":"fc4","name":"apply_patch","arguments":"{\"input\":\"*** Begin Patch\\n*** Add File: b.txt\\n+bee\\n*** End Patch\\n\"}"}`, "call_id", "output", "A b.txt", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, failed := Run(context.Background(), s, []byte(c.call), "")
+			b, _ := json.Marshal(out)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			var call map[string]any
+			json.Unmarshal([]byte(c.call), &call)
+			id := call["call_id"]
+			if id == nil {
+				id = call["id"]
+			}
+			text, _ := m[c.textKey].(string)
+			if failed != c.failed || m[c.idKey] != id || !strings.Contains(text, c.wantText) {
+				t.Errorf("got %s (failed %v); want %s=%v, %s containing %q, failed %v", b, failed, c.idKey, id, c.textKey, c.wantText, c.failed)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "b.txt")); err != nil || string(b) != "bee\n" {
+		t.Errorf("the function-style apply_patch did not add b.txt: %q %v", b, err)
+	}
+}
