@@ -495,7 +495,11 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if in.FileText == nil {
 			return fail(result.Errorf(result.InvalidArgument, "create: missing file_text"))
 		}
-		if _, err := ops.Write(s.Env, ops.WriteRequest{Path: in.Path, Content: *in.FileText}); err != nil {
+		// As the reference implementation: create never overwrites.
+		if _, err := ops.Write(s.Env, ops.WriteRequest{Path: in.Path, Content: *in.FileText, CreateOnly: true}); err != nil {
+			if result.As(err).Code == result.AlreadyExists {
+				err = result.Errorf(result.AlreadyExists, "File already exists at: %s. Cannot overwrite files using command `create`.", in.Path)
+			}
 			return fail(err)
 		}
 		return ok("File created successfully at: " + in.Path)
