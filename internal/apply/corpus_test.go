@@ -272,21 +272,7 @@ func TestMistakeCorpus(t *testing.T) {
 			}
 		}
 	}
-	var keys []string
-	for k := range rates {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "mistake corpus: %d changes to Go, Python, JavaScript and C files, one in %d CRLF (seed %d):\n", changes, corpusCRLF, seed)
-	fmt.Fprintf(&b, "%-44s %5s %8s %8s %6s %6s\n", "patch", "n", "right", "refused", "WRONG", "moved")
-	for _, k := range keys {
-		tl := rates[k]
-		fmt.Fprintf(&b, "%-44s %5d %7.1f%% %7.1f%% %6d %6d\n", k, tl.n,
-			100*float64(tl.exact)/float64(max(tl.n, 1)), 100*float64(tl.refused)/float64(max(tl.n, 1)), tl.wrong, tl.moved)
-	}
-	b.WriteString("moved: perturbed patches not counted because, as written, they match another place (they mean another change)\n")
-	t.Log(b.String())
+	t.Log(rateTable(fmt.Sprintf("mistake corpus: %d changes to Go, Python, JavaScript and C files, one in %d CRLF (seed %d):", changes, corpusCRLF, seed), rates))
 }
 
 // captureFS is a workspace whose writes are kept in memory, not made: what

@@ -622,6 +622,25 @@ var conflicts = map[string]string{
 
 type tally struct{ n, exact, refused, wrong, moved int }
 
+// rateTable renders the tallies under title, a row per key in order.
+func rateTable(title string, rates map[string]*tally) string {
+	var keys []string
+	for k := range rates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(title + "\n")
+	fmt.Fprintf(&b, "%-44s %5s %8s %8s %6s %6s\n", "patch", "n", "right", "refused", "WRONG", "moved")
+	for _, k := range keys {
+		tl := rates[k]
+		fmt.Fprintf(&b, "%-44s %5d %7.1f%% %7.1f%% %6d %6d\n", k, tl.n,
+			100*float64(tl.exact)/float64(max(tl.n, 1)), 100*float64(tl.refused)/float64(max(tl.n, 1)), tl.wrong, tl.moved)
+	}
+	b.WriteString("moved: perturbed patches not counted because, as written, they match another place (they mean another change)\n")
+	return b.String()
+}
+
 // errMoved marks a perturbed patch that no longer means the intended change.
 var errMoved = fmt.Errorf("the perturbed patch means another change")
 
@@ -881,21 +900,7 @@ func TestRobustness(t *testing.T) {
 	if len(changes) < robustFiles/2 {
 		t.Fatalf("only %d usable changes from %d files", len(changes), len(names))
 	}
-	var keys []string
-	for k := range rates {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "robustness over %d edited Go files (seed %d):\n", len(changes), seed)
-	fmt.Fprintf(&b, "%-34s %5s %8s %8s %6s %6s\n", "patch", "n", "exact", "refused", "WRONG", "moved")
-	for _, k := range keys {
-		tl := rates[k]
-		fmt.Fprintf(&b, "%-34s %5d %7.1f%% %7.1f%% %6d %6d\n", k, tl.n,
-			100*float64(tl.exact)/float64(max(tl.n, 1)), 100*float64(tl.refused)/float64(max(tl.n, 1)), tl.wrong, tl.moved)
-	}
-	b.WriteString("moved: perturbed patches not counted because, as written, they match another place (they mean another change)\n")
-	t.Log(b.String())
+	t.Log(rateTable(fmt.Sprintf("robustness over %d edited Go files (seed %d):", len(changes), seed), rates))
 
 	// The clean patches also go through Apply on a real workspace, all files
 	// in one patch per format.
