@@ -291,8 +291,7 @@ func (s *composer) credible(a *alignment) bool {
 		if o.kind != opSubst {
 			continue
 		}
-		l, f := s.p.lines[s.items[o.j].li].text, s.lc.file[o.i]
-		if workspace.Similarity(l, f, workspace.Bigrams(l), workspace.Bigrams(f)) < minAlike {
+		if s.similarity(o.j, o.i) < minAlike {
 			return false
 		}
 	}
@@ -471,10 +470,9 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 	}
 }
 
-// likerNearby reports whether a line of the file within nearLines of line
-// i reads more like old line j than line i does (and like it at all): the
-// line j is more likely a copy of, out of place.
-func (s *composer) likerNearby(j, i int) bool {
+// similarity is workspace.Similarity of old line j and file line k, each
+// line's bigrams made once.
+func (s *composer) similarity(j, k int) float64 {
 	l := s.p.lines[s.items[j].li].text
 	if s.bigrams == nil {
 		s.bigrams = make([][]uint32, len(s.items))
@@ -482,11 +480,17 @@ func (s *composer) likerNearby(j, i int) bool {
 	if s.bigrams[j] == nil {
 		s.bigrams[j] = workspace.Bigrams(l)
 	}
-	sim := func(k int) float64 { return workspace.Similarity(l, s.lc.file[k], s.bigrams[j], s.lc.bigramsOf(k)) }
-	here := sim(i)
+	return workspace.Similarity(l, s.lc.file[k], s.bigrams[j], s.lc.bigramsOf(k))
+}
+
+// likerNearby reports whether a line of the file within nearLines of line
+// i reads more like old line j than line i does (and like it at all): the
+// line j is more likely a copy of, out of place.
+func (s *composer) likerNearby(j, i int) bool {
+	here := s.similarity(j, i)
 	for k := max(0, i-nearLines); k <= min(len(s.lc.file)-1, i+nearLines); k++ {
 		if k != i {
-			if o := sim(k); o > here && o >= minAlike {
+			if o := s.similarity(j, k); o > here && o >= minAlike {
 				return true
 			}
 		}
@@ -539,7 +543,7 @@ func (lc *locator) composedPlaced(s *composer, a *alignment) *placed {
 		}
 	}
 	fill := func(i int) {
-		q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[i]), text: lc.file[i], filled: true})
+		q.lines = append(q.lines, lc.filledLine(i))
 		q.old = append(q.old, lc.file[i])
 	}
 	var notes []string
@@ -573,6 +577,12 @@ func (lc *locator) composedPlaced(s *composer, a *alignment) *placed {
 		rule += "," + strings.Join(notes, ",")
 	}
 	return &placed{pos: a.pos, pass: a.pass, skipFile: -1, skipPat: -1, chunk: &q, rule: rule}
+}
+
+// filledLine is file line i as a context line of a chunk, taken from the
+// file by a recovery (filled: its indentation says nothing of the chunk's).
+func (lc *locator) filledLine(i int) cline {
+	return cline{op: ' ', eol: endingOf(lc.eols[i]), text: lc.file[i], filled: true}
 }
 
 // resultKey is what a placed chunk makes of the file, whatever lines it

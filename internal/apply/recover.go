@@ -598,7 +598,7 @@ func (lc *locator) recoverSubstituted(p *prepared, taken []span) *placed {
 					continue
 				}
 				if j == 0 {
-					q.lines[li] = cline{op: ' ', eol: endingOf(lc.eols[at[0]]), text: lc.file[at[0]], filled: true}
+					q.lines[li] = lc.filledLine(at[0])
 					break
 				}
 				j--
@@ -709,7 +709,7 @@ func (lc *locator) recoverElided(p *prepared, taken []span) *placed {
 				}
 				if inSeg == len(segs[seg]) {
 					for fi := at[seg] + len(segs[seg]); fi < at[seg+1]; fi++ {
-						q.lines = append(q.lines, cline{op: ' ', eol: endingOf(lc.eols[fi]), text: lc.file[fi], filled: true})
+						q.lines = append(q.lines, lc.filledLine(fi))
 						q.old = append(q.old, lc.file[fi])
 					}
 					seg, inSeg = seg+1, 0
