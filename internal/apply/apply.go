@@ -79,11 +79,11 @@ type Result struct {
 
 // FileResult is one file operation of the patch.
 type FileResult struct {
-	Action  string   `json:"action"` // "add", "modify" or "delete"
-	Path    string   `json:"path"`
-	OldPath string   `json:"oldPath,omitempty"` // a move's source
-	Diff    string   `json:"diff,omitempty"`    // with Options.Diff
-	Matches []string `json:"matches,omitempty"` // how each chunk was located
+	Action  string   `json:"action" jsonschema:"add, modify or delete"` // "add", "modify" or "delete"
+	Path    string   `json:"path" jsonschema:"the file, relative to the workspace"`
+	OldPath string   `json:"oldPath,omitempty" jsonschema:"a move's source"`                                          // a move's source
+	Diff    string   `json:"diff,omitempty" jsonschema:"the file's change as a unified diff"`                         // with Options.Diff
+	Matches []string `json:"matches,omitempty" jsonschema:"how each chunk was located (exact, or the recovery used)"` // how each chunk was located
 }
 
 // op is a file operation with resolved names.

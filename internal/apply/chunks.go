@@ -630,7 +630,7 @@ func (lc *locator) ambiguous(p *prepared, cands []int) error {
 	return result.Errorf(result.Ambiguous, "%s: chunk %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
 		lc.opt.display(lc.name), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
 		WithHint("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place").
-		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("candidates", lines)
+		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", lines)
 }
 
 // build turns a placed chunk into its replacement: context lines keep the

@@ -84,7 +84,7 @@ func (lc *locator) recoverBelow(p *prepared, cursor int, taken []span, below Pas
 						"%s: chunk %d (patch line %d) fits line %d only if a line of the file the patch leaves out is kept, and that fits more than one way; refusing to guess",
 						lc.opt.display(lc.name), p.n, p.src.Line, cands[0]+1).
 						WithHint("copy the context lines exactly as the file has them, without leaving any out").
-						At(lc.name).InChunk(p.n, p.src.Line).WithDetail("candidates", []int{cands[0] + 1})
+						At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{cands[0] + 1})
 				}
 				return nil, lc.ambiguous(p, cands)
 			}

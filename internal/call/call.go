@@ -345,15 +345,14 @@ func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) 
 	failed := false
 	for _, c := range a.Commands {
 		in.Command = c
-		out, err := s.RunExec(ctx, in)
+		out, d, err := s.RunExec(ctx, in)
 		if err != nil {
 			res.Output = append(res.Output, shellResult{Stderr: errorText(result.Failure(err, nil)), Outcome: outcome{Type: "exit", ExitCode: intp(result.ExitCode(err))}})
 			failed = true
 			break
 		}
-		d := out.Details.(map[string]any)
-		r := shellResult{Stdout: d["stdout"].(string), Stderr: d["stderr"].(string), Outcome: outcome{Type: "exit", ExitCode: intp(out.ExitCode)}}
-		if d["timedOut"] == true {
+		r := shellResult{Stdout: d.Stdout, Stderr: d.Stderr, Outcome: outcome{Type: "exit", ExitCode: intp(out.ExitCode)}}
+		if d.TimedOut {
 			r.Outcome = outcome{Type: "timeout"}
 		}
 		if a.MaxOutputLength != nil && *a.MaxOutputLength >= 0 {
@@ -431,13 +430,12 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if in.Command == "" {
 			return fail(result.Errorf(result.InvalidArgument, "bash: no command given"))
 		}
-		out, err := s.RunExec(ctx, tools.ExecInput{Command: in.Command})
+		out, d, err := s.RunExec(ctx, tools.ExecInput{Command: in.Command})
 		if err != nil {
 			return fail(err)
 		}
-		d := out.Details.(map[string]any)
-		text := d["stdout"].(string)
-		if se := d["stderr"].(string); se != "" {
+		text := d.Stdout
+		if se := d.Stderr; se != "" {
 			if text != "" && !strings.HasSuffix(text, "\n") {
 				text += "\n"
 			}

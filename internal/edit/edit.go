@@ -104,21 +104,21 @@ type EditResult struct {
 type Result struct {
 	Path string `json:"path"`
 	// Replacements counts the replaced places over all edits.
-	Replacements int          `json:"replacements"`
-	Edits        []EditResult `json:"edits"`
+	Replacements int          `json:"replacements" jsonschema:"places replaced"`
+	Edits        []EditResult `json:"edits" jsonschema:"each edit: how its old text was found and where"`
 	// Match lists Edits[i].Match, for programs that want only that.
-	Match []Rule `json:"match"`
+	Match []Rule `json:"match" jsonschema:"how each edit's old text was found (exact or the near-match rule)"`
 	// Changed reports whether the content differs from the original.
-	Changed bool `json:"changed"`
+	Changed bool `json:"changed" jsonschema:"the file changed"`
 	// FirstChangedLine is the first line (1-based, in the new file) whose
 	// text differs; 0 when nothing changed.
-	FirstChangedLine int `json:"firstChangedLine,omitempty"`
+	FirstChangedLine int `json:"firstChangedLine,omitempty" jsonschema:"the first changed line of the new file"`
 	// Diff is a unified diff of the change ("" when nothing changed).
-	Diff string `json:"diff,omitempty"`
+	Diff string `json:"diff,omitempty" jsonschema:"the change as a unified diff"`
 	// SHA256 is the hash of the file as written (Options.Hash).
-	SHA256 string `json:"sha256,omitempty"`
+	SHA256 string `json:"sha256,omitempty" jsonschema:"the new content's SHA-256"`
 	// Notes are sentences for the reader: fuzzy rules used, no-ops.
-	Notes []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty" jsonschema:"remarks: near-match rules used, no-ops"`
 }
 
 // maxListed bounds the line numbers listed in results and messages.

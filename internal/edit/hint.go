@@ -147,7 +147,7 @@ func (f *file) ambiguous(name string, i, n int, r Rule, ms []match) error {
 	}
 	e := result.Errorf(result.Ambiguous, "%s: %sold text matches %d places%s (lines %s); it must match exactly once", name, editLabel(i, n), len(ms), how, list).
 		WithHint(`add surrounding lines to the old text so that it matches one place only, or replace every match with --replace-all ("replaceAll": true in --edits)`).
-		At(name).WithDetail("lines", lines).WithDetail("count", len(ms)).WithDetail("match", r)
+		At(name).WithDetail("lines", lines).WithDetail("count", len(ms)).WithDetail("rule", r)
 	if n > 1 {
 		e.WithDetail("edit", i+1)
 	}

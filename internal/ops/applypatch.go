@@ -64,9 +64,9 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
 		apply.AlreadyApplied(fsys, p, aopt) {
 		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
-		return &Output{Text: msg, Message: msg, Details: map[string]any{
-			"alreadyApplied": true, "format": p.Format, "dryRun": req.DryRun,
-			"summary": map[string]any{"added": []string{}, "modified": []string{}, "deleted": []string{}},
+		return &Output{Text: msg, Message: msg, Details: &ApplyPatchDetails{
+			AlreadyApplied: true, Format: p.Format, DryRun: req.DryRun,
+			Summary: PatchSummary{Added: []string{}, Modified: []string{}, Deleted: []string{}},
 		}}, nil
 	}
 	if err != nil {
@@ -94,15 +94,16 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 			out.Text += "\n" + strings.TrimSuffix(out.Diff, "\n")
 		}
 	}
-	out.Details = map[string]any{
-		"summary": map[string]any{"added": res.Added, "modified": res.Modified, "deleted": res.Deleted},
-		"files":   res.Files,
-		"format":  p.Format,
-		"dryRun":  req.DryRun,
+	details := &ApplyPatchDetails{
+		Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted},
+		Files:   res.Files,
+		Format:  p.Format,
+		DryRun:  req.DryRun,
 	}
+	out.Details = details
 	if notes := append(p.Notes, res.Notes...); len(notes) > 0 {
 		// What was recovered from is said, to the user and the model.
-		out.Details.(map[string]any)["recovered"] = notes
+		details.Recovered = notes
 		out.Notice = strings.Join(notes, "; ")
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 	}
@@ -143,7 +144,7 @@ func patchStat(p *patchparse.Patch, numstat bool) *Output {
 		fmt.Fprintf(&b, " %d file%s changed, %d insertion%s(+), %d deletion%s(-)\n",
 			len(stats), plural(len(stats)), adds, plural(adds), dels, plural(dels))
 	}
-	return &Output{Text: b.String(), Message: b.String(), Data: true, Details: map[string]any{"stat": stats, "format": p.Format}}
+	return &Output{Text: b.String(), Message: b.String(), Data: true, Details: &PatchStatDetails{Stat: stats, Format: p.Format}}
 }
 
 func plural(n int) string {

@@ -12,21 +12,7 @@ import (
 // Drivers surveys every driver: whether it works here, what it enforces and
 // what it guards against a hostile command, and which one auto picks.
 func Drivers(ctx context.Context) *Output {
-	type row struct {
-		Name       string `json:"name"`
-		Available  bool   `json:"available"`
-		Note       string `json:"note"`
-		Filesystem bool   `json:"filesystem"`
-		Network    bool   `json:"network"`
-		Timeout    bool   `json:"timeout"`
-		Memory     bool   `json:"memory"`
-		Pids       bool   `json:"pids"`
-		CPUs       bool   `json:"cpus"`
-		// Against a hostile command (sandbox.Guard* names).
-		Guards      []string `json:"guards"`
-		NotEnforced []string `json:"notEnforced"`
-	}
-	var rows []row
+	var rows []DriverRow
 	auto := ""
 	for _, n := range sandbox.Names() {
 		d := sandbox.Lookup(n)
@@ -43,7 +29,7 @@ func Drivers(ctx context.Context) *Output {
 				}
 			}
 		}
-		rows = append(rows, row{n, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs, c.Guards, c.Gaps})
+		rows = append(rows, DriverRow{n, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs, c.Guards, c.Gaps})
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -88,7 +74,7 @@ func Drivers(ctx context.Context) *Output {
 	} else {
 		fmt.Fprintf(&b, "auto: none works here (install bubblewrap, or use a kernel with Landlock)\n")
 	}
-	return &Output{Text: b.String(), Message: b.String(), Details: map[string]any{"drivers": rows, "auto": auto}}
+	return &Output{Text: b.String(), Message: b.String(), Details: &DriversDetails{Drivers: rows, Auto: auto}}
 }
 
 // guardLegend says what each of sandbox's Guard names stands for.

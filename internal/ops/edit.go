@@ -128,10 +128,7 @@ func editOutput(res *edit.Result, path string, dryRun, diff bool) *Output {
 		out.Text += "\n\n" + res.Diff
 		out.Diff = res.Diff
 	}
-	out.Details = struct {
-		*edit.Result
-		DryRun bool `json:"dryRun,omitempty"`
-	}{res, dryRun}
+	out.Details = &EditDetails{Result: *res, DryRun: dryRun}
 	return out
 }
 

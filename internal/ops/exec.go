@@ -103,8 +103,15 @@ func (r *ExecRequest) check() error {
 // with. ctx's cancellation with an *early.Interrupted cause is reported as
 // an interrupt.
 func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
+	out, _, err := ExecDetailed(ctx, env, req)
+	return out, err
+}
+
+// ExecDetailed is Exec with the Output's details as their type, for the
+// front-ends that map them onto a provider's shape (hunk call).
+func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *ExecDetails, error) {
 	if err := req.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if req.TimeoutSeconds > 0 {
 		req.Timeout = time.Duration(req.TimeoutSeconds * float64(time.Second))
@@ -118,18 +125,18 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if req.Workdir != "" {
 		name, err := ws.Resolve(req.Workdir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fi, err := ws.Stat(name)
 		if err != nil {
-			return nil, ws.Error(name, err)
+			return nil, nil, ws.Error(name, err)
 		}
 		if !fi.IsDir() {
-			return nil, result.Errorf(result.InvalidArgument, "workdir %s: not a directory", req.Workdir)
+			return nil, nil, result.Errorf(result.InvalidArgument, "workdir %s: not a directory", req.Workdir)
 		}
 		real, err := filepath.EvalSymlinks(ws.Abs(name))
 		if err != nil {
-			return nil, ws.Error(name, err)
+			return nil, nil, ws.Error(name, err)
 		}
 		workdir = real
 	}
@@ -148,15 +155,15 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	}
 	rw, err := hostPaths("rw", req.RW, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ro, err := hostPaths("ro", req.RO, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hide, err := hostPaths("hide", req.Hide, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hide = append(sandbox.DefaultHidden(home), hide...)
 	extra := make([]string, 0, len(req.EnvVars)+len(req.Env))
@@ -210,7 +217,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	_, noRepo := os.Lstat(gitDir)
 	r, err := sandbox.Run(ctx, req.Driver, spec)
 	if err != nil {
-		return nil, SandboxError(err)
+		return nil, nil, SandboxError(err)
 	}
 	var newRepo []string
 	if noRepo != nil && req.Driver != "none" {
@@ -220,16 +227,14 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
-	out := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
+	out, details := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
 	if len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.
 		w := fmt.Sprintf("the command created a git repository at the workspace root with what git would run outside the sandbox: %s; look at it before running git there", strings.Join(newRepo, ", "))
 		env.warn(w)
 		out.Text = "warning: " + w + "\n" + out.Text
-		if d, ok := out.Details.(map[string]any); ok {
-			d["newRepository"] = newRepo
-		}
+		details.NewRepository = newRepo
 	}
 	if cache.New && r.Duration >= slowFirstRun {
 		// Said once: the first slow run over a new cache explains itself.
@@ -237,7 +242,7 @@ func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 		cache.Warmed()
 	}
-	return out, nil
+	return out, details, nil
 }
 
 // slowFirstRun is how long a first run over new caches takes before hunk
@@ -328,7 +333,7 @@ func execHint(req ExecRequest, r sandbox.Result, gitProtected bool, path string)
 
 // execOutput is the result of a command that ran: its output and exit code
 // for a model, and a failure for timeouts, interrupts and the memory limit.
-func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint string) *Output {
+func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint string) (*Output, *ExecDetails) {
 	var note string
 	var code result.Code
 	switch {
@@ -349,17 +354,15 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint s
 		startNote = "hunk: " + r.NotStarted + "\n"
 		r.Stderr = append(r.Stderr, startNote...)
 	}
-	details := map[string]any{
-		"exitCode":   r.ExitCode,
-		"stdout":     string(r.Stdout),
-		"stderr":     string(r.Stderr),
-		"timedOut":   r.TimedOut,
-		"truncated":  r.Truncated,
-		"durationMs": r.Duration.Milliseconds(),
-		"driver":     r.Driver,
-	}
-	if r.OOMKilled {
-		details["oomKilled"] = true
+	details := &ExecDetails{
+		ExitCode:   r.ExitCode,
+		Stdout:     string(r.Stdout),
+		Stderr:     string(r.Stderr),
+		TimedOut:   r.TimedOut,
+		Truncated:  r.Truncated,
+		DurationMs: r.Duration.Milliseconds(),
+		Driver:     r.Driver,
+		OOMKilled:  r.OOMKilled,
 	}
 	var b strings.Builder
 	b.Write(r.Stdout)
@@ -383,5 +386,5 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint s
 	if code != "" {
 		out.Failure = result.Errorf(code, "%s", note)
 	}
-	return out
+	return out, details
 }

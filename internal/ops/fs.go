@@ -53,7 +53,7 @@ func ReadText(env *Env, p string, head, tail int) (*Output, error) {
 		}
 	}
 	return &Output{Text: text, Message: text, Data: true,
-		Details: map[string]any{"path": name, "content": text}}, nil
+		Details: &FSText{Path: name, Content: text}}, nil
 }
 
 func readText(ws *workspace.Workspace, p string) (string, []byte, error) {
@@ -108,7 +108,7 @@ func ReadMany(env *Env, paths []string) (*Output, error) {
 		parts[i] = fmt.Sprintf("%s:\n%s\n", p, data)
 	}
 	text := strings.Join(parts, "\n---\n")
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"content": text}}, nil
+	return &Output{Text: text, Message: text, Data: true, Details: &FSText{Content: text}}, nil
 }
 
 // mediaTypes maps extensions to the MIME types read_media_file serves.
@@ -146,7 +146,7 @@ func ReadMedia(env *Env, p string) (*Output, error) {
 	text := fmt.Sprintf("%s: %s, %d bytes", name, mime, len(data))
 	return &Output{Text: text, Message: text,
 		Images:  []result.Content{{Type: kind, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}},
-		Details: map[string]any{"path": name, "mimeType": mime, "bytes": len(data)}}, nil
+		Details: &FSMedia{Path: name, MimeType: mime, Bytes: len(data)}}, nil
 }
 
 // Mkdir creates a directory and its parents; an existing one is fine.
@@ -160,17 +160,10 @@ func Mkdir(env *Env, p string) (*Output, error) {
 		return nil, err
 	}
 	text := "Successfully created directory " + p
-	return &Output{Text: text, Message: text, Details: map[string]any{"path": name, "content": text}}, nil
+	return &Output{Text: text, Message: text, Details: &FSText{Path: name, Content: text}}, nil
 }
 
-// entry is one directory entry as the listings show it.
-type entry struct {
-	Name string `json:"name"`
-	Type string `json:"type"` // "file" or "directory"
-	Size int64  `json:"size,omitempty"`
-}
-
-func listDir(ws *workspace.Workspace, p string) (string, []entry, error) {
+func listDir(ws *workspace.Workspace, p string) (string, []FSEntry, error) {
 	name, err := ws.Resolve(p)
 	if err != nil {
 		return "", nil, err
@@ -179,12 +172,12 @@ func listDir(ws *workspace.Workspace, p string) (string, []entry, error) {
 	if err != nil {
 		return "", nil, ws.DidYouMean(name, err)
 	}
-	out := make([]entry, 0, len(ents))
+	out := make([]FSEntry, 0, len(ents))
 	for _, e := range ents {
 		if name == "." && e.Name() == workspace.JournalDir {
 			continue
 		}
-		en := entry{Name: e.Name(), Type: "file"}
+		en := FSEntry{Name: e.Name(), Type: "file"}
 		fi, err := ws.Stat(path.Join(name, e.Name()))
 		if err == nil && fi.IsDir() {
 			en.Type = "directory"
@@ -211,7 +204,7 @@ func List(env *Env, p string) (*Output, error) {
 		lines[i] = tag + " " + workspace.Quote(e.Name)
 	}
 	text := strings.Join(lines, "\n")
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"path": name, "entries": ents, "content": text}}, nil
+	return &Output{Text: text, Message: text, Data: true, Details: &FSList{Path: name, Entries: ents, Content: text}}, nil
 }
 
 // ListWithSizes lists a directory with file sizes, sorted by name or size.
@@ -240,7 +233,7 @@ func ListWithSizes(env *Env, p, sortBy string) (*Output, error) {
 	}
 	fmt.Fprintf(&b, "\nTotal: %d files, %d directories\nCombined size: %s", files, dirs, humanSize(total))
 	text := b.String()
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"path": name, "entries": ents, "content": text}}, nil
+	return &Output{Text: text, Message: text, Data: true, Details: &FSList{Path: name, Entries: ents, Content: text}}, nil
 }
 
 func humanSize(n int64) string {
@@ -315,7 +308,7 @@ func Tree(env *Env, p string, exclude []string) (*Output, error) {
 	}
 	b, _ := json.MarshalIndent(nodes, "", "  ")
 	text := string(b)
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"path": name, "content": text}}, nil
+	return &Output{Text: text, Message: text, Data: true, Details: &FSText{Path: name, Content: text}}, nil
 }
 
 // excluded reports whether rel (a slash path) matches one of the patterns.
@@ -416,7 +409,7 @@ func Search(env *Env, p, pattern string, exclude []string) (*Output, error) {
 	if matches == nil {
 		matches = []string{}
 	}
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"matches": matches, "content": text}}, nil
+	return &Output{Text: text, Message: text, Data: true, Details: &FSSearch{Matches: matches, Content: text}}, nil
 }
 
 // Info describes a file or directory: size, times, type and permissions.
@@ -427,26 +420,19 @@ func Info(env *Env, p string) (*Output, error) {
 		return nil, err
 	}
 	created, accessed := fileTimes(fi)
-	info := map[string]any{
-		"size":        fi.Size(),
-		"created":     created.UTC().Format(time.RFC3339),
-		"modified":    fi.ModTime().UTC().Format(time.RFC3339),
-		"accessed":    accessed.UTC().Format(time.RFC3339),
-		"isDirectory": fi.IsDir(),
-		"isFile":      fi.Mode().IsRegular(),
-		"permissions": fmt.Sprintf("%03o", fi.Mode().Perm()),
+	info := &FSInfo{
+		Path:        name,
+		Size:        fi.Size(),
+		Created:     created.UTC().Format(time.RFC3339),
+		Modified:    fi.ModTime().UTC().Format(time.RFC3339),
+		Accessed:    accessed.UTC().Format(time.RFC3339),
+		IsDirectory: fi.IsDir(),
+		IsFile:      fi.Mode().IsRegular(),
+		Permissions: fmt.Sprintf("%03o", fi.Mode().Perm()),
 	}
-	keys := []string{"size", "created", "modified", "accessed", "isDirectory", "isFile", "permissions"}
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%s: %v", k, info[k])
-	}
-	info["path"] = name
-	text := b.String()
-	info["content"] = text
+	text := fmt.Sprintf("size: %d\ncreated: %s\nmodified: %s\naccessed: %s\nisDirectory: %t\nisFile: %t\npermissions: %s",
+		info.Size, info.Created, info.Modified, info.Accessed, info.IsDirectory, info.IsFile, info.Permissions)
+	info.Content = text
 	return &Output{Text: text, Message: text, Data: true, Details: info}, nil
 }
 
@@ -484,12 +470,12 @@ func Move(env *Env, source, destination string) (*Output, error) {
 		return nil, err
 	}
 	text := fmt.Sprintf("Successfully moved %s to %s", source, destination)
-	return &Output{Text: text, Message: text, Details: map[string]any{"source": from, "destination": to, "content": text}}, nil
+	return &Output{Text: text, Message: text, Details: &FSMove{Source: from, Destination: to, Content: text}}, nil
 }
 
 // AllowedDirectories names the one directory the tools may touch.
 func AllowedDirectories(env *Env) *Output {
 	dir := filepath.ToSlash(env.Workspace.Dir())
 	text := "Allowed directories:\n" + dir
-	return &Output{Text: text, Message: text, Data: true, Details: map[string]any{"directories": []string{dir}, "content": text}}
+	return &Output{Text: text, Message: text, Data: true, Details: &FSAllowed{Directories: []string{dir}, Content: text}}
 }

@@ -39,17 +39,14 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	default:
 		msg = fmt.Sprintf("Successfully wrote %d bytes to %s", res.Bytes, workspace.Quote(res.Path))
 	}
-	details := map[string]any{
-		"path": res.Path, "bytes": res.Bytes, "created": res.Created, "noop": res.NoOp,
-		"sha256": res.SHA256, "dryRun": req.DryRun,
-	}
-	if res.Previous != "" {
-		details["previousSha256"] = res.Previous
+	details := &WriteDetails{
+		Path: res.Path, Bytes: res.Bytes, Created: res.Created, NoOp: res.NoOp,
+		SHA256: res.SHA256, DryRun: req.DryRun, Previous: res.Previous,
 	}
 	out := &Output{Text: msg, Message: msg, Details: details, DiffFirst: true}
 	if req.Diff && !res.NoOp {
 		out.Diff = FileDiff(res.Path, res.Old, data, res.Created)
-		details["diff"] = out.Diff
+		details.Diff = out.Diff
 	}
 	return out, nil
 }

@@ -17,23 +17,23 @@ import (
 type DirDetails struct {
 	Path         string  `json:"path"`
 	Type         string  `json:"type"` // "directory"
-	TotalEntries int     `json:"totalEntries"`
-	StartEntry   int     `json:"startEntry"`
-	EndEntry     int     `json:"endEntry"`
+	TotalEntries int     `json:"totalEntries" jsonschema:"entries in the directory"`
+	StartEntry   int     `json:"startEntry" jsonschema:"first entry shown (1-based)"`
+	EndEntry     int     `json:"endEntry" jsonschema:"last entry shown"`
 	NextOffset   int     `json:"nextOffset"`
 	Truncated    bool    `json:"truncated"`
-	Entries      []Entry `json:"entries"`
+	Entries      []Entry `json:"entries" jsonschema:"the page's entries"`
 }
 
 // Entry is one directory entry.
 type Entry struct {
-	Name string `json:"name"`
+	Name string `json:"name" jsonschema:"the entry's name"`
 	// Type is file, dir, symlink, fifo, socket, char-device, device or other.
-	Type string `json:"type"`
+	Type string `json:"type" jsonschema:"file, dir, symlink, fifo, socket, char-device, device or other"`
 	// Size is the size in bytes of a file (0 for other types).
-	Size int64 `json:"size"`
+	Size int64 `json:"size" jsonschema:"a file's size in bytes"`
 	// Target is where a symlink points, as stored.
-	Target string `json:"target,omitempty"`
+	Target string `json:"target,omitempty" jsonschema:"where a symlink points"`
 }
 
 // readDir lists the page of entries opt selects, sorted by name (byte

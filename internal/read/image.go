@@ -21,20 +21,20 @@ import (
 // ImageDetails describe an image file.
 type ImageDetails struct {
 	Path     string `json:"path"`
-	Type     string `json:"type"`   // "image"
-	Format   string `json:"format"` // png, jpeg, gif, webp
-	MimeType string `json:"mimeType"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
+	Type     string `json:"type"`                                       // "image"
+	Format   string `json:"format" jsonschema:"png, jpeg, gif or webp"` // png, jpeg, gif, webp
+	MimeType string `json:"mimeType" jsonschema:"the image's MIME type"`
+	Width    int    `json:"width" jsonschema:"width in pixels"`
+	Height   int    `json:"height" jsonschema:"height in pixels"`
 	Size     int64  `json:"size"`
 	Sha256   string `json:"sha256"`
 	// Scale is the factor the image sent was scaled by (1: as it is); with
 	// SentWidth and SentHeight, the size of the image in the content block
 	// and SentMimeType its encoding. Only set when the data was asked for.
-	Scale        float64 `json:"scale,omitempty"`
-	SentWidth    int     `json:"sentWidth,omitempty"`
-	SentHeight   int     `json:"sentHeight,omitempty"`
-	SentMimeType string  `json:"sentMimeType,omitempty"`
+	Scale        float64 `json:"scale,omitempty" jsonschema:"the factor the image sent was scaled by"`
+	SentWidth    int     `json:"sentWidth,omitempty" jsonschema:"width of the image sent"`
+	SentHeight   int     `json:"sentHeight,omitempty" jsonschema:"height of the image sent"`
+	SentMimeType string  `json:"sentMimeType,omitempty" jsonschema:"MIME type of the image sent"`
 }
 
 // imageFormat is an image encoding hunk recognises by its magic bytes.

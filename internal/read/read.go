@@ -66,24 +66,24 @@ type Image struct {
 
 // TextDetails describe one page of a text file.
 type TextDetails struct {
-	Path       string `json:"path"`
-	Type       string `json:"type"` // "text"
-	TotalLines int    `json:"totalLines"`
-	StartLine  int    `json:"startLine"`
-	EndLine    int    `json:"endLine"`
+	Path       string `json:"path" jsonschema:"the path read"`
+	Type       string `json:"type" jsonschema:"text, directory or image"` // "text"
+	TotalLines int    `json:"totalLines" jsonschema:"lines in the file"`
+	StartLine  int    `json:"startLine" jsonschema:"first line shown (1-based)"`
+	EndLine    int    `json:"endLine" jsonschema:"last line shown"`
 	// NextOffset is the --offset of the next page, 0 when this page reaches
 	// the end of the file.
-	NextOffset int `json:"nextOffset"`
+	NextOffset int `json:"nextOffset" jsonschema:"the offset of the next page; 0 at the end"`
 	// StartColumn and NextColumn are set when a page starts or ends inside
 	// a line longer than a page (--column).
-	StartColumn int64  `json:"startColumn,omitempty"`
-	NextColumn  int64  `json:"nextColumn,omitempty"`
-	Truncated   bool   `json:"truncated"`
-	Sha256      string `json:"sha256"`
-	Size        int64  `json:"size"`
-	EOL         string `json:"eol"`
-	BOM         bool   `json:"bom"`
-	UTF8        bool   `json:"utf8"`
+	StartColumn int64  `json:"startColumn,omitempty" jsonschema:"the page starts at this byte of its first line (a long line continued)"`
+	NextColumn  int64  `json:"nextColumn,omitempty" jsonschema:"the column of the next page: the page ends inside a long line"`
+	Truncated   bool   `json:"truncated" jsonschema:"the page stops before the end"`
+	Sha256      string `json:"sha256" jsonschema:"the file's SHA-256 (for write's and edit's ifMatch)"`
+	Size        int64  `json:"size" jsonschema:"size in bytes"`
+	EOL         string `json:"eol" jsonschema:"line endings: lf, crlf, cr, mixed or none"`
+	BOM         bool   `json:"bom" jsonschema:"the file starts with a byte order mark"`
+	UTF8        bool   `json:"utf8" jsonschema:"the file is valid UTF-8"`
 }
 
 // Validate checks the options a caller can get wrong.

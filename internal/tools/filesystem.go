@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/hunk-dev/hunk/internal/ops"
 )
 
@@ -51,14 +53,12 @@ type (
 	fsNone struct{}
 )
 
-var contentOut = object(map[string][2]string{"content": {"string", "the result text"}})
-
 // fsTool builds a filesystem tool whose arguments decode into In.
-func fsTool[In any](name, title, desc string, required []string, readOnly, destructive, idempotent bool,
+func fsTool[In any](name, title, desc string, required []string, out *jsonschema.Schema, readOnly, destructive, idempotent bool,
 	run func(s *Session, in In) (*ops.Output, error)) *Tool {
 	return &Tool{
 		Name: name, Title: title, Description: desc,
-		Input: schemaFor[In](), Output: contentOut,
+		Input: schemaFor[In](), Output: out,
 		ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent,
 		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 			var in In
@@ -77,21 +77,21 @@ func Filesystem() Set {
 	return Set{
 		fsTool("read_text_file", "Read a text file",
 			"Read the complete contents of a text file, or only its first (head) or last (tail) N lines.",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSText]()), true, false, true,
 			func(s *Session, in fsReadText) (*ops.Output, error) {
 				return ops.ReadText(s.Env, in.Path, in.Head, in.Tail)
 			}),
 		fsTool("read_media_file", "Read an image or audio file",
 			"Read an image or audio file; returns base64 data and its MIME type.",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSMedia]()), true, false, true,
 			func(s *Session, in fsPath) (*ops.Output, error) { return ops.ReadMedia(s.Env, in.Path) }),
 		fsTool("read_multiple_files", "Read several files",
 			"Read several text files at once; a file that cannot be read is reported in its place without failing the others.",
-			[]string{"paths"}, true, false, true,
+			[]string{"paths"}, output(detailsOf[ops.FSText]()), true, false, true,
 			func(s *Session, in fsReadMany) (*ops.Output, error) { return ops.ReadMany(s.Env, in.Paths) }),
 		fsTool("write_file", "Write a file",
 			"Create a file or overwrite it completely with new content, atomically (an existing file keeps its mode).",
-			[]string{"path", "content"}, false, true, true,
+			[]string{"path", "content"}, output(detailsOf[ops.WriteDetails]()), false, true, true,
 			func(s *Session, in fsWrite) (*ops.Output, error) {
 				out, err := ops.Write(s.Env, ops.WriteRequest{Path: in.Path, Content: in.Content})
 				if err == nil && !strings.HasPrefix(out.Text, "No changes") {
@@ -102,7 +102,7 @@ func Filesystem() Set {
 		fsTool("edit_file", "Edit a file",
 			"Make text replacements in a file: each oldText must match exactly once (near matches in whitespace or "+
 				"indentation are accepted when unique); all edits are applied or none. Returns a git-style diff; dryRun previews it.",
-			[]string{"path", "edits"}, false, true, false,
+			[]string{"path", "edits"}, output(detailsOf[ops.EditDetails]()), false, true, false,
 			func(s *Session, in fsEdit) (*ops.Output, error) {
 				out, err := ops.Edit(s.Env, ops.EditRequest{Path: in.Path, Edits: in.Edits, Diff: true, DryRun: in.DryRun})
 				if err != nil {
@@ -117,39 +117,39 @@ func Filesystem() Set {
 			}),
 		fsTool("create_directory", "Create a directory",
 			"Create a directory, with its parents; an existing directory is fine.",
-			[]string{"path"}, false, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSText]()), false, false, true,
 			func(s *Session, in fsPath) (*ops.Output, error) { return ops.Mkdir(s.Env, in.Path) }),
 		fsTool("list_directory", "List a directory",
 			"List a directory's entries, each prefixed [FILE] or [DIR].",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSList]()), true, false, true,
 			func(s *Session, in fsPath) (*ops.Output, error) { return ops.List(s.Env, in.Path) }),
 		fsTool("list_directory_with_sizes", "List a directory with sizes",
 			"List a directory's entries with file sizes, sorted by name or size, and totals.",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSList]()), true, false, true,
 			func(s *Session, in fsListSizes) (*ops.Output, error) {
 				return ops.ListWithSizes(s.Env, in.Path, in.SortBy)
 			}),
 		fsTool("directory_tree", "Directory tree",
 			"A recursive tree of a directory as JSON: name, type (file or directory) and children.",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSText]()), true, false, true,
 			func(s *Session, in fsTree) (*ops.Output, error) { return ops.Tree(s.Env, in.Path, in.ExcludePatterns) }),
 		fsTool("move_file", "Move or rename",
 			"Move or rename a file or directory; fails if the destination exists.",
-			[]string{"source", "destination"}, false, false, false,
+			[]string{"source", "destination"}, output(detailsOf[ops.FSMove]()), false, false, false,
 			func(s *Session, in fsMove) (*ops.Output, error) { return ops.Move(s.Env, in.Source, in.Destination) }),
 		fsTool("search_files", "Search for files",
 			"Find files and directories under a path whose path matches a glob pattern; returns their full paths.",
-			[]string{"path", "pattern"}, true, false, true,
+			[]string{"path", "pattern"}, output(detailsOf[ops.FSSearch]()), true, false, true,
 			func(s *Session, in fsSearch) (*ops.Output, error) {
 				return ops.Search(s.Env, in.Path, in.Pattern, in.ExcludePatterns)
 			}),
 		fsTool("get_file_info", "File information",
 			"Size, creation, modification and access times, type and permissions of a file or directory.",
-			[]string{"path"}, true, false, true,
+			[]string{"path"}, output(detailsOf[ops.FSInfo]()), true, false, true,
 			func(s *Session, in fsPath) (*ops.Output, error) { return ops.Info(s.Env, in.Path) }),
 		fsTool("list_allowed_directories", "Allowed directories",
 			"List the directories this server may access.",
-			nil, true, false, true,
+			nil, output(detailsOf[ops.FSAllowed]()), true, false, true,
 			func(s *Session, _ fsNone) (*ops.Output, error) { return ops.AllowedDirectories(s.Env), nil }),
 	}
 }

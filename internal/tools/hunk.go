@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/read"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -28,13 +29,8 @@ func Hunk(network bool) Set {
 			Description: "Apply a patch to files of the workspace, all files or none. The patch is either Codex's format " +
 				"(*** Begin Patch / *** Add File: / *** Update File: / *** Delete File: / @@ chunks of ' ', '+', '-' lines / *** End Patch) " +
 				"or a unified diff (git diff). On failure every failing chunk is reported with the closest region of the file.",
-			Input: schemaFor[ops.ApplyPatchRequest](),
-			Output: object(map[string][2]string{
-				"summary": {"object", "added, modified and deleted paths"},
-				"files":   {"array", "each changed file, with its diff"},
-				"format":  {"string", "codex or unified"},
-				"dryRun":  {"boolean", "nothing was written"},
-			}),
+			Input:       schemaFor[ops.ApplyPatchRequest](),
+			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
 			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var req ops.ApplyPatchRequest
@@ -49,17 +45,8 @@ func Hunk(network bool) Set {
 			Title: "Read a file",
 			Description: "Read a page of a text file (up to 2000 lines or 50 KB; the result says how to continue), list a directory, " +
 				"or view an image (PNG, JPEG, GIF, WebP). details.sha256 is the file's hash, for write and edit's ifMatch.",
-			Input: schemaFor[ops.ReadRequest](),
-			Output: object(map[string][2]string{
-				"path":       {"string", "the path read"},
-				"type":       {"string", "text, directory or image"},
-				"totalLines": {"integer", "lines in the file"},
-				"startLine":  {"integer", "first line shown"},
-				"endLine":    {"integer", "last line shown"},
-				"nextOffset": {"integer", "offset of the next page; 0 at the end"},
-				"truncated":  {"boolean", "the page stops before the end of the file"},
-				"sha256":     {"string", "the file's SHA-256"},
-			}),
+			Input:    schemaFor[ops.ReadRequest](),
+			Output:   output(detailsOf[read.TextDetails](), detailsOf[read.DirDetails](), detailsOf[read.ImageDetails]()),
 			ReadOnly: true, Idempotent: true,
 			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var req ops.ReadRequest
@@ -74,14 +61,8 @@ func Hunk(network bool) Set {
 			Title: "Write a file",
 			Description: "Create or replace a file with the given content, atomically; parent directories are created and an " +
 				"existing file keeps its mode. createOnly refuses an existing file; ifMatch refuses a file that changed since it was read.",
-			Input: schemaFor[ops.WriteRequest](),
-			Output: object(map[string][2]string{
-				"path":    {"string", "the path written"},
-				"bytes":   {"integer", "bytes written"},
-				"created": {"boolean", "the file is new"},
-				"noop":    {"boolean", "the file already had this content"},
-				"sha256":  {"string", "the new content's SHA-256"},
-			}),
+			Input:       schemaFor[ops.WriteRequest](),
+			Output:      output(detailsOf[ops.WriteDetails]()),
 			Destructive: true, Idempotent: true,
 			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var req ops.WriteRequest
@@ -98,14 +79,8 @@ func Hunk(network bool) Set {
 				"a list of edits, all matched against the original and applied together or not at all. A unique near match " +
 				"(line endings, trailing whitespace, Unicode punctuation, indentation) is accepted and reported; on no match the " +
 				"closest lines are shown with their numbers.",
-			Input: schemaFor[ops.EditRequest](),
-			Output: object(map[string][2]string{
-				"path":         {"string", "the file edited"},
-				"replacements": {"integer", "places replaced"},
-				"match":        {"array", "how each edit's old text was found"},
-				"changed":      {"boolean", "the file changed"},
-				"sha256":       {"string", "the new content's SHA-256"},
-			}),
+			Input:       schemaFor[ops.EditRequest](),
+			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
 			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var req ops.EditRequest
@@ -121,23 +96,16 @@ func Hunk(network bool) Set {
 			Description: "Run a command in a sandbox over the workspace: the workspace is writable, the rest of the filesystem " +
 				"read-only or hidden, credentials hidden" + networkNote(network) + ". Returns the exit code and the output " +
 				"(long output keeps its head and tail).",
-			Input: schemaFor[ExecInput](),
-			Output: object(map[string][2]string{
-				"exitCode":   {"integer", "the command's exit code"},
-				"stdout":     {"string", "captured standard output"},
-				"stderr":     {"string", "captured standard error"},
-				"timedOut":   {"boolean", "killed at the timeout"},
-				"truncated":  {"boolean", "output was cut in the middle"},
-				"durationMs": {"integer", "run time"},
-				"driver":     {"string", "the sandbox driver"},
-			}),
+			Input:       schemaFor[ExecInput](),
+			Output:      output(detailsOf[ops.ExecDetails]()),
 			Destructive: true, OpenWorld: network,
 			run: func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var in ExecInput
 				if err := decode("exec", args, &in); err != nil {
 					return nil, err
 				}
-				return s.RunExec(ctx, in)
+				out, _, err := s.RunExec(ctx, in)
+				return out, err
 			},
 		},
 	}
@@ -150,24 +118,25 @@ func networkNote(network bool) string {
 	return "; there is no network"
 }
 
-// RunExec runs a call's command under the session's policy.
-func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, error) {
+// RunExec runs a call's command under the session's policy; the details
+// are the Output's, as their type.
+func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
 	req := s.Exec
 	req.Argv, req.Sh, req.Workdir, req.EnvVars = in.Argv, in.Command, in.Workdir, in.Env
 	if in.TimeoutSeconds < 0 {
-		return nil, result.Usagef("exec: timeoutSeconds must not be negative")
+		return nil, nil, result.Usagef("exec: timeoutSeconds must not be negative")
 	}
 	if in.TimeoutSeconds > 0 {
 		t := time.Duration(in.TimeoutSeconds * float64(time.Second))
 		if s.Exec.Timeout > 0 && t > s.Exec.Timeout {
-			return nil, result.Errorf(result.InvalidArgument, "exec: timeoutSeconds %g is over this server's limit of %g seconds", in.TimeoutSeconds, s.Exec.Timeout.Seconds()).
+			return nil, nil, result.Errorf(result.InvalidArgument, "exec: timeoutSeconds %g is over this server's limit of %g seconds", in.TimeoutSeconds, s.Exec.Timeout.Seconds()).
 				WithHint("ask for at most the limit; the person running hunk sets it (--timeout)")
 		}
 		req.Timeout = t
 	}
 	env := *s.Env
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
-	return ops.Exec(ctx, &env, req)
+	return ops.ExecDetailed(ctx, &env, req)
 }
 
 // Insert is edit's insert as a tool: text after line N (0: the start).
@@ -177,11 +146,7 @@ func Insert() *Tool {
 		Title:       "Insert lines",
 		Description: "Insert text as whole lines after a line of a file (0: at the start), in the file's line endings.",
 		Input:       schemaFor[ops.InsertRequest](),
-		Output: object(map[string][2]string{
-			"path":    {"string", "the file"},
-			"changed": {"boolean", "the file changed"},
-			"sha256":  {"string", "the new content's SHA-256"},
-		}),
+		Output:      output(detailsOf[ops.EditDetails]()),
 		Destructive: true,
 		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 			var req ops.InsertRequest

@@ -173,27 +173,83 @@ func fieldNames(v any) []string {
 	return names
 }
 
-// schemaFor infers the input schema of T from its json and jsonschema tags.
+// schemaFor infers the input schema of T from its json and jsonschema tags:
+// closed to unknown arguments, portable (Portable).
 func schemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(err) // a programming error in a request type
-	}
+	s := detailsOf[T]()
 	s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	return s
 }
 
-// object builds an output schema: an object with the given properties
-// (name -> type and description), open to more.
-func object(props map[string][2]string) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	for name, p := range props {
-		s.Properties[name] = &jsonschema.Schema{Type: p[0], Description: p[1]}
+// detailsOf infers the schema of T, a request or details type, made
+// portable.
+func detailsOf[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // a programming error in a request or details type
 	}
-	if s.Properties["content"] == nil {
-		s.Properties["content"] = &jsonschema.Schema{Type: "string", Description: "the text the model reads: a read's lines with their notice, the result's message, a failure with its hints"}
+	return Portable(s)
+}
+
+// output is the output schema of a tool whose details are of the given
+// kinds (detailsOf each; read has three): their properties and a failure's
+// (ops.FailureDetails), none required but "content" (a failure carries only
+// some of them), plus "content", the text the model reads, and "error" and
+// "code" of a failure. It is open to more properties.
+func output(kinds ...*jsonschema.Schema) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: []string{"content"}}
+	for _, k := range append(kinds, failureDetails) {
+		for name, p := range k.Properties {
+			if _, ok := s.Properties[name]; !ok {
+				s.Properties[name] = p
+			}
+		}
 	}
+	s.Properties["content"] = &jsonschema.Schema{Type: "string", Description: "the text the model reads: a read's lines with their notice, the result's message, a failure with its hints"}
 	s.Properties["error"] = &jsonschema.Schema{Type: "string", Description: "on failure: what went wrong"}
 	s.Properties["code"] = &jsonschema.Schema{Type: "string", Description: "on failure: hunk's error code (NO_MATCH, AMBIGUOUS, STALE, OUTSIDE_WORKSPACE, ...)"}
+	return s
+}
+
+// failureDetails declares what a failure's details may carry.
+var failureDetails = detailsOf[ops.FailureDetails]()
+
+// Portable rewrites s in place so that every client reads it: a nullable
+// type (["null", "array"], as Go's nil slices, maps and pointers infer) is
+// declared as its one other type — a tool's arguments are optional by
+// leaving them out, and hunk reads a null as left out. Clients that take
+// "type" as a single string (Gemini's dialect, some MCP gateways) reject the
+// array form, and the MCP Inspector's --strict check warns of it.
+func Portable(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	if len(s.Types) > 0 {
+		var kept []string
+		for _, t := range s.Types {
+			if t != "null" {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 1 {
+			s.Type, s.Types = kept[0], nil
+		} else {
+			s.Types = kept
+		}
+	}
+	for _, p := range s.Properties {
+		Portable(p)
+	}
+	for _, sub := range []*jsonschema.Schema{s.Items, s.AdditionalProperties, s.Not} {
+		Portable(sub)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.AllOf, s.OneOf, s.PrefixItems} {
+		for _, sub := range list {
+			Portable(sub)
+		}
+	}
+	for _, d := range s.Defs {
+		Portable(d)
+	}
 	return s
 }

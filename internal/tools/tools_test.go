@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// all is every tool hunk declares.
+func all() Set {
+	return append(append(Hunk(false), Insert()), Filesystem()...)
+}
+
+func session(t *testing.T) *Session {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pic.png"), []byte("\x89PNG\r\n\x1a\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	ws, err := workspace.Open(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecRequest{Driver: "none"}}
+}
+
+// calls are a call that succeeds and one that fails for every tool, run in
+// order against session's workspace.
+var calls = []struct{ tool, args string }{
+	{"read", `{"path":"a.txt"}`}, {"read", `{"path":"sub"}`}, {"read", `{"path":"pic.png"}`}, {"read", `{"path":"nope"}`},
+	{"write", `{"path":"b.txt","content":"b\n","diff":true}`}, {"write", `{"path":"b.txt","content":"x","createOnly":true}`},
+	{"edit", `{"path":"a.txt","oldText":"two","newText":"2"}`}, {"edit", `{"path":"a.txt","oldText":"zzz","newText":"2"}`},
+	{"insert", `{"path":"a.txt","after":0,"text":"zero"}`}, {"insert", `{"path":"a.txt","after":99,"text":"x"}`},
+	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+1\n*** End Patch\n"}`},
+	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: a.txt\n@@\n-nine\n+9\n*** End Patch\n"}`},
+	{"write", `{"path":"amb.txt","content":"x\ny\nx\n"}`}, {"edit", `{"path":"amb.txt","oldText":"x","newText":"z"}`},
+	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-q\n+r\n@@\n-s\n+t\n*** End Patch\n"}`},
+	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-x\n+r\n*** End Patch\n"}`},
+	{"exec", `{"command":"echo out; echo err >&2; exit 3"}`}, {"exec", `{"workdir":"nope","command":"true"}`},
+	{"read_text_file", `{"path":"a.txt","head":1}`}, {"read_text_file", `{"path":"nope"}`},
+	{"read_media_file", `{"path":"pic.png"}`}, {"read_media_file", `{"path":"sub"}`},
+	{"read_multiple_files", `{"paths":["a.txt","nope"]}`},
+	{"write_file", `{"path":"c.txt","content":"c\n"}`}, {"write_file", `{"path":"sub","content":"c\n"}`},
+	{"edit_file", `{"path":"c.txt","edits":[{"oldText":"c","newText":"C"}]}`}, {"edit_file", `{"path":"c.txt","edits":[{"oldText":"q","newText":"Q"}]}`},
+	{"create_directory", `{"path":"d/e"}`}, {"create_directory", `{"path":"a.txt/x"}`},
+	{"list_directory", `{"path":"."}`}, {"list_directory_with_sizes", `{"path":".","sortBy":"size"}`}, {"list_directory", `{"path":"nope"}`},
+	{"directory_tree", `{"path":"d"}`}, {"search_files", `{"path":".","pattern":"*.txt"}`},
+	{"get_file_info", `{"path":"a.txt"}`}, {"get_file_info", `{"path":"nope"}`},
+	{"move_file", `{"source":"c.txt","destination":"d/c.txt"}`}, {"move_file", `{"source":"nope","destination":"x"}`},
+	{"list_allowed_directories", `{}`},
+}
+
+// TestOutputSchemasDescribeResults: what every tool puts in MCP's
+// structuredContent, on success and on failure, is valid under the output
+// schema it declares, and declares every property it has — the schemas are
+// derived from the details' Go types, so a field added to a type is in the
+// schema, and one put in a result some other way fails here.
+func TestOutputSchemasDescribeResults(t *testing.T) {
+	s := session(t)
+	set := all()
+	seen := map[string]int{}
+	for i, c := range calls {
+		tool := set.Lookup(c.tool)
+		if tool == nil {
+			t.Fatalf("no tool %s", c.tool)
+		}
+		r := tool.Call(context.Background(), s, json.RawMessage(c.args))
+		if !r.IsError {
+			seen[c.tool]++
+		}
+		b, err := json.Marshal(Structured(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		json.Unmarshal(b, &got)
+		name := fmt.Sprintf("call %d, %s %s", i, c.tool, c.args)
+		for k := range got {
+			if tool.Output.Properties[k] == nil {
+				t.Errorf("%s: structuredContent has %q, which the output schema does not declare", name, k)
+			}
+		}
+		resolved, err := tool.Output.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema: %v", c.tool, err)
+		}
+		if err := resolved.Validate(got); err != nil {
+			t.Errorf("%s: structuredContent %s is not valid under the output schema: %v", name, b, err)
+		}
+	}
+	for _, tool := range set {
+		if seen[tool.Name] == 0 {
+			t.Errorf("no call of %s succeeded: its output schema is not checked", tool.Name)
+		}
+	}
+}
+
+// lint is what the MCP Inspector's --strict check reports of a schema
+// (@modelcontextprotocol/inspector 2.12: schemaLint's type-union,
+// boolean-schema, remote-ref and untyped-schema rules), by path.
+func lint(node any, path, keyword string, out *[]string) {
+	switch n := node.(type) {
+	case bool:
+		switch keyword {
+		case "additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems":
+		default:
+			*out = append(*out, path+": a bare boolean schema")
+		}
+		return
+	case map[string]any:
+		if _, ok := n["type"].([]any); ok {
+			*out = append(*out, fmt.Sprintf("%s: type is an array %v", path, n["type"]))
+		}
+		if ref, ok := n["$ref"].(string); ok && ref != "" && !strings.HasPrefix(ref, "#") {
+			*out = append(*out, path+": a remote $ref")
+		}
+		constrains := false
+		for k := range n {
+			switch k {
+			case "description", "title", "default", "examples", "$comment", "$schema", "$id", "readOnly", "writeOnly", "deprecated", "$defs", "definitions", "if", "then", "else":
+			default:
+				constrains = true
+			}
+		}
+		if !constrains && keyword != "not" {
+			*out = append(*out, path+": an untyped schema (it constrains nothing)")
+		}
+		keys := make([]string, 0, len(n))
+		for k := range n {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			switch v := n[k].(type) {
+			case map[string]any:
+				switch k {
+				case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+					for name, sub := range v {
+						lint(sub, path+"."+k+"."+name, k, out)
+					}
+				case "items", "not", "additionalProperties", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties":
+					lint(v, path+"."+k, k, out)
+				}
+			case bool:
+				lint(v, path+"."+k, k, out)
+			case []any:
+				if k == "anyOf" || k == "allOf" || k == "oneOf" || k == "prefixItems" {
+					for i, sub := range v {
+						lint(sub, fmt.Sprintf("%s.%s[%d]", path, k, i), k, out)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSchemasPortable: no tool's input or output schema uses a construct
+// some clients reject (type arrays such as ["null", "array"], bare boolean
+// schemas, untyped schemas, remote references). The real Inspector runs in
+// TestMCPInspectorStrict when node is here.
+func TestSchemasPortable(t *testing.T) {
+	for _, tool := range append(all(), Hunk(true)...) {
+		for kind, s := range map[string]*jsonschema.Schema{"inputSchema": tool.Input, "outputSchema": tool.Output} {
+			b, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc any
+			json.Unmarshal(b, &doc)
+			var found []string
+			lint(doc, kind, "", &found)
+			for _, f := range found {
+				t.Errorf("%s: %s", tool.Name, f)
+			}
+		}
+	}
+}
+
+// TestPortable: a nullable type becomes its one other type, everywhere in
+// the schema; a real union keeps its types.
+func TestPortable(t *testing.T) {
+	type in struct {
+		List  []string          `json:"list"`
+		Map   map[string]string `json:"map"`
+		Ptr   *int              `json:"ptr"`
+		Inner []struct {
+			More []int `json:"more"`
+		} `json:"inner"`
+	}
+	b, _ := json.Marshal(detailsOf[in]())
+	if strings.Contains(string(b), "null") {
+		t.Errorf("a nullable type is left: %s", b)
+	}
+	u := Portable(&jsonschema.Schema{Types: []string{"null", "string", "integer"}})
+	if len(u.Types) != 2 || u.Type != "" {
+		t.Errorf("a real union lost its types: %+v", u)
+	}
+}
