@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -364,9 +365,57 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	t.Logf("%s", out)
 }
 
-// installMCPClient runs `npm ci` in dir unless its SDK is there already.
+// TestMCPInspectorStrict: the MCP Inspector's --strict schema check
+// (@modelcontextprotocol/inspector, pinned in testdata/mcpclient) finds
+// nothing to warn of in any tool set's tools/list — no type arrays, bare
+// boolean or untyped schemas that some clients reject.
+func TestMCPInspectorStrict(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/mcpclient")
+	if err := installMCPClient(dir); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the MCP Inspector is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+		}
+		sandboxtest.Skip(t, "the MCP Inspector: %v", err)
+	}
+	inspector := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	ws := t.TempDir()
+	for _, c := range []struct {
+		args  []string
+		tools int
+	}{{[]string{"--tools", "hunk"}, 5}, {[]string{"--tools", "hunk", "--network"}, 5}, {[]string{"--tools", "filesystem"}, 13}} {
+		args := append([]string{inspector, "--cli", "--strict", "--method", "tools/list", buildHunk(t), "mcp", "-C", ws}, c.args...)
+		cmd := exec.Command("node", args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("inspector %v: %v\n%s", c.args, err, stderr.String())
+		}
+		var list struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &list); err != nil || len(list.Tools) != c.tools {
+			t.Fatalf("inspector %v: want %d tools, got %s (%v)", c.args, c.tools, stdout.String(), err)
+		}
+		if strings.Contains(stderr.String(), "Warning:") || strings.Contains(stderr.String(), "Error:") ||
+			strings.Contains(stderr.String(), "Schema portability") {
+			t.Errorf("inspector --strict %v:\n%s", c.args, stderr.String())
+		}
+	}
+}
+
+// mcpClientPackages are the npm packages of testdata/mcpclient the tests
+// run; a checkout that lacks one runs `npm ci` again.
+var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector"}
+
+// installMCPClient runs `npm ci` in dir unless its packages are there already.
 func installMCPClient(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err == nil {
+	missing := false
+	for _, p := range mcpClientPackages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(p), "package.json")); err != nil {
+			missing = true
+		}
+	}
+	if !missing {
 		return nil
 	}
 	for _, tool := range []string{"node", "npm"} {

@@ -14,7 +14,7 @@ func init() { register("tools", newToolsCmd) }
 
 func newToolsCmd(app *App) *cobra.Command {
 	var forAPI, set string
-	var network bool
+	var network, strict bool
 	c := &cobra.Command{
 		Use:   "tools --for openai|codex|anthropic|mcp",
 		Short: "Print ready tool declarations for a provider's API or MCP",
@@ -25,6 +25,7 @@ func newToolsCmd(app *App) *cobra.Command {
   mcp        the tools/list result hunk mcp serves
 They are generated from the same definitions the MCP server uses.`,
 		Example: `  hunk tools --for openai > tools.json
+  hunk tools --for openai --strict > tools.json
   hunk tools --for mcp --tools filesystem`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,10 +38,13 @@ They are generated from the same definitions the MCP server uses.`,
 			default:
 				return result.Usagef("--tools must be hunk or filesystem, not %q", set)
 			}
+			if strict && forAPI != "openai" {
+				return result.Usagef("--strict is OpenAI's strict mode: it goes with --for openai")
+			}
 			var doc any
 			switch forAPI {
 			case "openai":
-				doc = tools.OpenAI(s)
+				doc = tools.OpenAI(s, strict)
 			case "codex":
 				doc = tools.Codex()
 			case "anthropic":
@@ -64,6 +68,7 @@ They are generated from the same definitions the MCP server uses.`,
 	}
 	c.Flags().StringVar(&forAPI, "for", "", "openai, codex, anthropic or mcp")
 	c.Flags().StringVar(&set, "tools", "hunk", "the tool set: hunk or filesystem")
+	c.Flags().BoolVar(&strict, "strict", false, "with --for openai: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
 	c.Flags().BoolVar(&network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
 	return c
 }

@@ -1,5 +1,13 @@
 package tools
 
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
 // Declarations of the tools for each provider's API, printed by `hunk
 // tools --for ...`; built from the same table the MCP server serves.
 
@@ -27,14 +35,18 @@ eof_line: "*** End of File" LF
 `
 
 // OpenAI is the tool list of a Responses API request: hunk's tools as
-// function tools, and the built-in apply_patch and shell tools that hunk
-// call answers.
-func OpenAI(set Set) []map[string]any {
+// function tools (in strict mode, OpenAIStrict's parameters), and the
+// built-in apply_patch and shell tools that hunk call answers.
+func OpenAI(set Set, strict bool) []map[string]any {
 	out := []map[string]any{}
 	for _, t := range set {
+		params := t.Input
+		if strict {
+			params, _ = OpenAIStrict(t.Input)
+		}
 		out = append(out, map[string]any{
 			"type": "function", "name": t.Name, "description": t.Description,
-			"parameters": t.Input, "strict": false,
+			"parameters": params, "strict": strict,
 		})
 	}
 	out = append(out, map[string]any{"type": "apply_patch"}, map[string]any{"type": "shell"})
@@ -65,4 +77,52 @@ func Anthropic(set Set) []map[string]any {
 		out = append(out, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Input})
 	}
 	return out
+}
+
+// OpenAIStrict is s as OpenAI's strict mode (structured outputs) takes a
+// function's parameters: every object closed (additionalProperties false)
+// with every property required, an optional one nullable instead — the
+// model sends null for "left out", and hunk reads a null as left out. An
+// object with free-form keys (exec's env) cannot be said in strict mode and
+// is left out of the declaration; dropped names those properties.
+func OpenAIStrict(s *jsonschema.Schema) (strict *jsonschema.Schema, dropped []string) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	strict = new(jsonschema.Schema)
+	if err := json.Unmarshal(b, strict); err != nil {
+		panic(err)
+	}
+	var walk func(n *jsonschema.Schema, path string)
+	walk = func(n *jsonschema.Schema, path string) {
+		if n == nil {
+			return
+		}
+		walk(n.Items, path+"[]")
+		if n.Type != "object" {
+			return
+		}
+		optional := map[string]bool{}
+		for name := range n.Properties {
+			optional[name] = !slices.Contains(n.Required, name)
+		}
+		n.Required = nil
+		for _, name := range slices.Sorted(maps.Keys(n.Properties)) {
+			p := n.Properties[name]
+			if p.Type == "object" && p.AdditionalProperties != nil && p.Properties == nil {
+				delete(n.Properties, name)
+				dropped = append(dropped, path+name)
+				continue
+			}
+			walk(p, path+name+".")
+			if optional[name] && p.Type != "" {
+				p.Types, p.Type = []string{p.Type, "null"}, ""
+			}
+			n.Required = append(n.Required, name)
+		}
+		n.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}
+	walk(strict, "")
+	return strict, dropped
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -204,5 +205,57 @@ func TestPortable(t *testing.T) {
 	u := Portable(&jsonschema.Schema{Types: []string{"null", "string", "integer"}})
 	if len(u.Types) != 2 || u.Type != "" {
 		t.Errorf("a real union lost its types: %+v", u)
+	}
+}
+
+// TestOpenAIStrict: the strict declarations are what OpenAI's strict mode
+// takes — every object closed, every property required, nothing but
+// exec's env left out — and a call as a strict model makes it (null for
+// every optional argument) is answered as if those were left out.
+func TestOpenAIStrict(t *testing.T) {
+	s := session(t)
+	given := map[string]map[string]any{
+		"apply_patch": {"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+1\n*** End Patch\n"},
+		"read":        {"path": "a.txt"},
+		"write":       {"path": "w.txt", "content": "w\n"},
+		"edit":        {"path": "a.txt", "oldText": "two", "newText": "2"},
+		"exec":        {"command": "echo hi"},
+		"insert":      {"path": "a.txt", "after": 0, "text": "zero"},
+	}
+	for _, tool := range append(Hunk(false), Insert()) {
+		strict, dropped := OpenAIStrict(tool.Input)
+		if tool.Name == "exec" && (len(dropped) != 1 || dropped[0] != "env") || tool.Name != "exec" && len(dropped) > 0 {
+			t.Errorf("%s: dropped %v", tool.Name, dropped)
+		}
+		var check func(n *jsonschema.Schema, path string)
+		check = func(n *jsonschema.Schema, path string) {
+			if n.Items != nil {
+				check(n.Items, path+"[]")
+			}
+			if n.Type != "object" {
+				return
+			}
+			if n.AdditionalProperties == nil || n.AdditionalProperties.Not == nil {
+				t.Errorf("%s %s: not closed", tool.Name, path)
+			}
+			for name, p := range n.Properties {
+				if !slices.Contains(n.Required, name) {
+					t.Errorf("%s %s%s: not required", tool.Name, path, name)
+				}
+				check(p, path+name+".")
+			}
+		}
+		check(strict, "")
+		args := map[string]any{}
+		for name := range strict.Properties {
+			args[name] = nil
+		}
+		for k, v := range given[tool.Name] {
+			args[k] = v
+		}
+		b, _ := json.Marshal(args)
+		if r := tool.Call(context.Background(), s, b); r.IsError {
+			t.Errorf("%s %s: %s %s", tool.Name, b, r.Code, r.Error)
+		}
 	}
 }
