@@ -6,6 +6,7 @@
 package call
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 const (
 	OpenAIApplyPatch = "openai-apply-patch" // Responses apply_patch_call
 	OpenAIShell      = "openai-shell"       // Responses shell_call
+	OpenAILocalShell = "openai-local-shell" // Responses local_shell_call (Codex's local_shell tool)
 	CodexApplyPatch  = "codex"              // custom_tool_call named apply_patch
 	OpenAIFunction   = "openai-function"    // Responses function_call of a declared tool
 	OpenAIChat       = "openai-chat"        // Chat Completions tool_calls entry
@@ -29,7 +31,7 @@ const (
 )
 
 // Formats lists the formats, for --format's help and errors.
-var Formats = []string{OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk}
+var Formats = []string{OpenAIApplyPatch, OpenAIShell, OpenAILocalShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk}
 
 // envelope is the union of the fields the formats are told apart by.
 type envelope struct {
@@ -42,7 +44,16 @@ type envelope struct {
 	Action    json.RawMessage `json:"action"`
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
-	Function  *struct {
+	// Caller (Responses: who made the call, a program or the model) is
+	// copied to the output, as the API asks.
+	Caller json.RawMessage `json:"caller"`
+	// Environment is where a shell_call is meant to run: local, or an
+	// OpenAI-hosted container, which hunk refuses.
+	Environment *struct {
+		Type        string `json:"type"`
+		ContainerID string `json:"container_id"`
+	} `json:"environment"`
+	Function *struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
@@ -55,6 +66,8 @@ func Detect(e envelope) string {
 		return OpenAIApplyPatch
 	case e.Type == "shell_call":
 		return OpenAIShell
+	case e.Type == "local_shell_call":
+		return OpenAILocalShell
 	case e.Type == "custom_tool_call":
 		return CodexApplyPatch
 	case e.Type == "tool_use":
@@ -69,20 +82,49 @@ func Detect(e envelope) string {
 	return ""
 }
 
-// Run answers one call (raw JSON) in format (detected when empty). The
-// result is the JSON document to print; failed reports whether the call
-// failed (the process exit code).
+// Run answers one call (raw JSON) in format (detected when empty), or a
+// JSON array of calls (a model's parallel tool calls) with an array of
+// results in the same order, one call after another; items of an array that
+// are not calls (a Responses message or reasoning item, an Anthropic text or
+// thinking block) are passed over, so a whole response.output or content
+// list can be given. The result is the JSON document to print; failed
+// reports whether a call failed (the process exit code).
 func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out any, failed bool) {
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		var list []json.RawMessage
+		if err := json.Unmarshal(t, &list); err == nil {
+			outs := []any{}
+			for _, item := range list {
+				var kind struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal(item, &kind) == nil && notACall[kind.Type] {
+					continue
+				}
+				o, f := runOne(ctx, s, item, format)
+				outs = append(outs, o)
+				failed = failed || f
+			}
+			return outs, failed
+		}
+	}
+	return runOne(ctx, s, raw, format)
+}
+
+// notACall are the item types of a model's output that are not tool calls.
+var notACall = map[string]bool{"message": true, "reasoning": true, "text": true, "thinking": true, "redacted_thinking": true}
+
+func runOne(ctx context.Context, s *tools.Session, raw []byte, format string) (out any, failed bool) {
 	var e envelope
 	err := json.Unmarshal(raw, &e)
 	if format == "" && err == nil {
 		format = Detect(e)
 	}
 	switch format {
-	case OpenAIApplyPatch, OpenAIShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk:
+	case OpenAIApplyPatch, OpenAIShell, OpenAILocalShell, CodexApplyPatch, OpenAIFunction, OpenAIChat, Anthropic, Hunk:
 	case "":
 		return result.Failure(result.Errorf(result.InvalidArgument, "unrecognized tool call: %s", describe(raw, err)).
-			WithHint("give one JSON object: an OpenAI function_call, apply_patch_call or shell_call, a Chat Completions tool call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
+			WithHint("give one JSON object (or an array of them): an OpenAI function_call, apply_patch_call, shell_call or local_shell_call, a Chat Completions tool call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
 	default:
 		return result.Failure(result.Usagef("unknown format %q", format).WithHint("formats: "+strings.Join(Formats, ", ")), nil), true
 	}
@@ -95,6 +137,8 @@ func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out 
 		return openAIApplyPatch(s, e)
 	case OpenAIShell:
 		return openAIShell(ctx, s, e)
+	case OpenAILocalShell:
+		return localShell(ctx, s, e)
 	case CodexApplyPatch:
 		return codexApplyPatch(s, e)
 	case Anthropic:
@@ -121,15 +165,17 @@ func failure(format string, e envelope, err error) any {
 	msg := errorText(result.Failure(err, nil))
 	switch format {
 	case OpenAIApplyPatch:
-		return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "failed", Output: msg}
+		return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "failed", Output: msg, Caller: e.Caller}
 	case OpenAIShell:
-		return shellOutput{Type: "shell_call_output", CallID: e.CallID, Output: []shellResult{{Stderr: msg, Outcome: outcome{Type: "exit", ExitCode: intp(1)}}}}
+		return shellOutput{Type: "shell_call_output", CallID: e.CallID, Output: []shellResult{{Stderr: msg, Outcome: outcome{Type: "exit", ExitCode: intp(1)}}}, Caller: e.Caller}
+	case OpenAILocalShell:
+		return localShellOutput{Type: "local_shell_call_output", ID: e.CallID, Output: codexExecOutput(msg, 1, 0)}
 	case CodexApplyPatch:
-		return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: msg}
+		return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: msg, Caller: e.Caller}
 	case Anthropic:
 		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: "Error: " + msg, IsError: true}
 	case OpenAIFunction:
-		return functionOutput{Type: "function_call_output", CallID: e.CallID, Output: msg}
+		return functionOutput{Type: "function_call_output", CallID: e.CallID, Output: msg, Caller: e.Caller}
 	case OpenAIChat:
 		return chatToolMessage{Role: "tool", ToolCallID: e.ID, Content: msg}
 	}
@@ -159,9 +205,10 @@ func declared(s *tools.Session) tools.Set {
 // ---- OpenAI: Responses function_call, Chat Completions tool_calls ----
 
 type functionOutput struct {
-	Type   string `json:"type"`
-	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Output string          `json:"output"`
+	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
 type chatToolMessage struct {
@@ -197,10 +244,31 @@ func function(ctx context.Context, s *tools.Session, e envelope, format string) 
 		if format == OpenAIChat {
 			return chatToolMessage{Role: "tool", ToolCallID: id, Content: text}
 		}
-		return functionOutput{Type: "function_call_output", CallID: id, Output: text}
+		return functionOutput{Type: "function_call_output", CallID: id, Output: text, Caller: e.Caller}
 	}
 	all := declared(s)
 	t := all.Lookup(name)
+	if t == nil && (name == "shell" || name == "shell_command") {
+		// Codex's function-style shell tools: {"command": [ARGV...]} or
+		// {"command": "LINE"}, "workdir", "timeout_ms".
+		var in struct {
+			Command   json.RawMessage `json:"command"`
+			Workdir   string          `json:"workdir"`
+			TimeoutMs *int64          `json:"timeout_ms"`
+		}
+		if err := json.Unmarshal(args, &in); err != nil {
+			return answer(errorText(result.Failure(result.Errorf(result.InvalidArgument, "%s: the arguments must be {\"command\": [...], \"workdir\", \"timeout_ms\"}", name), nil))), true
+		}
+		x := tools.ExecInput{Workdir: in.Workdir}
+		if json.Unmarshal(in.Command, &x.Argv) != nil && json.Unmarshal(in.Command, &x.Command) != nil {
+			return answer(errorText(result.Failure(result.Errorf(result.InvalidArgument, "%s: command must be a list of arguments or a command line", name), nil))), true
+		}
+		if in.TimeoutMs != nil && *in.TimeoutMs > 0 {
+			x.TimeoutSeconds = float64(*in.TimeoutMs) / 1000
+		}
+		text, failed := shellText(ctx, s, x)
+		return answer(text), failed
+	}
 	if t == nil {
 		r := result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", name).
 			WithHint("tools: "+strings.Join(all.Names(), ", ")), nil)
@@ -235,10 +303,11 @@ type applyPatchOp struct {
 }
 
 type applyPatchOutput struct {
-	Type   string `json:"type"`
-	CallID string `json:"call_id"`
-	Status string `json:"status"`
-	Output string `json:"output"`
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Status string          `json:"status"`
+	Output string          `json:"output"`
+	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
 func openAIApplyPatch(s *tools.Session, e envelope) (any, bool) {
@@ -275,7 +344,7 @@ func openAIApplyPatch(s *tools.Session, e envelope) (any, bool) {
 	if err != nil {
 		return failure(OpenAIApplyPatch, e, err), true
 	}
-	return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "completed", Output: out.Text}, false
+	return applyPatchOutput{Type: "apply_patch_call_output", CallID: e.CallID, Status: "completed", Output: out.Text, Caller: e.Caller}, false
 }
 
 // ---- Codex: custom_tool_call apply_patch ----
@@ -286,9 +355,10 @@ type customCall struct {
 }
 
 type customOutput struct {
-	Type   string `json:"type"`
-	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Output string          `json:"output"`
+	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
 func codexApplyPatch(s *tools.Session, e envelope) (any, bool) {
@@ -303,7 +373,7 @@ func codexApplyPatch(s *tools.Session, e envelope) (any, bool) {
 	if err != nil {
 		return failure(CodexApplyPatch, e, err), true
 	}
-	return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: out.Text}, false
+	return customOutput{Type: "custom_tool_call_output", CallID: e.CallID, Output: out.Text, Caller: e.Caller}, false
 }
 
 // ---- OpenAI Responses: shell_call ----
@@ -326,13 +396,22 @@ type shellResult struct {
 }
 
 type shellOutput struct {
-	Type            string        `json:"type"`
-	CallID          string        `json:"call_id"`
-	MaxOutputLength *int          `json:"max_output_length,omitempty"`
-	Output          []shellResult `json:"output"`
+	Type            string          `json:"type"`
+	CallID          string          `json:"call_id"`
+	MaxOutputLength *int            `json:"max_output_length,omitempty"`
+	Output          []shellResult   `json:"output"`
+	Caller          json.RawMessage `json:"caller,omitempty"`
 }
 
 func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
+	if e.Environment != nil && e.Environment.Type != "" && e.Environment.Type != "local" {
+		// Meant for a container OpenAI hosts: running it here would run it
+		// somewhere the model did not mean, with other files.
+		return failure(OpenAIShell, e, result.Errorf(result.InvalidArgument,
+			"shell_call: this call is for an OpenAI-hosted environment (%s %s); hunk runs commands only here, in its sandbox, and ran nothing",
+			e.Environment.Type, e.Environment.ContainerID).
+			WithHint("declare the shell tool with a local environment for hunk to answer its calls; hosted containers are answered by OpenAI")), true
+	}
 	var a shellAction
 	if err := json.Unmarshal(e.Action, &a); err != nil || len(a.Commands) == 0 {
 		return failure(OpenAIShell, e, result.Errorf(result.InvalidArgument, "shell_call: action must hold commands, a list of command lines")), true
@@ -341,7 +420,7 @@ func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) 
 	if a.TimeoutMs != nil && *a.TimeoutMs > 0 {
 		in.TimeoutSeconds = float64(*a.TimeoutMs) / 1000
 	}
-	res := shellOutput{Type: "shell_call_output", CallID: e.CallID, MaxOutputLength: a.MaxOutputLength, Output: []shellResult{}}
+	res := shellOutput{Type: "shell_call_output", CallID: e.CallID, MaxOutputLength: a.MaxOutputLength, Output: []shellResult{}, Caller: e.Caller}
 	failed := false
 	for _, c := range a.Commands {
 		in.Command = c
@@ -388,6 +467,76 @@ func capOutput(stdout, stderr string, n int) (string, string) {
 		left = 0
 	}
 	return stdout, cut(stderr, left)
+}
+
+// ---- Codex: local_shell_call, and the function-style shell ----
+
+type localShellAction struct {
+	Type             string            `json:"type"`
+	Command          []string          `json:"command"`
+	TimeoutMs        *int64            `json:"timeout_ms"`
+	WorkingDirectory string            `json:"working_directory"`
+	Env              map[string]string `json:"env"`
+	User             string            `json:"user"`
+}
+
+// localShellOutput answers a local_shell_call: id is the call's call_id,
+// output a JSON string (codexExecOutput).
+type localShellOutput struct {
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	Output string `json:"output"`
+}
+
+func localShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
+	var a localShellAction
+	if err := json.Unmarshal(e.Action, &a); err != nil || len(a.Command) == 0 {
+		return failure(OpenAILocalShell, e, result.Errorf(result.InvalidArgument, "local_shell_call: action must be {\"type\": \"exec\", \"command\": [...]}")), true
+	}
+	if a.User != "" {
+		return failure(OpenAILocalShell, e, result.Errorf(result.InvalidArgument, "local_shell_call: running as user %q is not possible here; the command runs as hunk's sandbox runs it, and was not run", a.User)), true
+	}
+	x := tools.ExecInput{Argv: a.Command, Workdir: a.WorkingDirectory, Env: a.Env}
+	if a.TimeoutMs != nil && *a.TimeoutMs > 0 {
+		x.TimeoutSeconds = float64(*a.TimeoutMs) / 1000
+	}
+	text, failed := shellText(ctx, s, x)
+	return localShellOutput{Type: "local_shell_call_output", ID: e.CallID, Output: text}, failed
+}
+
+// shellText runs x and says its result as Codex does to the model for its
+// shell tools: a JSON string {"output": ..., "metadata": {"exit_code",
+// "duration_seconds"}}, a command that could not run with its error as the
+// output and exit code 1 (or the code of the failure).
+func shellText(ctx context.Context, s *tools.Session, x tools.ExecInput) (string, bool) {
+	out, d, err := s.RunExec(ctx, x)
+	if err != nil {
+		return codexExecOutput(errorText(result.Failure(err, nil)), result.ExitCode(err), 0), true
+	}
+	text := d.Stdout
+	if d.Stderr != "" {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += d.Stderr
+	}
+	if out.Failure != nil {
+		text += out.Failure.Msg + "\n"
+	}
+	return codexExecOutput(text, out.ExitCode, float64(d.DurationMs)/1000), out.ExitCode != 0 || out.Failure != nil
+}
+
+// codexExecOutput is Codex's JSON rendering of a command's result.
+func codexExecOutput(output string, exitCode int, seconds float64) string {
+	type metadata struct {
+		ExitCode        int     `json:"exit_code"`
+		DurationSeconds float64 `json:"duration_seconds"`
+	}
+	b, _ := json.Marshal(struct {
+		Output   string   `json:"output"`
+		Metadata metadata `json:"metadata"`
+	}{output, metadata{exitCode, seconds}})
+	return string(b)
 }
 
 // ---- Anthropic: tool_use ----

@@ -42,6 +42,11 @@ func TestShapes(t *testing.T) {
 		"anthropic view":       {`{"type":"tool_use","id":"t","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt"}}`, "tool_result", false},
 		"anthropic bad range":  {`{"type":"tool_use","id":"t","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt","view_range":[3,1]}}`, "tool_result", true},
 		"anthropic unknown":    {`{"type":"tool_use","id":"t","name":"computer","input":{}}`, "tool_result", true},
+		"local shell no run":   {`{"type":"local_shell_call","call_id":"c","action":{"type":"exec","command":["true"]}}`, "local_shell_call_output", true},
+		"local shell as user":  {`{"type":"local_shell_call","call_id":"c","action":{"type":"exec","command":["true"],"user":"root"}}`, "local_shell_call_output", true},
+		"hosted shell":         {`{"type":"shell_call","call_id":"c","action":{"commands":["true"]},"environment":{"type":"container_reference","container_id":"x"}}`, "shell_call_output", true},
+		"codex shell no run":   {`{"type":"function_call","call_id":"c","name":"shell","arguments":"{\"command\":[\"true\"]}"}`, "function_call_output", true},
+		"codex shell bad args": {`{"type":"function_call","call_id":"c","name":"shell","arguments":"{\"command\":7}"}`, "function_call_output", true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, failed := Run(context.Background(), s, []byte(c.call), "")
