@@ -405,7 +405,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 
 // mcpClientPackages are the npm packages of testdata/mcpclient the tests
 // run; a checkout that lacks one runs `npm ci` again.
-var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector"}
+var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "openai", "@anthropic-ai/sdk", "typescript"}
 
 // installMCPClient runs `npm ci` in dir unless its packages are there already.
 func installMCPClient(dir string) error {
