@@ -1,0 +1,517 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+)
+
+// The real agent harnesses — Claude Code and Codex CLI, as npm ships them
+// (testdata/harness) — run against hunk mcp with their model replaced by
+// mockModel, a scripted stand-in for the provider's API on 127.0.0.1: it
+// answers each turn with the next tool call of the script and records what
+// the harness sends back as each call's result, which is exactly what the
+// model would read.
+
+// harnessStep is one tool call of the script: one of hunk's tools and its
+// arguments.
+type harnessStep struct {
+	tool string
+	args map[string]any
+}
+
+// harnessScript is what both harnesses are made to do: read a file, edit
+// it, apply a two-file patch, run a command, and make an edit that fails.
+var harnessScript = []harnessStep{
+	{"read", map[string]any{"path": "notes.txt"}},
+	{"edit", map[string]any{"path": "notes.txt", "oldText": "beta", "newText": "BETA"}},
+	{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: src/a.txt\n@@\n-a1\n+A1\n*** Add File: src/c.txt\n+c1\n*** End Patch\n"}},
+	{"exec", map[string]any{"command": "cat src/c.txt; echo done >&2"}},
+	{"edit", map[string]any{"path": "notes.txt", "oldText": "gamma", "newText": "GAMMA"}},
+}
+
+// mockModel is the scripted model API.
+type mockModel struct {
+	t      testing.TB
+	script []harnessStep
+	dump   string // HUNK_HARNESS_DUMP: a directory to write every request to
+
+	mu       sync.Mutex
+	requests int
+	results  map[int]string // step -> the result text the harness sent back
+	errors   map[int]bool   // step -> the harness marked the result an error
+	toolSeen bool           // a request offered hunk's tools
+}
+
+func newMockModel(t testing.TB, script []harnessStep) *mockModel {
+	return &mockModel{t: t, script: script, dump: os.Getenv("HUNK_HARNESS_DUMP"), results: map[int]string{}, errors: map[int]bool{}}
+}
+
+// serve listens on 127.0.0.1 and returns the base URL.
+func (m *mockModel) serve(t testing.TB, handler http.HandlerFunc) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+func (m *mockModel) record(r *http.Request, body []byte) {
+	m.mu.Lock()
+	m.requests++
+	n := m.requests
+	m.mu.Unlock()
+	if m.dump != "" {
+		os.MkdirAll(m.dump, 0o755)
+		os.WriteFile(filepath.Join(m.dump, fmt.Sprintf("%03d%s.json", n, strings.ReplaceAll(r.URL.Path, "/", "_"))), body, 0o644)
+	}
+}
+
+// toolName finds the name the harness gave hunk's tool in a request's tool
+// list (mcp__hunk__read, ...): a name ending in the tool's that mentions hunk.
+func toolName(names []string, tool string) string {
+	for _, n := range names {
+		if strings.Contains(n, "hunk") && (strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool)) {
+			return n
+		}
+	}
+	return ""
+}
+
+func sse(w http.ResponseWriter, events ...any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		var typ struct {
+			Type string `json:"type"`
+		}
+		json.Unmarshal(b, &typ)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, b)
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func textOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	json.Unmarshal(content, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" || b.Type == "input_text" || b.Type == "output_text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ---- Anthropic's Messages API (Claude Code) ----
+
+func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m.record(r, body)
+	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
+		if strings.Contains(r.URL.Path, "count_tokens") {
+			json.NewEncoder(w).Encode(map[string]any{"input_tokens": 100})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+		return
+	}
+	var req struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Name)
+	}
+	step := 0
+	for _, msg := range req.Messages {
+		var blocks []struct {
+			Type      string          `json:"type"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		}
+		if json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_result" {
+				continue
+			}
+			var n int
+			if _, err := fmt.Sscanf(b.ToolUseID, "toolu_step%d", &n); err == nil {
+				m.mu.Lock()
+				m.results[n], m.errors[n] = textOf(b.Content), b.IsError
+				m.mu.Unlock()
+				step = max(step, n+1)
+			}
+		}
+	}
+	var block map[string]any
+	var input string
+	stop := "end_turn"
+	if step < len(m.script) {
+		if name := toolName(names, m.script[step].tool); name != "" {
+			m.mu.Lock()
+			m.toolSeen = true
+			m.mu.Unlock()
+			b, _ := json.Marshal(m.script[step].args)
+			input = string(b)
+			block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_step%d", step), "name": name, "input": map[string]any{}}
+			stop = "tool_use"
+		}
+	}
+	text := "Done."
+	if step < len(m.script) && block == nil {
+		text = "OK."
+	}
+	msgID := fmt.Sprintf("msg_%d", m.requests)
+	usage := map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	if !req.Stream {
+		content := []any{map[string]any{"type": "text", "text": text}}
+		if block != nil {
+			var in any
+			json.Unmarshal([]byte(input), &in)
+			block["input"] = in
+			content = []any{block}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": req.Model,
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		return
+	}
+	events := []any{
+		map[string]any{"type": "message_start", "message": map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": req.Model,
+			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}},
+	}
+	if block != nil {
+		events = append(events,
+			map[string]any{"type": "content_block_start", "index": 0, "content_block": block},
+			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": input}},
+			map[string]any{"type": "content_block_stop", "index": 0})
+	} else {
+		events = append(events,
+			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}},
+			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}},
+			map[string]any{"type": "content_block_stop", "index": 0})
+	}
+	events = append(events,
+		map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}},
+		map[string]any{"type": "message_stop"})
+	sse(w, events...)
+}
+
+// ---- OpenAI's Responses API (Codex CLI) ----
+
+func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m.record(r, body)
+	if !strings.HasSuffix(r.URL.Path, "/responses") {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			w.Write([]byte(`{"object":"list","data":[],"models":[]}`))
+			return
+		}
+		w.Write([]byte(`{}`))
+		return
+	}
+	var req struct {
+		Model string            `json:"model"`
+		Input []json.RawMessage `json:"input"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	// Tool names: a function's own, or a namespace's tools (Codex groups an
+	// MCP server's tools in one).
+	var names []string
+	namespaceOf := map[string]string{}
+	for _, raw := range req.Tools {
+		var t struct {
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		json.Unmarshal(raw, &t)
+		names = append(names, t.Name)
+		for _, sub := range t.Tools {
+			names = append(names, t.Name+"__"+sub.Name)
+			namespaceOf[t.Name+"__"+sub.Name] = t.Name
+		}
+	}
+	step := 0
+	for _, raw := range req.Input {
+		var it struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Output json.RawMessage `json:"output"`
+		}
+		json.Unmarshal(raw, &it)
+		if it.Type != "function_call_output" && it.Type != "custom_tool_call_output" && it.Type != "mcp_call_output" {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(it.CallID, "call_step%d", &n); err == nil {
+			m.mu.Lock()
+			m.results[n] = textOf(it.Output)
+			m.mu.Unlock()
+			step = max(step, n+1)
+		}
+	}
+	respID := fmt.Sprintf("resp_%d", m.requests)
+	var item map[string]any
+	if step < len(m.script) {
+		if name := toolName(names, m.script[step].tool); name != "" {
+			m.mu.Lock()
+			m.toolSeen = true
+			m.mu.Unlock()
+			b, _ := json.Marshal(m.script[step].args)
+			item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_step%d", step), "call_id": fmt.Sprintf("call_step%d", step),
+				"name": name, "arguments": string(b), "status": "completed"}
+			if ns := namespaceOf[name]; ns != "" {
+				item["name"] = strings.TrimPrefix(name, ns+"__")
+				item["namespace"] = ns
+			}
+		}
+	}
+	if item == nil {
+		item = map[string]any{"type": "message", "id": "msg_" + respID, "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": "Done.", "annotations": []any{}}}}
+	}
+	usage := map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}
+	resp := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": "in_progress", "model": req.Model, "output": []any{}}
+	done := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": "completed", "model": req.Model,
+		"output": []any{item}, "usage": usage}
+	sse(w,
+		map[string]any{"type": "response.created", "sequence_number": 0, "response": resp},
+		map[string]any{"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
+		map[string]any{"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
+		map[string]any{"type": "response.completed", "sequence_number": 3, "response": done})
+}
+
+// ---- the tests ----
+
+// harnessWorkspace is the tree the script works on.
+func harnessWorkspace(t *testing.T) string {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("alpha\nbeta\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "src", "a.txt"), []byte("a1\na2\n"), 0o644)
+	return ws
+}
+
+// installHarnesses runs `npm ci` in testdata/harness unless both harnesses
+// are there.
+func installHarnesses(t *testing.T) string {
+	dir, _ := filepath.Abs("testdata/harness")
+	bin := filepath.Join(dir, "node_modules", ".bin")
+	_, e1 := os.Stat(filepath.Join(bin, "claude"))
+	_, e2 := os.Stat(filepath.Join(bin, "codex"))
+	if e1 != nil || e2 != nil {
+		err := func() error {
+			for _, tool := range []string{"node", "npm"} {
+				if _, err := exec.LookPath(tool); err != nil {
+					return fmt.Errorf("no %s here (apt-get install nodejs npm)", tool)
+				}
+			}
+			c := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+			c.Dir = dir
+			if out, err := c.CombinedOutput(); err != nil {
+				return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
+			}
+			return nil
+		}()
+		if err != nil {
+			if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+				t.Fatalf("the agent harnesses are required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+			}
+			sandboxtest.Skip(t, "the agent harnesses: %v", err)
+		}
+	}
+	// Claude Code's package puts its native binary in place in a postinstall
+	// script; an npm that did not run it leaves a stub: run it here.
+	if exec.Command(filepath.Join(bin, "claude"), "--version").Run() != nil {
+		c := exec.Command("node", filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code", "install.cjs"))
+		c.Dir = filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("Claude Code's install step: %v\n%s", err, out)
+		}
+	}
+	for _, h := range []string{"claude", "codex"} {
+		out, err := exec.Command(filepath.Join(bin, h), "--version").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s --version: %v\n%s", h, err, out)
+		}
+		t.Logf("%s", bytes.TrimSpace(out))
+	}
+	return bin
+}
+
+// checkHarnessRun checks the tree the script leaves and what the model read
+// of each result.
+func checkHarnessRun(t *testing.T, m *mockModel, ws, log string) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.toolSeen {
+		t.Fatalf("no request offered hunk's tools (%d requests)\n%s", m.requests, log)
+	}
+	want := map[string]string{"notes.txt": "alpha\nBETA\n", "src/a.txt": "A1\na2\n", "src/c.txt": "c1\n"}
+	for p, w := range want {
+		got, err := os.ReadFile(filepath.Join(ws, p))
+		if err != nil || string(got) != w {
+			t.Errorf("%s: %q (%v), want %q", p, got, err, w)
+		}
+	}
+	expect := []struct {
+		step    int
+		has     []string
+		isError bool
+	}{
+		{0, []string{"alpha", "beta"}, false},              // the read: the file's lines, not only its metadata
+		{1, []string{"notes.txt"}, false},                  // the edit's message
+		{2, []string{"src/a.txt", "src/c.txt"}, false},     // the patch's summary
+		{3, []string{"c1", "done", "Exit code: 0"}, false}, // the command's output
+		{4, []string{"NO_MATCH", "hint:"}, true},           // the failing edit, with its hint
+	}
+	for _, e := range expect {
+		got, ok := m.results[e.step]
+		if !ok {
+			t.Errorf("step %d (%s): no result came back to the model\n%s", e.step, m.script[e.step].tool, log)
+			continue
+		}
+		for _, s := range e.has {
+			if !strings.Contains(got, s) {
+				t.Errorf("step %d (%s): the model read %q, which lacks %q", e.step, m.script[e.step].tool, got, s)
+			}
+		}
+	}
+}
+
+// TestHarnessClaudeCode: Claude Code (headless -p, hunk added with `claude
+// mcp add`) drives hunk mcp through the script; the tree ends as intended
+// and the model reads each result's text.
+func TestHarnessClaudeCode(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	ws := harnessWorkspace(t)
+	home := t.TempDir()
+	m := newMockModel(t, harnessScript)
+	url := m.serve(t, m.anthropic)
+	env := append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws, "--driver", "none")
+	add.Dir, add.Env = ws, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("claude mcp add: %v\n%s", err, out)
+	}
+	allowed := []string{}
+	for _, tool := range []string{"read", "write", "edit", "apply_patch", "exec"} {
+		allowed = append(allowed, "mcp__hunk__"+tool)
+	}
+	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
+		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
+	cmd.Dir, cmd.Env = ws, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	done := make(chan error, 1)
+	cmd.Start()
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Logf("claude -p: %v", err)
+		}
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("claude -p did not finish in 3 minutes\n%s", out.String())
+	}
+	checkHarnessRun(t, m, ws, out.String())
+}
+
+// TestHarnessCodex: Codex CLI (codex exec, hunk in [mcp_servers]) drives
+// hunk mcp through the script.
+func TestHarnessCodex(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	ws := harnessWorkspace(t)
+	home := t.TempDir()
+	m := newMockModel(t, harnessScript)
+	url := m.serve(t, m.openai)
+	config := fmt.Sprintf(`model = "gpt-5-codex"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[mcp_servers.hunk]
+command = %q
+args = ["mcp", "-C", %q, "--driver", "none"]
+default_tools_approval_mode = "approve"
+`, url, hunk, ws)
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
+	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
+	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
+	cmd.Dir, cmd.Env = ws, env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdin = strings.NewReader("")
+	done := make(chan error, 1)
+	cmd.Start()
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Logf("codex exec: %v", err)
+		}
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("codex exec did not finish in 3 minutes\n%s", out.String())
+	}
+	checkHarnessRun(t, m, ws, out.String())
+}
