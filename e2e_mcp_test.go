@@ -174,7 +174,7 @@ func TestMCPFilesystemTools(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory list_directory_with_sizes move_file read_media_file read_multiple_files read_text_file search_files write_file" {
+	if got := strings.Join(names, " "); got != "create_directory directory_tree edit_file get_file_info list_allowed_directories list_directory list_directory_with_sizes move_file read_file read_media_file read_multiple_files read_text_file search_files write_file" {
 		t.Errorf("tools: %s", got)
 	}
 	for _, c := range []struct {
@@ -183,7 +183,8 @@ func TestMCPFilesystemTools(t *testing.T) {
 		want string
 	}{
 		{"read_text_file", map[string]any{"path": "a.txt", "tail": 2}, "3\n4\n"},
-		{"read_text_file", map[string]any{"path": "a.txt", "head": 1}, "1\n"},
+		{"read_text_file", map[string]any{"path": "a.txt", "head": 1}, "1"},
+		{"read_file", map[string]any{"path": "a.txt", "head": 1.5, "encoding": "utf-8"}, "1\n2"},
 		{"read_multiple_files", map[string]any{"paths": []string{"a.txt", "nope.txt"}}, "nope.txt: Error - "},
 		{"edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "2\n", "newText": "two\n"}}, "dryRun": true}, "+two"},
 		{"list_directory", map[string]any{"path": "."}, "[DIR] src"},
@@ -207,13 +208,19 @@ func TestMCPFilesystemTools(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g.txt")); err != nil {
 		t.Errorf("move_file: %v", err)
 	}
-	res, _, sc := callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "\n", "newText": ""}}})
-	if !res.IsError || sc["code"] != "AMBIGUOUS" {
-		t.Errorf("edit_file of a text found 4 times: %v", sc)
+	// A failure is its text, as the reference server's (no structuredContent).
+	res, text, sc := callTool(t, cs, "edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "\n", "newText": ""}}})
+	if !res.IsError || !strings.HasPrefix(text, "[AMBIGUOUS]") || sc != nil {
+		t.Errorf("edit_file of a text found 4 times: %q %v", text, sc)
 	}
-	res, _, sc = callTool(t, cs, "move_file", map[string]any{"source": "g.txt", "destination": "/etc/g.txt"})
-	if !res.IsError || sc["code"] != "OUTSIDE_WORKSPACE" {
-		t.Errorf("move_file out of the workspace: %v", sc)
+	res, text, _ = callTool(t, cs, "move_file", map[string]any{"source": "g.txt", "destination": "/etc/g.txt"})
+	if !res.IsError || !strings.HasPrefix(text, "[OUTSIDE_WORKSPACE]") {
+		t.Errorf("move_file out of the workspace: %q", text)
+	}
+	// An argument the tool does not know is passed over, and said in _meta.
+	res, _, _ = callTool(t, cs, "read_text_file", map[string]any{"path": "a.txt", "encoding": "latin1"})
+	if res.IsError || fmt.Sprint(res.Meta["dev.hunk/ignoredArguments"]) != "[encoding]" {
+		t.Errorf("an unknown argument: isError %v, _meta %v", res.IsError, res.Meta)
 	}
 }
 
@@ -382,7 +389,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 	for _, c := range []struct {
 		args  []string
 		tools int
-	}{{[]string{"--tools", "hunk"}, 5}, {[]string{"--tools", "hunk", "--network"}, 5}, {[]string{"--tools", "filesystem"}, 13}} {
+	}{{[]string{"--tools", "hunk"}, 5}, {[]string{"--tools", "hunk", "--network"}, 5}, {[]string{"--tools", "filesystem"}, 14}} {
 		args := append([]string{inspector, "--cli", "--strict", "--method", "tools/list", buildHunk(t), "mcp", "-C", ws}, c.args...)
 		cmd := exec.Command("node", args...)
 		var stdout, stderr bytes.Buffer
@@ -405,7 +412,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 
 // mcpClientPackages are the npm packages of testdata/mcpclient the tests
 // run; a checkout that lacks one runs `npm ci` again.
-var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "openai", "@anthropic-ai/sdk", "typescript"}
+var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "openai", "@anthropic-ai/sdk", "typescript"}
 
 // installMCPClient runs `npm ci` in dir unless its packages are there already.
 func installMCPClient(dir string) error {

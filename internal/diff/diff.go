@@ -31,11 +31,27 @@ func Unified(oldName, newName string, old, new []byte) string {
 	if string(old) == string(new) {
 		return ""
 	}
+	return Write(fmt.Sprintf("--- %s\n+++ %s\n", oldName, newName), old, new, Style{Context: Context})
+}
+
+// Style is how Write lays out hunks.
+type Style struct {
+	// Context is the number of unchanged lines around each change.
+	Context int
+	// Counts writes every hunk range as "l,n", as jsdiff (the npm diff
+	// package) does, where diff(1) writes "l" for a range of one line.
+	Counts bool
+}
+
+// Write returns header followed by the hunks that turn old into new, laid
+// out in style st (only the header when they are equal).
+func Write(header string, old, new []byte, st Style) string {
 	a, b := splitLines(string(old)), splitLines(string(new))
-	ops := lineOps(a, b)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
-	writeHunks(&sb, a, b, ops)
+	sb.WriteString(header)
+	if string(old) != string(new) {
+		writeHunks(&sb, a, b, lineOps(a, b), st)
+	}
 	return sb.String()
 }
 
@@ -247,9 +263,10 @@ func myersRange(ops []op, a, b []string, a0, a1, b0, b1 int) []op {
 	return ops
 }
 
-// writeHunks formats the edit script as unified hunks with Context lines
+// writeHunks formats the edit script as unified hunks with st.Context lines
 // of context, joining changes that are close.
-func writeHunks(sb *strings.Builder, a, b []string, ops []op) {
+func writeHunks(sb *strings.Builder, a, b []string, ops []op, st Style) {
+	Context := st.Context
 	n := len(ops)
 	for k := 0; k < n; {
 		// Find the next change.
@@ -303,7 +320,7 @@ func writeHunks(sb *strings.Builder, a, b []string, ops []op) {
 		if toL < 0 {
 			toL = ops[start].j
 		}
-		fmt.Fprintf(sb, "@@ -%s +%s @@\n", rangeOf(fromL+1, fromN), rangeOf(toL+1, toN))
+		fmt.Fprintf(sb, "@@ -%s +%s @@\n", rangeOf(fromL+1, fromN, st.Counts), rangeOf(toL+1, toN, st.Counts))
 		for _, o := range ops[start:end] {
 			line := ""
 			switch o.k {
@@ -323,12 +340,13 @@ func writeHunks(sb *strings.Builder, a, b []string, ops []op) {
 }
 
 // rangeOf formats a hunk range as diff(1) does: "l" for one line, "l,n"
-// otherwise, and "l-1,0" for an empty range (the line before which it lies).
-func rangeOf(line, n int) string {
-	switch n {
-	case 0:
+// otherwise (always, with counts), and "l-1,0" for an empty range (the line
+// before which it lies).
+func rangeOf(line, n int, counts bool) string {
+	switch {
+	case n == 0:
 		return fmt.Sprintf("%d,0", line-1)
-	case 1:
+	case n == 1 && !counts:
 		return fmt.Sprintf("%d", line)
 	}
 	return fmt.Sprintf("%d,%d", line, n)

@@ -9,6 +9,7 @@
 package edit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -87,6 +89,14 @@ type Options struct {
 	// replacements, the first changed line and the diff. Counting lines is
 	// a pass over the file up to the last edit, which a big file feels.
 	Brief bool
+	// Sequential applies each edit to the content the previous ones left
+	// (the reference MCP filesystem server's edit_file), where by default
+	// every edit is matched against the original; still all or nothing, and
+	// each old text must still match once. An edit's Lines are then lines of
+	// the content it was applied to.
+	Sequential bool
+	// Keep keeps the content before and after in Result.Old and New.
+	Keep bool
 }
 
 // EditResult is what happened to one edit.
@@ -119,6 +129,8 @@ type Result struct {
 	SHA256 string `json:"sha256,omitempty" jsonschema:"the new content's SHA-256"`
 	// Notes are sentences for the reader: fuzzy rules used, no-ops.
 	Notes []string `json:"notes,omitempty" jsonschema:"remarks: near-match rules used, no-ops"`
+	// Old and New are the content before and after (Options.Keep).
+	Old, New []byte `json:"-"`
 }
 
 // maxListed bounds the line numbers listed in results and messages.
@@ -134,8 +146,63 @@ func Run(files workspace.FS, name string, edits []Edit, opt Options) (res *Resul
 		return nil, err
 	}
 	return change(files, name, opt, func(content []byte) ([][]byte, *Result, error) {
-		return apply(name, content, edits, opt)
+		var parts [][]byte
+		var res *Result
+		var err error
+		if opt.Sequential {
+			parts, res, err = applySequential(name, content, edits, opt)
+		} else {
+			parts, res, err = apply(name, content, edits, opt)
+		}
+		if err == nil && opt.Keep {
+			res.Old, res.New = content, join(parts)
+		}
+		return parts, res, err
 	})
+}
+
+// applySequential applies each edit to what the previous ones left, each
+// under its own number ("edit 2 of 3"), and sums up their results; the diff
+// and the first changed line compare the original with the last content.
+func applySequential(name string, content []byte, edits []Edit, opt Options) ([][]byte, *Result, error) {
+	cur := content
+	res := &Result{Path: name}
+	for i, e := range edits {
+		parts, r, err := applyAt(name, cur, []Edit{e}, i, len(edits), opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Edits = append(res.Edits, r.Edits...)
+		res.Match = append(res.Match, r.Match...)
+		res.Replacements += r.Replacements
+		for _, n := range r.Notes {
+			if len(edits) > 1 && !strings.HasPrefix(n, "The replacement leaves") {
+				n = fmt.Sprintf("Edit %d: %s", i+1, uncapital(n))
+			}
+			res.Notes = append(res.Notes, n)
+		}
+		cur = join(parts)
+	}
+	res.Changed = !bytes.Equal(cur, content)
+	if res.Changed && !opt.Brief {
+		res.Diff = diff.Unified("a/"+name, "b/"+name, content, cur)
+		res.FirstChangedLine = firstDifferentLine(content, cur)
+	}
+	return [][]byte{cur}, res, nil
+}
+
+// firstDifferentLine is the first line (1-based) of b that differs from a's.
+func firstDifferentLine(a, b []byte) int {
+	line := 1
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return line
+		}
+		if a[i] == '\n' {
+			line++
+		}
+	}
+	return line
 }
 
 // change is the read-modify-write cycle of Run and Insert: under the
@@ -261,6 +328,11 @@ func Apply(name string, content []byte, edits []Edit, opt Options) ([]byte, *Res
 
 // apply is Apply returning the new content as pieces (see file.assemble).
 func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *Result, error) {
+	return applyAt(name, content, edits, 0, len(edits), opt)
+}
+
+// applyAt is apply for edits that are the edits first.. of a list of total.
+func applyAt(name string, content []byte, edits []Edit, first, total int, opt Options) ([][]byte, *Result, error) {
 	if err := Validate(edits); err != nil {
 		return nil, nil, err
 	}
@@ -278,7 +350,7 @@ func apply(name string, content []byte, edits []Edit, opt Options) ([][]byte, *R
 	res := &Result{Path: name}
 	var reps []replacement
 	for i, e := range edits {
-		er, rs, err := f.plan(name, i, len(edits), e, opt)
+		er, rs, err := f.plan(name, first+i, total, e, opt)
 		if cerr := f.checked(); cerr != nil { // not text: that is the error
 			return nil, nil, cerr
 		}
@@ -359,4 +431,11 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func uncapital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }

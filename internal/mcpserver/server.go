@@ -101,16 +101,30 @@ func (s *server) handler(t *tools.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		sess := s.session(ctx)
 		r := t.Call(ctx, sess, req.Params.Arguments)
-		return callResult(r), nil
+		return callResult(t, r), nil
 	}
 }
 
+// IgnoredMeta is the _meta key of the arguments a filesystem tool passed
+// over (it does not know them, and as the reference server it does not
+// refuse them).
+const IgnoredMeta = "dev.hunk/ignoredArguments"
+
 // callResult is a tool result as MCP's: content blocks, the details as
 // structuredContent, isError with hunk's code.
-func callResult(r result.ToolResult) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: tools.Structured(r)}
+func callResult(t *tools.Tool, r result.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: t.Structured(r)}
+	if len(r.Ignored) > 0 {
+		out.Meta = mcp.Meta{IgnoredMeta: r.Ignored}
+	}
 	for _, c := range r.Content {
 		switch c.Type {
+		case "resource":
+			data, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				continue
+			}
+			out.Content = append(out.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: c.URI, MIMEType: c.MimeType, Blob: data}})
 		case "image", "audio":
 			data, err := base64.StdEncoding.DecodeString(c.Data)
 			if err != nil {

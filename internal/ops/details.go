@@ -112,6 +112,9 @@ type FSEntry struct {
 	Name string `json:"name" jsonschema:"the entry's name"`
 	Type string `json:"type" jsonschema:"file or directory"`
 	Size int64  `json:"size,omitempty" jsonschema:"a file's size in bytes"`
+	// statSize is the size stat gives, a directory's too: the reference
+	// sorts by it.
+	statSize int64
 }
 
 // FSSearch is the paths a search found.
@@ -124,9 +127,9 @@ type FSSearch struct {
 type FSInfo struct {
 	Path        string `json:"path" jsonschema:"the path, relative to the workspace"`
 	Size        int64  `json:"size" jsonschema:"size in bytes"`
-	Created     string `json:"created" jsonschema:"creation time (RFC 3339; the change time where the filesystem keeps no birth time)"`
-	Modified    string `json:"modified" jsonschema:"modification time (RFC 3339)"`
-	Accessed    string `json:"accessed" jsonschema:"access time (RFC 3339)"`
+	Created     string `json:"created" jsonschema:"creation time, as JavaScript's Date writes it (the change time: the birth time is not read)"`
+	Modified    string `json:"modified" jsonschema:"modification time, as JavaScript's Date writes it"`
+	Accessed    string `json:"accessed" jsonschema:"access time, as JavaScript's Date writes it"`
 	IsDirectory bool   `json:"isDirectory" jsonschema:"it is a directory"`
 	IsFile      bool   `json:"isFile" jsonschema:"it is a regular file"`
 	Permissions string `json:"permissions" jsonschema:"permission bits in octal"`
@@ -146,11 +149,41 @@ type FSAllowed struct {
 	Content     string   `json:"content" jsonschema:"the directories as text"`
 }
 
-// FSMedia describes an image or audio file sent as a content block.
+// FSMedia describes a file read_media_file sends as a content block.
 type FSMedia struct {
 	Path     string `json:"path" jsonschema:"the file, relative to the workspace"`
 	MimeType string `json:"mimeType" jsonschema:"its MIME type"`
 	Bytes    int    `json:"bytes" jsonschema:"its size in bytes"`
+	// Content is the content block, as the reference server's
+	// structuredContent holds it.
+	Content []FSMediaItem `json:"content" jsonschema:"the file as the one content block"`
+}
+
+// FSMediaItem is read_media_file's content block: an image or audio block,
+// or any other file as an embedded resource.
+type FSMediaItem struct {
+	Type     string      `json:"type" jsonschema:"image, audio or resource"`
+	Data     string      `json:"data,omitempty" jsonschema:"an image's or audio's bytes, base64"`
+	MimeType string      `json:"mimeType,omitempty" jsonschema:"an image's or audio's MIME type"`
+	Resource *FSResource `json:"resource,omitempty" jsonschema:"any other file"`
+}
+
+// FSResource is an embedded file.
+type FSResource struct {
+	URI      string `json:"uri" jsonschema:"the file's file:// URI"`
+	MimeType string `json:"mimeType,omitempty" jsonschema:"its MIME type"`
+	Blob     string `json:"blob" jsonschema:"its bytes, base64"`
+}
+
+// FSOutput is what the reference filesystem server's tools declare as their
+// structured result, and all that hunk's drop-in puts there.
+type FSOutput struct {
+	Content string `json:"content" jsonschema:"the result text"`
+}
+
+// FSMediaOutput is read_media_file's structured result.
+type FSMediaOutput struct {
+	Content []FSMediaItem `json:"content" jsonschema:"the file as the one content block"`
 }
 
 // FailureDetails are the facts a failed operation's details may carry

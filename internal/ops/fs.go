@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
+	"net/url"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -25,20 +29,26 @@ import (
 const maxTextRead = 64 << 20
 
 // ReadText returns a text file whole, or its first head or last tail lines.
-func ReadText(env *Env, p string, head, tail int) (*Output, error) {
-	if head > 0 && tail > 0 {
-		return nil, result.Usagef("give head or tail, not both")
+// The counts are taken as the reference server takes them: 0 is no count, a
+// fraction of a line is a whole line more for head (it reads lines while it
+// has fewer than head) and none for tail, a negative count reads nothing;
+// head's last line comes without its "\n", as there. Tail's lines are
+// exactly the file's last ones, ending included (the reference's tail
+// counts the empty string after the last newline as a line).
+func ReadText(env *Env, p string, headN, tailN float64) (*Output, error) {
+	if headN != 0 && tailN != 0 {
+		return nil, result.Usagef("Cannot specify both head and tail parameters simultaneously")
 	}
-	if head < 0 || tail < 0 {
-		return nil, result.Usagef("head and tail must not be negative")
-	}
+	head, tail := int(math.Min(math.Ceil(headN), 1<<31)), int(math.Min(math.Trunc(tailN), 1<<31))
 	ws := env.Workspace
 	name, data, err := readText(ws, p)
 	if err != nil {
 		return nil, err
 	}
 	text := string(data)
-	if head > 0 || tail > 0 {
+	if headN < 0 || tailN < 0 || (tailN > 0 && tail == 0) {
+		text = ""
+	} else if head > 0 || tail > 0 {
 		t := workspace.FileText(data)
 		from, to := 0, len(t.Lines)
 		if head > 0 && head < to {
@@ -50,6 +60,11 @@ func ReadText(env *Env, p string, head, tail int) (*Output, error) {
 		text = ""
 		if from < to {
 			text = t.Body[t.Start[from]:t.End(to-1)]
+		}
+		if head > 0 {
+			// As the reference: the lines joined by "\n", the last one
+			// without its "\n".
+			text = strings.TrimSuffix(text, "\n")
 		}
 	}
 	return &Output{Text: text, Message: text, Data: true,
@@ -139,14 +154,87 @@ func ReadMedia(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := "image"
-	if strings.HasPrefix(mime, "audio/") {
-		kind = "audio"
+	b64 := base64.StdEncoding.EncodeToString(data)
+	var item FSMediaItem
+	var block result.Content
+	switch {
+	case strings.HasPrefix(mime, "image/"), strings.HasPrefix(mime, "audio/"):
+		kind, _, _ := strings.Cut(mime, "/")
+		item = FSMediaItem{Type: kind, Data: b64, MimeType: mime}
+		block = result.Content{Type: kind, MimeType: mime, Data: b64}
+	default:
+		// As the reference: any other file is an embedded resource.
+		uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(ws.Abs(name))}).String()
+		item = FSMediaItem{Type: "resource", Resource: &FSResource{URI: uri, MimeType: mime, Blob: b64}}
+		block = result.Content{Type: "resource", URI: uri, MimeType: mime, Data: b64}
 	}
 	text := fmt.Sprintf("%s: %s, %d bytes", name, mime, len(data))
-	return &Output{Text: text, Message: text,
-		Images:  []result.Content{{Type: kind, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}},
-		Details: &FSMedia{Path: name, MimeType: mime, Bytes: len(data)}}, nil
+	// The block alone is the result, as the reference sends it: Text is
+	// for a person at the terminal.
+	return &Output{Text: text, Message: text, Media: true,
+		Images:  []result.Content{block},
+		Details: &FSMedia{Path: name, MimeType: mime, Bytes: len(data), Content: []FSMediaItem{item}}}, nil
+}
+
+// EditFile is the reference server's edit_file: each edit applied to what
+// the previous ones left, all or none, each old text matched once (or
+// refused as AMBIGUOUS where the reference replaces the first); the result
+// is the change as the reference writes it — a jsdiff patch of the file's
+// absolute path ("Index:", "--- PATH\toriginal", "+++ PATH\tmodified", 4
+// lines of context) in a fence of backticks longer than any run in it.
+func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error) {
+	var es []edit.Edit
+	if len(edits) > 0 {
+		var err error
+		if es, err = (EditRequest{Edits: edits}).edits(); err != nil {
+			return nil, err
+		}
+	}
+	files, name, err := editTarget(env, p, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	defer files.Done()
+	opt := editOptions(env, false, "", true)
+	opt.Sequential, opt.Keep = true, true
+	var res *edit.Result
+	if len(es) == 0 {
+		// No edits: the file as it is, as the reference answers.
+		data, err := readFileText(env.Workspace, name)
+		if err != nil {
+			return nil, err
+		}
+		res = &edit.Result{Path: name, Old: data, New: data, Match: []edit.Rule{}, Edits: []edit.EditResult{}}
+	} else if res, err = edit.Run(files, name, es, opt); err != nil {
+		return nil, err
+	}
+	abs := env.Workspace.Abs(name)
+	d := diff.Write("Index: "+abs+"\n===================================================================\n--- "+abs+"\toriginal\n+++ "+abs+"\tmodified\n",
+		res.Old, res.New, diff.Style{Context: 4, Counts: true})
+	fence := "```"
+	for strings.Contains(d, fence) {
+		fence += "`"
+	}
+	text := fence + "diff\n" + d + fence + "\n\n"
+	res.Old, res.New = nil, nil
+	res.Diff = d
+	return &Output{Text: text, Message: text, Diff: d, Details: &EditDetails{Result: *res, DryRun: dryRun}}, nil
+}
+
+// readFileText reads a file an edit may change: text, not a directory.
+func readFileText(ws *workspace.Workspace, name string) ([]byte, error) {
+	fi, err := ws.Stat(name)
+	if err != nil {
+		return nil, ws.DidYouMean(name, err)
+	}
+	if fi.IsDir() {
+		return nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
+	}
+	data, err := ws.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return data, workspace.CheckText(name, data)
 }
 
 // Mkdir creates a directory and its parents; an existing one is fine.
@@ -179,6 +267,9 @@ func listDir(ws *workspace.Workspace, p string) (string, []FSEntry, error) {
 		}
 		en := FSEntry{Name: e.Name(), Type: "file"}
 		fi, err := ws.Stat(path.Join(name, e.Name()))
+		if err == nil {
+			en.statSize = fi.Size()
+		}
 		if err == nil && fi.IsDir() {
 			en.Type = "directory"
 		} else if err == nil {
@@ -216,15 +307,18 @@ func ListWithSizes(env *Env, p, sortBy string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	// As the reference: by name in a locale's order, or by the size stat
+	// gives (a directory's too), largest first.
+	sort.SliceStable(ents, func(i, j int) bool { return localeLess(ents[i].Name, ents[j].Name) })
 	if sortBy == "size" {
-		sort.SliceStable(ents, func(i, j int) bool { return ents[i].Size > ents[j].Size })
+		sort.SliceStable(ents, func(i, j int) bool { return ents[i].statSize > ents[j].statSize })
 	}
 	var b strings.Builder
 	files, dirs, total := 0, 0, int64(0)
 	for _, e := range ents {
 		if e.Type == "directory" {
 			dirs++
-			fmt.Fprintf(&b, "[DIR]  %-30s\n", workspace.Quote(e.Name))
+			fmt.Fprintf(&b, "[DIR] %-30s \n", workspace.Quote(e.Name))
 			continue
 		}
 		files++
@@ -234,6 +328,16 @@ func ListWithSizes(env *Env, p, sortBy string) (*Output, error) {
 	fmt.Fprintf(&b, "\nTotal: %d files, %d directories\nCombined size: %s", files, dirs, humanSize(total))
 	text := b.String()
 	return &Output{Text: text, Message: text, Data: true, Details: &FSList{Path: name, Entries: ents, Content: text}}, nil
+}
+
+// localeLess orders names as JavaScript's localeCompare does for the
+// common cases: letters without regard to case, then lower case first.
+func localeLess(a, b string) bool {
+	la, lb := strings.ToLower(a), strings.ToLower(b)
+	if la != lb {
+		return la < lb
+	}
+	return a > b
 }
 
 func humanSize(n int64) string {
@@ -280,7 +384,7 @@ func Tree(env *Env, p string, exclude []string) (*Output, error) {
 		nodes := []treeNode{}
 		for _, e := range ents {
 			r := path.Join(rel, e.Name)
-			if excluded(exclude, r) {
+			if treeExcluded(exclude, r) {
 				continue
 			}
 			if count++; count > maxTreeEntries {
@@ -311,28 +415,133 @@ func Tree(env *Env, p string, exclude []string) (*Output, error) {
 	return &Output{Text: text, Message: text, Data: true, Details: &FSText{Path: name, Content: text}}, nil
 }
 
-// excluded reports whether rel (a slash path) matches one of the patterns.
-func excluded(patterns []string, rel string) bool {
+// treeExcluded is directory_tree's excludePatterns, as the reference
+// server applies them: a pattern with a * is matched against rel (the path
+// below the tree's root); any other names a file or directory anywhere
+// (rel itself, **/PATTERN or anything below **/PATTERN/).
+func treeExcluded(patterns []string, rel string) bool {
 	for _, p := range patterns {
-		if Glob(p, rel) || Glob(p, path.Base(rel)) || Glob(strings.TrimSuffix(p, "/**"), rel) {
+		if strings.Contains(p, "*") {
+			if Glob(p, rel) {
+				return true
+			}
+			continue
+		}
+		if Glob(p, rel) || Glob("**/"+p, rel) || Glob("**/"+p+"/**", rel) {
 			return true
 		}
 	}
 	return false
 }
 
-// Glob matches a slash path against a glob pattern: *, ? and [...] inside
-// one segment (path.Match), ** for any number of segments. A pattern without
-// a slash matches the path's last segment (as minimatch's matchBase).
+// searchExcluded is search_files' excludePatterns: rel matches one.
+func searchExcluded(patterns []string, rel string) bool {
+	for _, p := range patterns {
+		if Glob(p, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxBraceExpansions bounds what one pattern's braces expand to.
+const maxBraceExpansions = 256
+
+// Glob matches a slash path against a glob pattern as minimatch does with
+// {dot: true} (the reference MCP filesystem server's matcher): the whole
+// path, segment by segment — *, ? and [...] ([!...] and [^...] negated)
+// inside one segment, a ** segment for any number of segments (none
+// included), {a,b} alternatives, and a leading ! negating the pattern. So
+// "*.go" matches x.go and not sub/x.go; "**/*.go" matches both.
 func Glob(pattern, rel string) bool {
+	negate := false
+	for strings.HasPrefix(pattern, "!") {
+		negate, pattern = !negate, pattern[1:]
+	}
 	if pattern == "" {
-		return false
+		return negate
 	}
-	if !strings.Contains(pattern, "/") {
-		ok, _ := path.Match(pattern, path.Base(rel))
-		return ok
+	segs := strings.Split(rel, "/")
+	for _, alt := range expandBraces(pattern, maxBraceExpansions) {
+		if globSegs(strings.Split(alt, "/"), segs) {
+			return !negate
+		}
 	}
-	return globSegs(strings.Split(strings.Trim(pattern, "/"), "/"), strings.Split(rel, "/"))
+	return negate
+}
+
+// expandBraces expands the first {a,b,...} group of p (recursively, nested
+// groups too) into at most limit patterns; a brace without a matching close
+// or comma is literal.
+func expandBraces(p string, limit int) []string {
+	open := -1
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case '}':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 {
+				continue
+			}
+			alts := splitAlternatives(p[open+1 : i])
+			if len(alts) < 2 {
+				open = -1
+				continue
+			}
+			var out []string
+			for _, a := range alts {
+				for _, e := range expandBraces(p[:open]+a+p[i+1:], limit) {
+					if len(out) >= limit {
+						return out
+					}
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+	}
+	return []string{p}
+}
+
+// splitAlternatives splits a brace group's inside at its top-level commas.
+func splitAlternatives(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// segMatch matches one path segment: path.Match with minimatch's [!...].
+func segMatch(pat, seg string) bool {
+	if strings.Contains(pat, "[!") {
+		pat = strings.ReplaceAll(pat, "[!", "[^")
+	}
+	ok, _ := path.Match(pat, seg)
+	return ok
 }
 
 func globSegs(pat, segs []string) bool {
@@ -347,8 +556,7 @@ func globSegs(pat, segs []string) bool {
 			case pat[i] == "**":
 				next[j] = ok[j] || (j < len(segs) && next[j+1])
 			case j < len(segs):
-				m, _ := path.Match(pat[i], segs[j])
-				next[j] = m && ok[j+1]
+				next[j] = segMatch(pat[i], segs[j]) && ok[j+1]
 			}
 		}
 		ok = next
@@ -360,8 +568,9 @@ func globSegs(pat, segs []string) bool {
 const maxSearchResults = 10000
 
 // Search finds the files and directories under p whose path (relative to
-// p) matches a glob pattern, leaving out excluded ones; the matches are
-// absolute paths, as the reference server returns them.
+// p) matches a glob pattern (Glob: "*.go" the ones directly in p, "**/*.go"
+// at any depth), leaving out excluded ones and what is below them; the
+// matches are absolute paths, as the reference server returns them.
 func Search(env *Env, p, pattern string, exclude []string) (*Output, error) {
 	if pattern == "" {
 		return nil, result.Usagef("empty pattern")
@@ -380,10 +589,10 @@ func Search(env *Env, p, pattern string, exclude []string) (*Output, error) {
 		}
 		for _, e := range ents {
 			r := path.Join(rel, e.Name)
-			if excluded(exclude, r) {
+			if searchExcluded(exclude, r) {
 				continue
 			}
-			if Glob(pattern, r) || (!strings.ContainsAny(pattern, "*?[/") && strings.Contains(strings.ToLower(e.Name), strings.ToLower(pattern))) {
+			if Glob(pattern, r) {
 				if len(matches) >= maxSearchResults {
 					return nil
 				}
@@ -423,9 +632,9 @@ func Info(env *Env, p string) (*Output, error) {
 	info := &FSInfo{
 		Path:        name,
 		Size:        fi.Size(),
-		Created:     created.UTC().Format(time.RFC3339),
-		Modified:    fi.ModTime().UTC().Format(time.RFC3339),
-		Accessed:    accessed.UTC().Format(time.RFC3339),
+		Created:     jsDate(created),
+		Modified:    jsDate(fi.ModTime()),
+		Accessed:    jsDate(accessed),
 		IsDirectory: fi.IsDir(),
 		IsFile:      fi.Mode().IsRegular(),
 		Permissions: fmt.Sprintf("%03o", fi.Mode().Perm()),
@@ -434,6 +643,17 @@ func Info(env *Env, p string) (*Output, error) {
 		info.Size, info.Created, info.Modified, info.Accessed, info.IsDirectory, info.IsFile, info.Permissions)
 	info.Content = text
 	return &Output{Text: text, Message: text, Data: true, Details: info}, nil
+}
+
+// jsDate writes t as JavaScript's Date.prototype.toString does, in local
+// time — the reference server's get_file_info shows its times so.
+func jsDate(t time.Time) string {
+	t = t.Local()
+	zone, _ := t.Zone()
+	if zone == "UTC" {
+		zone = "Coordinated Universal Time"
+	}
+	return t.Format("Mon Jan 02 2006 15:04:05 GMT-0700") + " (" + zone + ")"
 }
 
 // Move renames a file or directory; the destination must not exist.

@@ -7,7 +7,21 @@ func TestGlob(t *testing.T) {
 		pattern, path string
 		want          bool
 	}{
-		{"*.go", "a/b/x.go", true},
+		{"*.go", "a/b/x.go", false}, // minimatch: the whole path
+		{"*.go", "x.go", true},
+		{".*", ".env", true},
+		{"*", ".hidden", true}, // dot: true
+		{"**", "a/.git/config", true},
+		{"*.{go,md}", "x.md", true},
+		{"*.{go,md}", "x.py", false},
+		{"{src,lib}/**/*.{js,ts}", "lib/a/b.ts", true},
+		{"{a,{b,c}}", "c", true},
+		{"{a", "{a", true},
+		{"[!x]*", "yes", true},
+		{"[!x]*", "xno", false},
+		{"!*.go", "x.py", true},
+		{"!*.go", "x.go", false},
+		{"node_modules", "node_modules", true},
 		{"*.go", "a/b/x.py", false},
 		{"**/*.go", "x.go", true},
 		{"**/*.go", "a/b/x.go", true},
@@ -16,6 +30,7 @@ func TestGlob(t *testing.T) {
 		{"src/*/x.go", "src/a/b/x.go", false},
 		{"a/**/b/*.txt", "a/b/c.txt", true},
 		{"", "a", false},
+		{"{,,,,,,,,,,,,,,,,,,,,,,,,,,,,}{,,,,,,,,,,,,,,,,,,,,,,,,,,,,}{,,,,,,,,,,,,,,,,,,,,,,,,,,,,}{,,,,,,,,,,,,,,,,,,,,,,,,,,,,}z", "y", false},
 		{"[", "a", false},
 		{"**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/z", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y", false},
 	} {

@@ -71,6 +71,8 @@ type Output struct {
 	// Data marks output that is the data asked for (a page, a listing), not
 	// a status line: -q does not hide it.
 	Data bool
+	// Media: the tool result is the Images blocks alone, without Text.
+	Media bool
 	// Failure, when set, makes the tool result an error result that still
 	// carries Text and Details (exec timed out, interrupted, out of memory).
 	Failure *result.Error
@@ -91,6 +93,9 @@ type Output struct {
 // ToolResult is o as the tool result document.
 func (o *Output) ToolResult() result.ToolResult {
 	r := result.Success(o.Text, o.Details)
+	if o.Media {
+		r.Content = nil
+	}
 	r.Content = append(r.Content, o.Images...)
 	if o.Failure != nil {
 		r.IsError, r.Error, r.Code = true, o.Failure.Msg, o.Failure.Code

@@ -197,6 +197,8 @@ type Content struct {
 	Text     string `json:"text,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
 	Data     string `json:"data,omitempty"`
+	// URI names an embedded resource (Type "resource"; Data is its blob).
+	URI string `json:"uri,omitempty"`
 }
 
 // Text returns a text content block.
@@ -212,6 +214,9 @@ type ToolResult struct {
 	Code    Code      `json:"code,omitempty"`
 	Content []Content `json:"content"`
 	Details any       `json:"details,omitempty"`
+	// Ignored are the call's arguments the tool does not know and passed
+	// over (the filesystem tools, as the reference server does).
+	Ignored []string `json:"ignoredArguments,omitempty"`
 }
 
 // Success builds a successful result with one text block.

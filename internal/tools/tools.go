@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -32,6 +33,13 @@ type Tool struct {
 	Input, Output *jsonschema.Schema
 	// Annotations (MCP's hints).
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	// Lenient tools pass over arguments they do not know (listed in the
+	// result's ignoredArguments), as the reference filesystem server does;
+	// hunk's own refuse them.
+	Lenient bool
+	// Reference tools' structuredContent is the reference filesystem
+	// server's: {"content": ...} alone (error and code added on failure).
+	Reference bool
 
 	run func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
 }
@@ -72,21 +80,66 @@ func (s Set) Names() []string {
 // failures included (a bad argument is an INVALID_ARGUMENT result, never a
 // crash).
 func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) result.ToolResult {
-	out, err := t.run(ctx, s, args)
-	if err != nil {
-		return result.Failure(err, nil)
+	var ignored []string
+	if t.Lenient {
+		args, ignored = known(t.Input, args)
 	}
-	return out.ToolResult()
+	out, err := t.run(ctx, s, args)
+	var r result.ToolResult
+	if err != nil {
+		r = result.Failure(err, nil)
+	} else {
+		r = out.ToolResult()
+	}
+	r.Ignored = ignored
+	return r
+}
+
+// known drops the members of args (a JSON object) that the schema does not
+// declare, and names them.
+func known(schema *jsonschema.Schema, args json.RawMessage) (json.RawMessage, []string) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args, nil
+	}
+	var ignored []string
+	for k := range m {
+		if schema.Properties[k] == nil {
+			ignored = append(ignored, k)
+			delete(m, k)
+		}
+	}
+	if len(ignored) == 0 {
+		return args, nil
+	}
+	sort.Strings(ignored)
+	b, _ := json.Marshal(m)
+	return b, ignored
 }
 
 // Structured returns r's details as the JSON object MCP's structuredContent
 // and the output schemas describe: the details, "content" — the text the
 // model reads, as in the content blocks (a read's lines with their notice, a
 // failure's message with its hints), since some clients forward only this
-// object to the model — plus "error" and "code" on failure.
-func Structured(r result.ToolResult) map[string]any {
+// object to the model — plus "error" and "code" on failure. A Reference
+// tool's is its "content" alone, as the reference server's, and a failure
+// has none (nil), as there: the model reads its text blocks.
+func (t *Tool) Structured(r result.ToolResult) any {
 	m := map[string]any{}
-	if r.Details != nil {
+	if t.Reference {
+		if r.IsError {
+			return nil
+		}
+		var d struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if b, err := json.Marshal(r.Details); err == nil {
+			_ = json.Unmarshal(b, &d)
+		}
+		if len(d.Content) > 0 {
+			m["content"] = d.Content
+		}
+	} else if r.Details != nil {
 		b, err := json.Marshal(r.Details)
 		if err == nil {
 			_ = json.Unmarshal(b, &m)

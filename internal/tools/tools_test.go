@@ -48,7 +48,7 @@ var calls = []struct{ tool, args string }{
 	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-q\n+r\n@@\n-s\n+t\n*** End Patch\n"}`},
 	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-x\n+r\n*** End Patch\n"}`},
 	{"exec", `{"command":"echo out; echo err >&2; exit 3"}`}, {"exec", `{"workdir":"nope","command":"true"}`},
-	{"read_text_file", `{"path":"a.txt","head":1}`}, {"read_text_file", `{"path":"nope"}`},
+	{"read_text_file", `{"path":"a.txt","head":1}`}, {"read_text_file", `{"path":"nope"}`}, {"read_file", `{"path":"a.txt","tail":1.5,"extra":true}`},
 	{"read_media_file", `{"path":"pic.png"}`}, {"read_media_file", `{"path":"sub"}`},
 	{"read_multiple_files", `{"paths":["a.txt","nope"]}`},
 	{"write_file", `{"path":"c.txt","content":"c\n"}`}, {"write_file", `{"path":"sub","content":"c\n"}`},
@@ -79,7 +79,14 @@ func TestOutputSchemasDescribeResults(t *testing.T) {
 		if !r.IsError {
 			seen[c.tool]++
 		}
-		b, err := json.Marshal(Structured(r))
+		sc := tool.Structured(r)
+		if tool.Reference && r.IsError {
+			if sc != nil {
+				t.Errorf("%s %s: a failure of a filesystem tool has structuredContent %v (the reference's has none)", c.tool, c.args, sc)
+			}
+			continue
+		}
+		b, err := json.Marshal(sc)
 		if err != nil {
 			t.Fatal(err)
 		}

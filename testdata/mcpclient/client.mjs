@@ -49,9 +49,9 @@ await c.close();
 
 const f = await session(["--tools", "filesystem"]);
 const fs = (await f.listTools()).tools.map((t) => t.name).sort();
-check(fs.length === 13 && fs.includes("read_text_file") && fs.includes("directory_tree"), `filesystem tools: ${fs}`);
+check(fs.length === 14 && fs.includes("read_text_file") && fs.includes("directory_tree"), `filesystem tools: ${fs}`);
 r = await f.callTool({ name: "read_text_file", arguments: { path: "a.txt", head: 1 } });
-check(!r.isError && text(r) === "alpha\n", `read_text_file: ${JSON.stringify(r)}`);
+check(!r.isError && text(r) === "alpha" && r.structuredContent.content === "alpha", `read_text_file: ${JSON.stringify(r)}`);
 r = await f.callTool({ name: "edit_file", arguments: { path: "a.txt", edits: [{ oldText: "alpha", newText: "omega" }], dryRun: true } });
 check(!r.isError && text(r).includes("+omega") && readFileSync(join(dir, "a.txt"), "utf8").startsWith("alpha"), `edit_file dryRun: ${JSON.stringify(r)}`);
 r = await f.callTool({ name: "list_allowed_directories", arguments: {} });
