@@ -39,6 +39,7 @@ type fsCall struct {
 var fsDifferences = map[string]string{
 	"ambiguous": "an edit whose old text occurs more than once is refused (AMBIGUOUS) where the reference replaces the first occurrence",
 	"crlf":      "CRLF line endings are kept (the reference turns the edited file's CRLF into LF, and its diff shows LF)",
+	"latin1":    "a file that is not UTF-8 is refused (NOT_UTF8) where the reference rewrites its other bytes as U+FFFD",
 	"tail":      "tail gives exactly the last N lines (the reference counts the empty string after the final newline as a line, so tail 2 gives one)",
 	"error":     "a failure's text is hunk's: what went wrong, where, and a hint (both are errors)",
 }
@@ -86,6 +87,7 @@ var fsScript = []fsCall{
 	{"edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "nope", "newText": "x"}}}, "error"},
 	{"edit_file", map[string]any{"path": "dup.txt", "edits": []map[string]any{{"oldText": "x", "newText": "y"}}, "dryRun": true}, "ambiguous"},
 	{"edit_file", map[string]any{"path": "crlf.txt", "edits": []map[string]any{{"oldText": "b", "newText": "B"}}, "dryRun": true}, "crlf"},
+	{"edit_file", map[string]any{"path": "latin1.txt", "edits": []map[string]any{{"oldText": "ok", "newText": "OK"}}, "dryRun": true}, "latin1"},
 	{"edit_file", map[string]any{"path": "noeol.txt", "edits": []map[string]any{{"oldText": "last", "newText": "LAST"}}}, ""},
 	{"create_directory", map[string]any{"path": "made/deeper"}, ""},
 	{"create_directory", map[string]any{"path": "made"}, ""},
@@ -125,6 +127,7 @@ func fsTree(t *testing.T) string {
 		"img.png":         "\x89PNG\r\n\x1a\nfake",
 		"sound.wav":       "RIFF\x00\x00\x00\x00WAVE",
 		"data.bin":        "\x00\x01\x02",
+		"latin1.txt":      "caf\xe9 ok\n",
 		"sub/.hidden.txt": "h\n",
 	}
 	for p, c := range files {
