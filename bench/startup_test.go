@@ -2,6 +2,7 @@ package bench
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -20,5 +21,46 @@ func BenchmarkStartup(b *testing.B) {
 		b.ReportMetric(ms(cat.Wall), "cat-ms")
 		b.ReportMetric(ms(h.Wall), "hunk-version-ms")
 		b.ReportMetric(float64(h.Wall)/float64(cat.Wall), "x-cat")
+	}
+}
+
+// minimalBin builds a minimal static Go program (it prints a line and
+// exits), built as hunk is: the floor any Go binary pays to start.
+func minimalBin(b *testing.B) string {
+	dir := b.TempDir()
+	src := "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"v1\\n\") }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module minimal\n\ngo 1.26\n"), 0o644)
+	bin := filepath.Join(dir, "minimal")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building the minimal binary: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BenchmarkStartupVsMinimal measures `hunk --version` against a minimal
+// static Go binary, interleaved (A B A B, 201 pairs), and reports both
+// medians and their ratio: what hunk's size and package initialisation add
+// to every process (issue 24 asks for at most 1.5x).
+func BenchmarkStartupVsMinimal(b *testing.B) {
+	bin, min := hunkBin(b), minimalBin(b)
+	dir := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		var hs, ms []Run
+		wallOnce(b, dir, "", min)
+		wallOnce(b, dir, "", bin, "--version")
+		for k := 0; k < 201; k++ {
+			ms = append(ms, wallOnce(b, dir, "", min))
+			hs = append(hs, wallOnce(b, dir, "", bin, "--version"))
+		}
+		m, h := medianOf(ms).Wall, medianOf(hs).Wall
+		b.ReportMetric(float64(m)/1e6, "minimal-ms")
+		b.ReportMetric(float64(h)/1e6, "hunk-version-ms")
+		b.ReportMetric(float64(h)/float64(m), "x-minimal")
 	}
 }

@@ -1,21 +1,33 @@
-// Package mcpserver is `hunk mcp`: a stdio MCP server, on the official Go
-// SDK, serving a tool set of package tools over one workspace. Roots the
-// client sends may narrow the workspace, never widen it.
+// Package mcpserver is `hunk mcp`: a stdio MCP server serving a tool set of
+// package tools over one workspace. Roots the client sends may narrow the
+// workspace, never widen it.
+//
+// It speaks the protocol itself — initialize, ping, tools/list, tools/call,
+// the roots exchange, cancellation — rather than through the Go SDK's
+// server: a call is one line read, one tool run, one line written, with no
+// goroutine hand-offs in between but the one that lets a long call run
+// while the next line is read, and a hunk process does not pay the SDK's
+// start-up (its HTTP, OAuth and gob packages). The SDK's client, the
+// TypeScript SDK's client, the MCP Inspector, Claude Code and Codex CLI
+// drive it in the tests.
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
-	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
@@ -32,76 +44,38 @@ type Options struct {
 	Log io.Writer
 }
 
-// New returns the MCP server for opts.
-func New(opts Options) *mcp.Server {
-	s := &server{opts: opts}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "hunk", Title: "hunk", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "hunk's tools work inside one workspace: " + opts.Session.Env.Workspace.Dir() +
-			". Paths are relative to it; nothing outside it can be read or written.",
-		// The client's roots are asked for once the session is initialized
-		// and again when they change: a server may not send requests while
-		// it serves one (protocol 2026-07-28).
-		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { s.fetchRoots(req.Session) },
-		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
-			s.fetchRoots(req.Session)
-		},
-	})
-	for _, t := range opts.Tools {
-		srv.AddTool(Declaration(t), s.handler(t))
-	}
-	return srv
+// protocolVersions are the MCP versions served, newest first. A client
+// asking for another gets the newest. (2026-07-28's stateless
+// server/discover is answered "method not found", on which its clients
+// fall back to initialize, as that version asks.)
+var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Tool is an MCP tool declaration (tools/list).
+type Tool struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title,omitempty"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	Annotations  Annotations        `json:"annotations"`
+}
+
+// Annotations are MCP's tool hints, every one explicit.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
 }
 
 // Declaration is t as an MCP tool, with every annotation explicit.
-func Declaration(t *tools.Tool) *mcp.Tool {
-	destructive, openWorld := t.Destructive, t.OpenWorld
-	return &mcp.Tool{
-		Name:         t.Name,
-		Title:        t.Title,
-		Description:  t.Description,
-		InputSchema:  t.Input,
-		OutputSchema: t.Output,
-		Annotations: &mcp.ToolAnnotations{
-			Title:           t.Title,
-			ReadOnlyHint:    t.ReadOnly,
-			DestructiveHint: &destructive,
-			IdempotentHint:  t.Idempotent,
-			OpenWorldHint:   &openWorld,
-		},
-	}
-}
-
-// Serve runs the server over in and out until in ends (and every request
-// read has been answered) or ctx is done.
-func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	srv := New(opts)
-	t := newTransport(in, out)
-	err := srv.Run(ctx, t)
-	if err != nil && (strings.Contains(err.Error(), "EOF") || ctx.Err() != nil) {
-		return nil
-	}
-	return err
-}
-
-type server struct {
-	opts Options
-
-	mu       sync.Mutex
-	narrowed *tools.Session // the session under the client's roots; nil: the base
-	ready    chan struct{}  // closed once the roots asked for are known; nil: none asked
-}
-
-func (s *server) logf(format string, args ...any) {
-	if s.opts.Log != nil {
-		fmt.Fprintf(s.opts.Log, "hunk mcp: "+format+"\n", args...)
-	}
-}
-
-func (s *server) handler(t *tools.Tool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sess := s.session(ctx)
-		r := t.Call(ctx, sess, req.Params.Arguments)
-		return callResult(t, r), nil
+func Declaration(t *tools.Tool) *Tool {
+	return &Tool{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: t.Input, OutputSchema: t.Output,
+		Annotations: Annotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive,
+			IdempotentHint: t.Idempotent, OpenWorldHint: t.OpenWorld},
 	}
 }
 
@@ -110,65 +84,419 @@ func (s *server) handler(t *tools.Tool) mcp.ToolHandler {
 // refuse them).
 const IgnoredMeta = "dev.hunk/ignoredArguments"
 
+// message is a JSON-RPC 2.0 message: a request (method and id), a
+// notification (method, no id) or a response (id, result or error).
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// JSON-RPC's error codes.
+const (
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+)
+
+// Serve runs the server over in and out until in ends — every request read
+// answered first, so `printf '…requests…' | hunk mcp` loses none — or ctx
+// is done.
+func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	s := &server{opts: opts, out: out, inflight: map[string]context.CancelFunc{}, dropped: map[string]bool{}, waiting: map[string]chan *message{}}
+	s.toolByName = map[string]*tools.Tool{}
+	var decls []*Tool
+	for _, t := range opts.Tools {
+		s.toolByName[t.Name] = t
+		decls = append(decls, Declaration(t))
+	}
+	slices.SortFunc(decls, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) }) // by name, as the SDK lists
+	s.toolList, _ = json.Marshal(map[string]any{"tools": decls})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		if c, ok := in.(io.Closer); ok {
+			c.Close() // a signal: stop reading
+		}
+	}()
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && ctx.Err() == nil {
+			s.line(ctx, line)
+		}
+		if err != nil || ctx.Err() != nil {
+			s.calls.Wait() // every request read is answered before the end
+			if err == io.EOF || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type server struct {
+	opts       Options
+	toolByName map[string]*tools.Tool
+	toolList   []byte // the tools/list result
+
+	wmu sync.Mutex // one message at a time on out
+	out io.Writer
+
+	calls sync.WaitGroup // requests being answered
+
+	mu       sync.Mutex
+	roots    bool                          // the client declared the roots capability
+	narrowed *tools.Session                // the session under the client's roots; nil: the base
+	ready    chan struct{}                 // closed once the roots asked for are known; nil: none asked
+	inflight map[string]context.CancelFunc // requests being answered, by id (canonID)
+	dropped  map[string]bool               // requests the client cancelled: no answer
+	waiting  map[string]chan *message      // the server's requests to the client, by id
+	nextID   int
+}
+
+func (s *server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "hunk mcp: "+format+"\n", args...)
+	}
+}
+
+// send writes one message.
+func (s *server) send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	s.write(append(b, '\n'))
+}
+
+func (s *server) write(b []byte) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.out.Write(b)
+}
+
+// line handles one line read.
+func (s *server) line(ctx context.Context, line []byte) {
+	if reply := reject(line); reply != nil {
+		s.write(reply)
+		return
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] == '[' {
+		// A batch (protocol 2025-03-26): answered with one array, after
+		// every message in it.
+		var batch []*message
+		if json.Unmarshal(line, &batch) != nil {
+			s.write(errorReply(nil, -32600, "Invalid Request: a malformed batch"))
+			return
+		}
+		s.calls.Add(1)
+		go func() {
+			defer s.calls.Done()
+			var replies []*message
+			for _, m := range batch {
+				if r := s.handle(ctx, m); r != nil {
+					replies = append(replies, r)
+				}
+			}
+			if len(replies) > 0 {
+				s.send(replies)
+			}
+		}()
+		return
+	}
+	var m message
+	if json.Unmarshal(line, &m) != nil {
+		s.write(errorReply(nil, -32600, "Invalid Request: a message is a JSON object"))
+		return
+	}
+	if m.Method == "tools/call" && len(m.ID) > 0 && s.aside(m.Params) {
+		// A call that may run long (exec) or waits for the client's roots
+		// runs beside the reading, so a cancellation or the roots reach
+		// it; the others are answered at once, without a hand-off.
+		s.calls.Add(1)
+		go func() {
+			defer s.calls.Done()
+			r := s.handle(ctx, &m)
+			s.mu.Lock()
+			cancelled := s.dropped[canonID(m.ID)]
+			delete(s.dropped, canonID(m.ID))
+			s.mu.Unlock()
+			if r != nil && !cancelled { // a cancelled request gets no answer
+				s.send(r)
+			}
+		}()
+		return
+	}
+	if r := s.handle(ctx, &m); r != nil {
+		s.send(r)
+	}
+}
+
+// aside reports whether a tools/call runs beside the reading: exec (it may
+// run for minutes), and any call while the client's roots are being asked
+// for (it waits for them, and their answer comes on the line).
+func (s *server) aside(params json.RawMessage) bool {
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(params, &p)
+	if p.Name == "exec" {
+		return true
+	}
+	s.mu.Lock()
+	ready := s.ready
+	s.mu.Unlock()
+	if ready == nil {
+		return false
+	}
+	select {
+	case <-ready:
+		return false
+	default:
+		return true
+	}
+}
+
+// handle answers one message: the response to a request, nil for a
+// notification or a response to the server's own request.
+func (s *server) handle(ctx context.Context, m *message) *message {
+	if m.Method == "" {
+		s.response(m)
+		return nil
+	}
+	if len(m.ID) == 0 || string(m.ID) == "null" {
+		s.notification(m)
+		return nil
+	}
+	reply := &message{JSONRPC: "2.0", ID: m.ID}
+	var res any
+	var err *rpcError
+	switch m.Method {
+	case "initialize":
+		res, err = s.initialize(m.Params)
+	case "ping":
+		res = struct{}{}
+	case "tools/list":
+		reply.Result = s.toolList
+		return reply
+	case "tools/call":
+		res, err = s.call(ctx, m)
+	default:
+		err = &rpcError{codeMethodNotFound, "Method not found: " + m.Method}
+	}
+	if err != nil {
+		reply.Error = err
+		return reply
+	}
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		reply.Error = &rpcError{codeInternal, merr.Error()}
+		return reply
+	}
+	reply.Result = b
+	return reply
+}
+
+// initialize answers the handshake: the version (the client's, when served;
+// the newest otherwise), the tools capability, hunk and its instructions.
+func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Roots json.RawMessage `json:"roots"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &rpcError{codeInvalidParams, "initialize: " + err.Error()}
+	}
+	version := protocolVersions[0]
+	if slices.Contains(protocolVersions, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	s.mu.Lock()
+	s.roots = len(p.Capabilities.Roots) > 0 && string(p.Capabilities.Roots) != "null"
+	s.mu.Unlock()
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
+		"serverInfo":      map[string]any{"name": "hunk", "title": "hunk", "version": s.opts.Version},
+		"instructions": "hunk's tools work inside one workspace: " + s.opts.Session.Env.Workspace.Dir() +
+			". Paths are relative to it; nothing outside it can be read or written.",
+	}, nil
+}
+
+// notification handles the client's notifications: initialized and a
+// change of its roots (the roots are asked for), a cancellation (the call
+// it names is stopped and gets no answer).
+func (s *server) notification(m *message) {
+	switch m.Method {
+	case "notifications/initialized", "notifications/roots/list_changed":
+		s.fetchRoots()
+	case "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && len(p.RequestID) > 0 {
+			s.mu.Lock()
+			cancel := s.inflight[canonID(p.RequestID)]
+			if cancel != nil {
+				s.dropped[canonID(p.RequestID)] = true
+			}
+			s.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	}
+}
+
+// response hands a response to the server's request that waits for it.
+func (s *server) response(m *message) {
+	s.mu.Lock()
+	ch := s.waiting[canonID(m.ID)]
+	delete(s.waiting, canonID(m.ID))
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- m
+	}
+}
+
+// request sends the client a request and waits for its response.
+func (s *server) request(ctx context.Context, method string, params any) (*message, error) {
+	s.mu.Lock()
+	s.nextID++
+	id := json.RawMessage(fmt.Sprintf(`"hunk-%d"`, s.nextID))
+	ch := make(chan *message, 1)
+	s.waiting[canonID(id)] = ch
+	s.mu.Unlock()
+	p, _ := json.Marshal(params)
+	s.send(&message{JSONRPC: "2.0", ID: id, Method: method, Params: p})
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		return m, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.waiting, canonID(id))
+		s.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// call runs a tools/call request; a tool's failure is an isError result,
+// an unknown tool a protocol error.
+func (s *server) call(ctx context.Context, m *message) (any, *rpcError) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return nil, &rpcError{codeInvalidParams, "tools/call: " + err.Error()}
+	}
+	t := s.toolByName[p.Name]
+	if t == nil {
+		return nil, &rpcError{codeInvalidParams, fmt.Sprintf("unknown tool %q", p.Name)}
+	}
+	if len(p.Arguments) > 0 && p.Arguments[0] != '{' && string(p.Arguments) != "null" {
+		return nil, &rpcError{codeInvalidParams, "tools/call: arguments must be an object"}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	id := canonID(m.ID)
+	s.mu.Lock()
+	s.inflight[id] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.inflight, id)
+		s.mu.Unlock()
+	}()
+	r := t.Call(ctx, s.session(ctx), p.Arguments)
+	return callResult(t, r), nil
+}
+
+// CallResult is MCP's tool result.
+type CallResult struct {
+	Content           []any          `json:"content"`
+	StructuredContent any            `json:"structuredContent,omitempty"`
+	IsError           bool           `json:"isError,omitempty"`
+	Meta              map[string]any `json:"_meta,omitempty"`
+}
+
 // callResult is a tool result as MCP's: content blocks, the details as
 // structuredContent, isError with hunk's code.
-func callResult(t *tools.Tool, r result.ToolResult) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: t.Structured(r)}
+func callResult(t *tools.Tool, r result.ToolResult) *CallResult {
+	out := &CallResult{IsError: r.IsError, StructuredContent: t.Structured(r), Content: []any{}}
 	if len(r.Ignored) > 0 {
-		out.Meta = mcp.Meta{IgnoredMeta: r.Ignored}
+		out.Meta = map[string]any{IgnoredMeta: r.Ignored}
 	}
 	for _, c := range r.Content {
 		switch c.Type {
 		case "resource":
-			data, err := base64.StdEncoding.DecodeString(c.Data)
-			if err != nil {
-				continue
-			}
-			out.Content = append(out.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: c.URI, MIMEType: c.MimeType, Blob: data}})
+			out.Content = append(out.Content, map[string]any{"type": "resource",
+				"resource": map[string]any{"uri": c.URI, "mimeType": c.MimeType, "blob": c.Data}})
 		case "image", "audio":
-			data, err := base64.StdEncoding.DecodeString(c.Data)
-			if err != nil {
-				continue
-			}
-			if c.Type == "audio" {
-				out.Content = append(out.Content, &mcp.AudioContent{Data: data, MIMEType: c.MimeType})
-			} else {
-				out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: c.MimeType})
-			}
+			out.Content = append(out.Content, map[string]any{"type": c.Type, "data": c.Data, "mimeType": c.MimeType})
 		default:
 			text := c.Text
 			if r.IsError && r.Code != "" {
 				text = "[" + string(r.Code) + "] " + text
 			}
-			out.Content = append(out.Content, &mcp.TextContent{Text: text})
+			out.Content = append(out.Content, map[string]any{"type": "text", "text": text})
 		}
 	}
 	return out
 }
 
-// fetchRoots asks the client for its roots, in the background, if it has any.
-func (s *server) fetchRoots(ss *mcp.ServerSession) {
-	if ss == nil {
-		return
-	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
+// fetchRoots asks the client for its roots, in the background, if it has
+// any; calls wait for the answer.
+func (s *server) fetchRoots() {
+	s.mu.Lock()
+	if !s.roots {
+		s.mu.Unlock()
 		return
 	}
 	ready := make(chan struct{})
-	s.mu.Lock()
 	s.ready = ready
 	s.mu.Unlock()
 	go func() {
 		defer close(ready)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		res, err := ss.ListRoots(ctx, &mcp.ListRootsParams{})
+		m, err := s.request(ctx, "roots/list", struct{}{})
+		var res struct {
+			Roots []struct {
+				URI string `json:"uri"`
+			} `json:"roots"`
+		}
+		if err == nil {
+			err = json.Unmarshal(m.Result, &res)
+		}
 		if err != nil {
 			s.logf("the client's roots could not be listed (%v); serving the whole workspace", err)
 			return
 		}
-		n := s.narrow(res.Roots)
+		var uris []string
+		for _, r := range res.Roots {
+			uris = append(uris, r.URI)
+		}
+		n := s.narrow(uris)
 		s.mu.Lock()
 		s.narrowed = n
 		s.mu.Unlock()
@@ -198,11 +526,11 @@ func (s *server) session(ctx context.Context) *tools.Session {
 // narrow is the base session narrowed to the first root that lies inside
 // the workspace (nil: none does). Roots outside it are ignored: a client can
 // narrow what hunk may touch, never widen it.
-func (s *server) narrow(roots []*mcp.Root) *tools.Session {
+func (s *server) narrow(roots []string) *tools.Session {
 	base := s.opts.Session
 	wsDir := base.Env.Workspace.Dir()
 	for _, r := range roots {
-		u, err := url.Parse(r.URI)
+		u, err := url.Parse(r)
 		if err != nil || u.Scheme != "file" {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -251,7 +252,7 @@ func detailsOf[T any]() *jsonschema.Schema {
 // "code" of a failure. It is open to more properties.
 func output(kinds ...*jsonschema.Schema) *jsonschema.Schema {
 	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, Required: []string{"content"}}
-	for _, k := range append(kinds, failureDetails) {
+	for _, k := range append(kinds, failureDetails()) {
 		for name, p := range k.Properties {
 			if _, ok := s.Properties[name]; !ok {
 				s.Properties[name] = p
@@ -264,8 +265,9 @@ func output(kinds ...*jsonschema.Schema) *jsonschema.Schema {
 	return s
 }
 
-// failureDetails declares what a failure's details may carry.
-var failureDetails = detailsOf[ops.FailureDetails]()
+// failureDetails declares what a failure's details may carry; inferred on
+// first use, not when every hunk process starts.
+var failureDetails = sync.OnceValue(detailsOf[ops.FailureDetails])
 
 // Portable rewrites s in place so that every client reads it: a nullable
 // type (["null", "array"], as Go's nil slices, maps and pointers infer) is
