@@ -50,6 +50,10 @@ type mockModel struct {
 	script []harnessStep
 	dump   string // HUNK_HARNESS_DUMP: a directory to write every request to
 
+	// exact: the tools are named as hunk names them (a loop over hunk
+	// tools' declarations), not by a harness (mcp__hunk__read).
+	exact bool
+
 	mu       sync.Mutex
 	requests int
 	results  map[int]string // step -> the result text the harness sent back
@@ -86,8 +90,14 @@ func (m *mockModel) record(r *http.Request, body []byte) {
 
 // toolName finds the name the harness gave hunk's tool in a request's tool
 // list (mcp__hunk__read, ...): a name ending in the tool's that mentions hunk.
-func toolName(names []string, tool string) string {
+func (m *mockModel) toolName(names []string, tool string) string {
 	for _, n := range names {
+		if m.exact {
+			if n == tool {
+				return n
+			}
+			continue
+		}
 		if strings.Contains(n, "hunk") && (strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool)) {
 			return n
 		}
@@ -188,7 +198,7 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 	var input string
 	stop := "end_turn"
 	if step < len(m.script) {
-		if name := toolName(names, m.script[step].tool); name != "" {
+		if name := m.toolName(names, m.script[step].tool); name != "" {
 			m.mu.Lock()
 			m.toolSeen = true
 			m.mu.Unlock()
@@ -243,6 +253,10 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m.record(r, body)
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		m.chat(w, body)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/responses") {
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "/models") {
@@ -253,9 +267,10 @@ func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Model string            `json:"model"`
-		Input []json.RawMessage `json:"input"`
-		Tools []json.RawMessage `json:"tools"`
+		Model  string            `json:"model"`
+		Stream bool              `json:"stream"`
+		Input  []json.RawMessage `json:"input"`
+		Tools  []json.RawMessage `json:"tools"`
 	}
 	json.Unmarshal(body, &req)
 	// Tool names: a function's own, or a namespace's tools (Codex groups an
@@ -299,7 +314,7 @@ func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
 	respID := fmt.Sprintf("resp_%d", m.requests)
 	var item map[string]any
 	if step < len(m.script) {
-		if name := toolName(names, m.script[step].tool); name != "" {
+		if name := m.toolName(names, m.script[step].tool); name != "" {
 			m.mu.Lock()
 			m.toolSeen = true
 			m.mu.Unlock()
@@ -321,11 +336,67 @@ func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
 	resp := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": "in_progress", "model": req.Model, "output": []any{}}
 	done := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": "completed", "model": req.Model,
 		"output": []any{item}, "usage": usage}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(done)
+		return
+	}
 	sse(w,
 		map[string]any{"type": "response.created", "sequence_number": 0, "response": resp},
 		map[string]any{"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": item},
 		map[string]any{"type": "response.output_item.done", "sequence_number": 2, "output_index": 0, "item": item},
 		map[string]any{"type": "response.completed", "sequence_number": 3, "response": done})
+}
+
+// ---- OpenAI's Chat Completions API ----
+
+func (m *mockModel) chat(w http.ResponseWriter, body []byte) {
+	var req struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role       string          `json:"role"`
+			ToolCallID string          `json:"tool_call_id"`
+			Content    json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Function.Name)
+	}
+	step := 0
+	for _, msg := range req.Messages {
+		var n int
+		if _, err := fmt.Sscanf(msg.ToolCallID, "call_step%d", &n); msg.Role == "tool" && err == nil {
+			m.mu.Lock()
+			m.results[n] = textOf(msg.Content)
+			m.mu.Unlock()
+			step = max(step, n+1)
+		}
+	}
+	message := map[string]any{"role": "assistant", "content": "Done.", "refusal": nil}
+	finish := "stop"
+	if step < len(m.script) {
+		if name := m.toolName(names, m.script[step].tool); name != "" {
+			m.mu.Lock()
+			m.toolSeen = true
+			m.mu.Unlock()
+			b, _ := json.Marshal(m.script[step].args)
+			message = map[string]any{"role": "assistant", "content": nil, "refusal": nil, "tool_calls": []any{map[string]any{
+				"id": fmt.Sprintf("call_step%d", step), "type": "function", "function": map[string]any{"name": name, "arguments": string(b)}}}}
+			finish = "tool_calls"
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("chatcmpl-%d", m.requests), "object": "chat.completion",
+		"created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish, "logprobs": nil}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
 }
 
 // ---- the tests ----
@@ -467,6 +538,43 @@ func TestHarnessClaudeCode(t *testing.T) {
 		t.Fatalf("claude -p did not finish in 3 minutes\n%s", out.String())
 	}
 	checkHarnessRun(t, m, ws, out.String())
+}
+
+// TestProviderLoops: the loops docs/agents.md shows — the official openai
+// and @anthropic-ai/sdk clients, hunk tools' declarations, every tool call
+// passed to hunk call (testdata/mcpclient/loops.mjs) — against the scripted
+// model: Responses, Chat Completions and Messages each end with the tree
+// intended, and the model reads each result's text.
+func TestProviderLoops(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/mcpclient")
+	if err := installMCPClient(dir); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the SDKs are required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+		}
+		sandboxtest.Skip(t, "the SDKs: %v", err)
+	}
+	hunk := buildHunk(t)
+	for _, api := range []string{"responses", "chat", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			ws := harnessWorkspace(t)
+			m := newMockModel(t, harnessScript)
+			m.exact = true
+			var url string
+			if api == "anthropic" {
+				url = m.serve(t, m.anthropic)
+			} else {
+				url = m.serve(t, m.openai)
+			}
+			cmd := exec.Command("node", filepath.Join(dir, "loops.mjs"), hunk, url, api, "--driver", "none")
+			cmd.Dir = ws
+			cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("loops.mjs %s: %v\n%s", api, err, out)
+			}
+			checkHarnessRun(t, m, ws, string(out))
+		})
+	}
 }
 
 // TestHarnessCodex: Codex CLI (codex exec, hunk in [mcp_servers]) drives

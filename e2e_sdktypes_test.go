@@ -98,6 +98,8 @@ import type * as A from "@anthropic-ai/sdk/resources/messages";
 	fmt.Fprintf(&b, "export const openaiStrict: R.Tool[] = %s;\n", run("tools", "--for", "openai", "--strict"))
 	fmt.Fprintf(&b, "export const openaiFilesystem: R.Tool[] = %s;\n", run("tools", "--for", "openai", "--tools", "filesystem"))
 	fmt.Fprintf(&b, "export const codex: R.Tool[] = %s;\n", run("tools", "--for", "codex"))
+	fmt.Fprintf(&b, "export const chat: C.ChatCompletionTool[] = %s;\n", run("tools", "--for", "openai-chat"))
+	fmt.Fprintf(&b, "export const chatStrict: C.ChatCompletionTool[] = %s;\n", run("tools", "--for", "openai-chat", "--strict"))
 	fmt.Fprintf(&b, "export const anthropic: A.ToolUnion[] = %s;\n", run("tools", "--for", "anthropic"))
 	// The check itself: a field the type lacks must be an error, or tsc
 	// reports the directive unused and this test fails.

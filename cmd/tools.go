@@ -16,13 +16,14 @@ func newToolsCmd(app *App) *cobra.Command {
 	var forAPI, set string
 	var network, strict bool
 	c := &cobra.Command{
-		Use:   "tools --for openai|codex|anthropic|mcp",
+		Use:   "tools --for openai|openai-chat|codex|anthropic|mcp",
 		Short: "Print ready tool declarations for a provider's API or MCP",
 		Long: `Print the declarations of hunk's tools, ready to paste into a request:
-  openai     Responses API tools: hunk's tools as functions, plus apply_patch and shell
-  codex      Codex's freeform apply_patch tool with its Lark grammar
-  anthropic  Messages API tools: the text editor and bash tools, plus hunk's tools
-  mcp        the tools/list result hunk mcp serves
+  openai       Responses API tools: hunk's tools as functions, plus apply_patch and shell
+  openai-chat  Chat Completions tools: hunk's tools as functions
+  codex        Codex's freeform apply_patch tool with its Lark grammar
+  anthropic    Messages API tools: the text editor and bash tools, plus hunk's tools
+  mcp          the tools/list result hunk mcp serves
 They are generated from the same definitions the MCP server uses.`,
 		Example: `  hunk tools --for openai > tools.json
   hunk tools --for openai --strict > tools.json
@@ -38,13 +39,15 @@ They are generated from the same definitions the MCP server uses.`,
 			default:
 				return result.Usagef("--tools must be hunk or filesystem, not %q", set)
 			}
-			if strict && forAPI != "openai" {
-				return result.Usagef("--strict is OpenAI's strict mode: it goes with --for openai")
+			if strict && forAPI != "openai" && forAPI != "openai-chat" {
+				return result.Usagef("--strict is OpenAI's strict mode: it goes with --for openai or openai-chat")
 			}
 			var doc any
 			switch forAPI {
 			case "openai":
 				doc = tools.OpenAI(s, strict)
+			case "openai-chat":
+				doc = tools.OpenAIChat(s, strict)
 			case "codex":
 				doc = tools.Codex()
 			case "anthropic":
@@ -56,9 +59,9 @@ They are generated from the same definitions the MCP server uses.`,
 				}
 				doc = map[string]any{"tools": list}
 			case "":
-				return result.Usagef("--for is required: openai, codex, anthropic or mcp")
+				return result.Usagef("--for is required: openai, openai-chat, codex, anthropic or mcp")
 			default:
-				return result.Usagef("--for must be openai, codex, anthropic or mcp, not %q", forAPI)
+				return result.Usagef("--for must be openai, openai-chat, codex, anthropic or mcp, not %q", forAPI)
 			}
 			enc := json.NewEncoder(app.Stdout)
 			enc.SetEscapeHTML(false)
@@ -66,9 +69,9 @@ They are generated from the same definitions the MCP server uses.`,
 			return enc.Encode(doc)
 		},
 	}
-	c.Flags().StringVar(&forAPI, "for", "", "openai, codex, anthropic or mcp")
+	c.Flags().StringVar(&forAPI, "for", "", "openai, openai-chat, codex, anthropic or mcp")
 	c.Flags().StringVar(&set, "tools", "hunk", "the tool set: hunk or filesystem")
-	c.Flags().BoolVar(&strict, "strict", false, "with --for openai: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
+	c.Flags().BoolVar(&strict, "strict", false, "with --for openai or openai-chat: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
 	c.Flags().BoolVar(&network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
 	return c
 }

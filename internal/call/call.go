@@ -603,8 +603,8 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if t := declared(s).Lookup(e.Name); t != nil {
 			r := t.Call(ctx, s, e.Input)
 			text := errorText(r)
-			if r.IsError {
-				text = "Error: " + text
+			if r.IsError && r.Code != "" {
+				text = "[" + string(r.Code) + "] " + text // as hunk mcp and the OpenAI shapes say it
 			}
 			return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text, IsError: r.IsError}, r.IsError
 		}

@@ -74,7 +74,11 @@ func TestProtocol(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"exec","arguments":{"command":"echo hi"}}}`,
 	)
 	res := func(id string) map[string]any { r, _ := got[id]["result"].(map[string]any); return r }
-	code := func(id string) float64 { e, _ := got[id]["error"].(map[string]any); c, _ := e["code"].(float64); return c }
+	code := func(id string) float64 {
+		e, _ := got[id]["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
 	if v := res("0")["protocolVersion"]; v != "2025-06-18" {
 		t.Errorf("initialize: version %v; %v", v, got["0"])
 	}

@@ -53,6 +53,23 @@ func OpenAI(set Set, strict bool) []map[string]any {
 	return out
 }
 
+// OpenAIChat is the tool list of a Chat Completions request: hunk's tools
+// as function tools ({"type": "function", "function": {...}}), answered by
+// hunk call's Chat Completions shape.
+func OpenAIChat(set Set, strict bool) []map[string]any {
+	out := []map[string]any{}
+	for _, t := range set {
+		params := t.Input
+		if strict {
+			params, _ = OpenAIStrict(t.Input)
+		}
+		out = append(out, map[string]any{"type": "function", "function": map[string]any{
+			"name": t.Name, "description": t.Description, "parameters": params, "strict": strict,
+		}})
+	}
+	return out
+}
+
 // Codex is Codex's freeform apply_patch tool (a custom tool with the Lark
 // grammar), answered by hunk call's custom_tool_call shape.
 func Codex() []map[string]any {
