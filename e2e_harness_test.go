@@ -57,12 +57,11 @@ type mockModel struct {
 	mu       sync.Mutex
 	requests int
 	results  map[int]string // step -> the result text the harness sent back
-	errors   map[int]bool   // step -> the harness marked the result an error
 	toolSeen bool           // a request offered hunk's tools
 }
 
 func newMockModel(t testing.TB, script []harnessStep) *mockModel {
-	return &mockModel{t: t, script: script, dump: os.Getenv("HUNK_HARNESS_DUMP"), results: map[int]string{}, errors: map[int]bool{}}
+	return &mockModel{t: t, script: script, dump: os.Getenv("HUNK_HARNESS_DUMP"), results: map[int]string{}}
 }
 
 // serve listens on 127.0.0.1 and returns the base URL.
@@ -86,6 +85,30 @@ func (m *mockModel) record(r *http.Request, body []byte) {
 		os.MkdirAll(m.dump, 0o755)
 		os.WriteFile(filepath.Join(m.dump, fmt.Sprintf("%03d%s.json", n, strings.ReplaceAll(r.URL.Path, "/", "_"))), body, 0o644)
 	}
+}
+
+// next is the call of the script's step (the name the request gives the
+// tool, its arguments as JSON); ok is false past the script's end or when
+// the request does not offer the tool.
+func (m *mockModel) next(names []string, step int) (name, args string, ok bool) {
+	if step >= len(m.script) {
+		return "", "", false
+	}
+	if name = m.toolName(names, m.script[step].tool); name == "" {
+		return "", "", false
+	}
+	m.mu.Lock()
+	m.toolSeen = true
+	m.mu.Unlock()
+	b, _ := json.Marshal(m.script[step].args)
+	return name, string(b), true
+}
+
+// note records the result the harness sent back for a step.
+func (m *mockModel) note(step int, text string) {
+	m.mu.Lock()
+	m.results[step] = text
+	m.mu.Unlock()
 }
 
 // toolName finds the name the harness gave hunk's tool in a request's tool
@@ -176,7 +199,6 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 			Type      string          `json:"type"`
 			ToolUseID string          `json:"tool_use_id"`
 			Content   json.RawMessage `json:"content"`
-			IsError   bool            `json:"is_error"`
 		}
 		if json.Unmarshal(msg.Content, &blocks) != nil {
 			continue
@@ -187,9 +209,7 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 			}
 			var n int
 			if _, err := fmt.Sscanf(b.ToolUseID, "toolu_step%d", &n); err == nil {
-				m.mu.Lock()
-				m.results[n], m.errors[n] = textOf(b.Content), b.IsError
-				m.mu.Unlock()
+				m.note(n, textOf(b.Content))
 				step = max(step, n+1)
 			}
 		}
@@ -197,16 +217,10 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 	var block map[string]any
 	var input string
 	stop := "end_turn"
-	if step < len(m.script) {
-		if name := m.toolName(names, m.script[step].tool); name != "" {
-			m.mu.Lock()
-			m.toolSeen = true
-			m.mu.Unlock()
-			b, _ := json.Marshal(m.script[step].args)
-			input = string(b)
-			block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_step%d", step), "name": name, "input": map[string]any{}}
-			stop = "tool_use"
-		}
+	if name, args, ok := m.next(names, step); ok {
+		input = args
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_step%d", step), "name": name, "input": map[string]any{}}
+		stop = "tool_use"
 	}
 	text := "Done."
 	if step < len(m.script) && block == nil {
@@ -305,26 +319,18 @@ func (m *mockModel) openai(w http.ResponseWriter, r *http.Request) {
 		}
 		var n int
 		if _, err := fmt.Sscanf(it.CallID, "call_step%d", &n); err == nil {
-			m.mu.Lock()
-			m.results[n] = textOf(it.Output)
-			m.mu.Unlock()
+			m.note(n, textOf(it.Output))
 			step = max(step, n+1)
 		}
 	}
 	respID := fmt.Sprintf("resp_%d", m.requests)
 	var item map[string]any
-	if step < len(m.script) {
-		if name := m.toolName(names, m.script[step].tool); name != "" {
-			m.mu.Lock()
-			m.toolSeen = true
-			m.mu.Unlock()
-			b, _ := json.Marshal(m.script[step].args)
-			item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_step%d", step), "call_id": fmt.Sprintf("call_step%d", step),
-				"name": name, "arguments": string(b), "status": "completed"}
-			if ns := namespaceOf[name]; ns != "" {
-				item["name"] = strings.TrimPrefix(name, ns+"__")
-				item["namespace"] = ns
-			}
+	if name, args, ok := m.next(names, step); ok {
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_step%d", step), "call_id": fmt.Sprintf("call_step%d", step),
+			"name": name, "arguments": args, "status": "completed"}
+		if ns := namespaceOf[name]; ns != "" {
+			item["name"] = strings.TrimPrefix(name, ns+"__")
+			item["namespace"] = ns
 		}
 	}
 	if item == nil {
@@ -373,24 +379,16 @@ func (m *mockModel) chat(w http.ResponseWriter, body []byte) {
 	for _, msg := range req.Messages {
 		var n int
 		if _, err := fmt.Sscanf(msg.ToolCallID, "call_step%d", &n); msg.Role == "tool" && err == nil {
-			m.mu.Lock()
-			m.results[n] = textOf(msg.Content)
-			m.mu.Unlock()
+			m.note(n, textOf(msg.Content))
 			step = max(step, n+1)
 		}
 	}
 	message := map[string]any{"role": "assistant", "content": "Done.", "refusal": nil}
 	finish := "stop"
-	if step < len(m.script) {
-		if name := m.toolName(names, m.script[step].tool); name != "" {
-			m.mu.Lock()
-			m.toolSeen = true
-			m.mu.Unlock()
-			b, _ := json.Marshal(m.script[step].args)
-			message = map[string]any{"role": "assistant", "content": nil, "refusal": nil, "tool_calls": []any{map[string]any{
-				"id": fmt.Sprintf("call_step%d", step), "type": "function", "function": map[string]any{"name": name, "arguments": string(b)}}}}
-			finish = "tool_calls"
-		}
+	if name, args, ok := m.next(names, step); ok {
+		message = map[string]any{"role": "assistant", "content": nil, "refusal": nil, "tool_calls": []any{map[string]any{
+			"id": fmt.Sprintf("call_step%d", step), "type": "function", "function": map[string]any{"name": name, "arguments": args}}}}
+		finish = "tool_calls"
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("chatcmpl-%d", m.requests), "object": "chat.completion",
@@ -418,20 +416,7 @@ func installHarnesses(t *testing.T) string {
 	_, e1 := os.Stat(filepath.Join(bin, "claude"))
 	_, e2 := os.Stat(filepath.Join(bin, "codex"))
 	if e1 != nil || e2 != nil {
-		err := func() error {
-			for _, tool := range []string{"node", "npm"} {
-				if _, err := exec.LookPath(tool); err != nil {
-					return fmt.Errorf("no %s here (apt-get install nodejs npm)", tool)
-				}
-			}
-			c := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-			c.Dir = dir
-			if out, err := c.CombinedOutput(); err != nil {
-				return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-			}
-			return nil
-		}()
-		if err != nil {
+		if err := npmCI(dir); err != nil {
 			if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
 				t.Fatalf("the agent harnesses are required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
 			}
@@ -523,21 +508,7 @@ func TestHarnessClaudeCode(t *testing.T) {
 	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
 		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
 	cmd.Dir, cmd.Env = ws, env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	done := make(chan error, 1)
-	cmd.Start()
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Logf("claude -p: %v", err)
-		}
-	case <-time.After(3 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatalf("claude -p did not finish in 3 minutes\n%s", out.String())
-	}
-	checkHarnessRun(t, m, ws, out.String())
+	checkHarnessRun(t, m, ws, runHarness(t, cmd))
 }
 
 // TestProviderLoops: the loops docs/agents.md shows — the official openai
@@ -606,20 +577,30 @@ default_tools_approval_mode = "approve"
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
 	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
 	cmd.Dir, cmd.Env = ws, env
+	checkHarnessRun(t, m, ws, runHarness(t, cmd))
+}
+
+// runHarness runs a harness (no input, at most 3 minutes) and returns what
+// it printed; its exit status is logged, not judged: the tree and the
+// results the model read are.
+func runHarness(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Stdin = strings.NewReader("")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", cmd.Args[0], err)
+	}
 	done := make(chan error, 1)
-	cmd.Start()
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Logf("codex exec: %v", err)
+			t.Logf("%s %s: %v", filepath.Base(cmd.Args[0]), cmd.Args[1], err)
 		}
 	case <-time.After(3 * time.Minute):
 		cmd.Process.Kill()
-		t.Fatalf("codex exec did not finish in 3 minutes\n%s", out.String())
+		t.Fatalf("%s did not finish in 3 minutes\n%s", filepath.Base(cmd.Args[0]), out.String())
 	}
-	checkHarnessRun(t, m, ws, out.String())
+	return out.String()
 }

@@ -425,6 +425,11 @@ func installMCPClient(dir string) error {
 	if !missing {
 		return nil
 	}
+	return npmCI(dir)
+}
+
+// npmCI installs dir's npm packages as its lock file pins them.
+func npmCI(dir string) error {
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("no %s here (apt-get install nodejs npm)", tool)
