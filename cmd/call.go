@@ -57,7 +57,7 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 				return err
 			}
 			ctx, handling := early.Interrupt()
-			sess.Exec.Ready = handling
+			sess.Ready = handling
 			out, failed := call.Run(ctx, sess, raw, format)
 			enc := json.NewEncoder(app.Stdout)
 			enc.SetEscapeHTML(false)

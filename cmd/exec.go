@@ -22,23 +22,12 @@ type execOptions struct {
 	Sh          string
 	Workdir     string
 	Env         []string
-	Network     bool
-	ReadOnly    bool
-	RW, RO      []string // --rw, --ro host paths
-	Hide        []string // --hide host paths, beside sandbox.DefaultHidden
-	Caches      bool     // the workspace's build caches (sandbox.CacheEnv)
-	GitWrite    bool     // the command may change the workspace's .git
-	Timeout     time.Duration
-	Memory      int64
-	Pids        int
-	CPUs        float64
-	MaxOutput   int64
-	Driver      string
 	ListDrivers bool
-	Image       string
-	Pull        bool
-	KeepWarm    bool
-	Idle        time.Duration
+
+	// The policy: the configuration's (App.execPolicy), then the flags
+	// that only hunk exec has (--network, --read-only, --rw, --ro, --hide,
+	// --pull).
+	ops.ExecPolicy
 
 	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
@@ -79,16 +68,13 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Argv = args
-			var err error
-			cfg := app.Cfg.Exec
-			o.Driver, o.Timeout, o.Pids, o.CPUs, o.Image = cfg.Driver, cfg.Timeout, cfg.Pids, cfg.CPUs, cfg.Image
-			o.KeepWarm, o.Idle, o.Caches, o.GitWrite = cfg.KeepWarm, cfg.Idle, cfg.Caches, cfg.GitWrite
-			if o.Memory, err = parseSize(cfg.Memory); err != nil {
-				return result.Usagef("--memory %q: %v", cfg.Memory, err).WithHint("sizes look like 512MiB, 2G or 1048576")
+			policy, err := app.execPolicy()
+			if err != nil {
+				return err
 			}
-			if o.MaxOutput, err = parseSize(cfg.MaxOutput); err != nil {
-				return result.Usagef("--max-output %q: %v", cfg.MaxOutput, err).WithHint("sizes look like 1MiB, 64K or 65536")
-			}
+			// The flags only hunk exec has, parsed into o already.
+			policy.Network, policy.ReadOnly, policy.RW, policy.RO, policy.Hide, policy.Pull = o.Network, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
+			o.ExecPolicy = policy
 			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
 			}
@@ -137,6 +123,26 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	return c
 }
 
+// execPolicy is exec's policy from the configuration — flags, HUNK_*
+// variables and the config file, merged by viper in one place — with the
+// sizes parsed: the one policy `hunk exec`, `hunk mcp` and `hunk call` start
+// from.
+func (a *App) execPolicy() (ops.ExecPolicy, error) {
+	cfg := a.Cfg.Exec
+	p := ops.ExecPolicy{
+		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
+		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite,
+	}
+	var err error
+	if p.Memory, err = parseSize(cfg.Memory); err != nil {
+		return p, result.Usagef("--memory %q: %v", cfg.Memory, err).WithHint("sizes look like 512MiB, 2G or 1048576 (flag --memory, config exec.memory)")
+	}
+	if p.MaxOutput, err = parseSize(cfg.MaxOutput); err != nil {
+		return p, result.Usagef("--max-output %q: %v", cfg.MaxOutput, err).WithHint("sizes look like 1MiB, 64K or 65536 (flag --max-output, config exec.max-output)")
+	}
+	return p, nil
+}
+
 // parseSize reads a byte size: a number with an optional binary suffix (K,
 // M, G, T; KB/KiB alike). "" and "0" mean no limit.
 func parseSize(s string) (int64, error) {
@@ -182,10 +188,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		env.Stdout, env.Stderr = app.Stdout, app.Stderr
 	}
 	out, err := ops.Exec(ctx, env, ops.ExecRequest{
-		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env,
-		Network: o.Network, ReadOnly: o.ReadOnly, RW: o.RW, RO: o.RO, Hide: o.Hide, Caches: o.Caches, GitWrite: o.GitWrite,
-		Timeout: o.Timeout, Memory: o.Memory, Pids: o.Pids, CPUs: o.CPUs, MaxOutput: o.MaxOutput,
-		Driver: o.Driver, Image: o.Image, Pull: o.Pull, KeepWarm: o.KeepWarm, Idle: o.Idle,
+		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env, ExecPolicy: o.ExecPolicy,
 		Ready: handling, // from then on, an interrupt stops the command, not just hunk
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
-	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -47,20 +46,12 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	}
 	env.ToolResult = true
 	env.Stdin = nil
-	cfg := a.Cfg.Exec
-	memory, err := parseSize(cfg.Memory)
+	policy, err := a.execPolicy()
 	if err != nil {
-		return nil, nil, result.Usagef("exec.memory %q: %v", cfg.Memory, err)
+		return nil, nil, err
 	}
-	maxOut, err := parseSize(cfg.MaxOutput)
-	if err != nil {
-		return nil, nil, result.Usagef("exec.max-output %q: %v", cfg.MaxOutput, err)
-	}
-	sess := &tools.Session{Env: env, Exec: ops.ExecRequest{
-		Driver: cfg.Driver, Timeout: cfg.Timeout, Memory: memory, Pids: cfg.Pids, CPUs: cfg.CPUs, MaxOutput: maxOut,
-		Image: cfg.Image, KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite,
-		Network: o.Network, ReadOnly: o.ReadOnly,
-	}}
+	policy.Network, policy.ReadOnly = o.Network, o.ReadOnly
+	sess := &tools.Session{Env: env, Exec: policy}
 	var set tools.Set
 	switch o.Tools {
 	case "hunk", "":

@@ -25,31 +25,47 @@ type ExecRequest struct {
 	Sh      string            `json:"command,omitempty" jsonschema:"a shell command line, run with /bin/sh -c (instead of argv)"`
 	Workdir string            `json:"workdir,omitempty" jsonschema:"working directory inside the workspace (default: the workspace root)"`
 	EnvVars map[string]string `json:"env,omitempty" jsonschema:"environment variables to set for the command"`
-	// Timeout kills the whole process tree (0: none).
-	Timeout time.Duration `json:"-"`
 	// TimeoutSeconds, when set, overrides Timeout (a tool call's own).
 	TimeoutSeconds float64 `json:"timeoutSeconds,omitempty" jsonschema:"kill the command and everything it started after this many seconds"`
 
-	Env      []string `json:"-"` // K=V from --env, after EnvVars
-	Network  bool     `json:"-"`
-	ReadOnly bool     `json:"-"`
-	RW, RO   []string `json:"-"` // host paths (--rw, --ro)
-	Hide     []string `json:"-"` // host paths, beside sandbox.DefaultHidden
-	Caches   bool     `json:"-"` // the workspace's build caches (sandbox.CacheEnv)
-	GitWrite bool     `json:"-"` // let the command change the workspace's .git (sandbox.ProtectedPaths)
-	Memory   int64    `json:"-"`
-	Pids     int      `json:"-"`
-	CPUs     float64  `json:"-"`
-	// MaxOutput bounds each captured stream (0: all).
-	MaxOutput int64         `json:"-"`
-	Driver    string        `json:"-"`
-	Image     string        `json:"-"`
-	Pull      bool          `json:"-"`
-	KeepWarm  bool          `json:"-"`
-	Idle      time.Duration `json:"-"`
+	Env []string `json:"-"` // K=V from --env, after EnvVars
+
+	// ExecPolicy is what the command may reach and its limits.
+	ExecPolicy `json:"-"`
+
 	// Ready, when set, is closed once an interrupt would reach the command
 	// (hunk's signal handlers are in place).
 	Ready <-chan struct{} `json:"-"`
+}
+
+// ExecPolicy is exec's policy: the driver, what the command may reach and
+// its limits. The person running hunk sets it — flags, environment and the
+// configuration file, gathered in one place by the command line — and every
+// front-end carries it whole: `hunk exec`, and the session `hunk mcp` and
+// `hunk call` run every call in, where a call sets only its command, working
+// directory, environment and (within Timeout) its timeout. A new rule or
+// driver option is a field here, mapped onto the sandbox's Spec in Exec.
+type ExecPolicy struct {
+	Driver string
+	// Timeout kills the whole process tree (0: none); for a tool call, the
+	// longest it may ask for.
+	Timeout  time.Duration
+	Network  bool
+	ReadOnly bool
+	RW, RO   []string // host paths (--rw, --ro)
+	Hide     []string // host paths, beside sandbox.DefaultHidden
+	Caches   bool     // the workspace's build caches (sandbox.CacheEnv)
+	GitWrite bool     // let the command change the workspace's .git (sandbox.ProtectedPaths)
+	Memory   int64
+	Pids     int
+	CPUs     float64
+	// MaxOutput bounds each captured stream (0: all).
+	MaxOutput int64
+	// Docker only.
+	Image    string
+	Pull     bool
+	KeepWarm bool
+	Idle     time.Duration
 }
 
 // EnvAllowList are the variables of hunk's environment a command gets.

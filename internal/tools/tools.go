@@ -49,10 +49,13 @@ type Tool struct {
 // exec policy the front-end was started with (never widened by a call).
 type Session struct {
 	Env *ops.Env
-	// Exec is the template of every exec request: driver, network, limits,
-	// extra host paths. A call sets only the command, its working
-	// directory, environment and (within MaxTimeout) its timeout.
-	Exec ops.ExecRequest
+	// Exec is the policy every exec call runs under: driver, network,
+	// limits, extra host paths. A call sets only the command, its working
+	// directory, environment and (within Exec.Timeout) its timeout.
+	Exec ops.ExecPolicy
+	// Ready, when set, is closed once an interrupt would reach a call's
+	// command (hunk call's signal handlers are in place).
+	Ready <-chan struct{}
 }
 
 // Set is a list of tools, by name.
