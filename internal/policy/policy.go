@@ -1,0 +1,220 @@
+// Package policy is hunk's path policy inside the workspace: which paths may
+// be read and which written, by gitignore-style rules that each remember
+// where they came from (a flag, a variable, a line of the config file), so
+// that a refusal can name the rule that decided it.
+//
+// Rules are of three kinds. read.deny: the path may be neither read nor
+// written. write.deny: the path may not be written. write.allow: when any
+// is given, only the paths one of them matches may be written. Deny wins
+// over allow. A rule that matches a directory matches everything under it.
+package policy
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Kind is the kind of a rule.
+type Kind string
+
+// The kinds of rules, named as their configuration keys (policy.KIND).
+const (
+	ReadDeny   Kind = "read.deny"
+	WriteDeny  Kind = "write.deny"
+	WriteAllow Kind = "write.allow"
+)
+
+// Flag is the command-line flag of a kind.
+func (k Kind) Flag() string {
+	switch k {
+	case ReadDeny:
+		return "--deny-read"
+	case WriteDeny:
+		return "--deny-write"
+	}
+	return "--allow-write"
+}
+
+// Rule is one rule: a gitignore-style pattern relative to the workspace root
+// — * and ? within a segment, ** across segments, [...] classes, a leading /
+// anchoring it to the root, a bare name (no / but a trailing one) matching
+// at any depth, a trailing / naming a directory.
+type Rule struct {
+	Kind    Kind
+	Pattern string
+	// Source says where the rule came from: "--deny-read", "HUNK_DENY_READ",
+	// "/home/me/.config/hunk/config.toml:12".
+	Source string
+
+	segs []string // the pattern's segments, "**" for any number
+}
+
+// String is the rule as a refusal names it.
+func (r *Rule) String() string {
+	return fmt.Sprintf("%s %q (%s)", r.Kind, r.Pattern, r.Source)
+}
+
+// Policy is a set of rules.
+type Policy struct {
+	rules []*Rule
+	// fold compares names without regard to case (a file system that folds
+	// case: "a/.ENV" is "a/.env").
+	fold bool
+}
+
+// New compiles rules; a pattern that is empty, or whose brackets do not
+// close, is an error naming the rule. fold makes matching case-insensitive.
+func New(rules []Rule, fold bool) (*Policy, error) {
+	p := &Policy{fold: fold}
+	for i := range rules {
+		r := rules[i]
+		pat := strings.TrimSpace(r.Pattern)
+		if fold {
+			pat = strings.ToLower(pat)
+		}
+		if pat == "" || pat == "/" {
+			return nil, fmt.Errorf("policy rule %s: an empty pattern", r.String())
+		}
+		anchored := strings.HasPrefix(pat, "/")
+		pat = strings.Trim(pat, "/")
+		for strings.Contains(pat, "//") {
+			pat = strings.ReplaceAll(pat, "//", "/")
+		}
+		if strings.Contains(pat, "/") {
+			anchored = true // as gitignore: a / before the end anchors the pattern
+		}
+		segs := strings.Split(pat, "/")
+		for _, s := range segs {
+			if s == "." || s == ".." {
+				return nil, fmt.Errorf("policy rule %s: %q is not a name; patterns are relative to the workspace root", r.String(), s)
+			}
+			if _, err := path.Match(s, ""); err != nil {
+				return nil, fmt.Errorf("policy rule %s: %v", r.String(), err)
+			}
+		}
+		if !anchored {
+			segs = append([]string{"**"}, segs...)
+		}
+		r.segs = segs
+		p.rules = append(p.rules, &r)
+	}
+	return p, nil
+}
+
+// Empty reports whether the policy has no rules (everything is allowed).
+func (p *Policy) Empty() bool { return p == nil || len(p.rules) == 0 }
+
+// Rules lists the rules.
+func (p *Policy) Rules() []*Rule {
+	if p == nil {
+		return nil
+	}
+	return p.rules
+}
+
+// Decision is the answer for one path: allowed, or denied by Rule (nil when
+// denied for lack of a write.allow rule: then Allow lists those).
+type Decision struct {
+	Allowed bool
+	Rule    *Rule
+	Allow   []*Rule
+}
+
+// Reason says why a denied path is denied.
+func (d Decision) Reason() string {
+	if d.Rule != nil {
+		return "denied by policy rule " + d.Rule.String()
+	}
+	var names []string
+	for _, r := range d.Allow {
+		names = append(names, r.String())
+	}
+	return "not under any policy write.allow rule (" + strings.Join(names, ", ") + ")"
+}
+
+// Read decides whether name (a clean slash path relative to the workspace
+// root, "." for the root) may be read.
+func (p *Policy) Read(name string) Decision {
+	if r := p.first(name, ReadDeny); r != nil {
+		return Decision{Rule: r}
+	}
+	return Decision{Allowed: true}
+}
+
+// Write decides whether name may be written (created, changed, removed,
+// renamed to or from).
+func (p *Policy) Write(name string) Decision {
+	if r := p.first(name, ReadDeny); r != nil {
+		return Decision{Rule: r}
+	}
+	if r := p.first(name, WriteDeny); r != nil {
+		return Decision{Rule: r}
+	}
+	var allow []*Rule
+	for _, r := range p.Rules() {
+		if r.Kind == WriteAllow {
+			if p.match(r, name) {
+				return Decision{Allowed: true}
+			}
+			allow = append(allow, r)
+		}
+	}
+	if len(allow) > 0 {
+		return Decision{Allow: allow}
+	}
+	return Decision{Allowed: true}
+}
+
+// Hides reports whether a listing of the directory name should leave it
+// out: it may not be read.
+func (p *Policy) Hides(name string) bool { return !p.Read(name).Allowed }
+
+// first is the first rule of kind that matches name.
+func (p *Policy) first(name string, kind Kind) *Rule {
+	for _, r := range p.Rules() {
+		if r.Kind == kind && p.match(r, name) {
+			return r
+		}
+	}
+	return nil
+}
+
+// match reports whether r matches name or a directory above it.
+func (p *Policy) match(r *Rule, name string) bool {
+	name = path.Clean(strings.TrimPrefix(name, "/"))
+	if name == "." {
+		return false // the root itself: a rule names something in it
+	}
+	if p.fold {
+		name = strings.ToLower(name)
+	}
+	segs := strings.Split(name, "/")
+	for n := 1; n <= len(segs); n++ {
+		if matchSegs(r.segs, segs[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSegs matches path segments against pattern segments, ** for any
+// number of segments; polynomial however many ** there are.
+func matchSegs(pat, segs []string) bool {
+	ok := make([]bool, len(segs)+1)
+	ok[len(segs)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		next := make([]bool, len(segs)+1)
+		for j := len(segs); j >= 0; j-- {
+			switch {
+			case pat[i] == "**":
+				next[j] = ok[j] || (j < len(segs) && next[j+1])
+			case j < len(segs):
+				m, _ := path.Match(pat[i], segs[j])
+				next[j] = m && ok[j+1]
+			}
+		}
+		ok = next
+	}
+	return ok[0]
+}
