@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	Fsync bool
 	// ConfigFile is the file the configuration was read from ("" for none).
 	ConfigFile string
+	// Policy are the path policy's rules (flags, HUNK_* variables and the
+	// config file, added up), compiled when the workspace opens.
+	Policy []policy.Rule
 
 	Read  ReadConfig
 	Write WriteConfig
@@ -169,6 +173,11 @@ func (a *App) configure(cmd *cobra.Command) error {
 		return err
 	}
 	a.Cfg.ConfigFile = file
+	rules, err := policyRules(cmd, file)
+	if err != nil {
+		return err
+	}
+	a.Cfg.Policy = rules
 	switch a.Cfg.Color {
 	case "auto", "always", "never":
 	default:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -56,6 +57,14 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 			return nil, err
 		}
 		ws.Durable = a.Cfg.Fsync
+		if len(a.Cfg.Policy) > 0 {
+			p, err := policy.New(a.Cfg.Policy, foldsCase(ws.Dir()))
+			if err != nil {
+				ws.Close()
+				return nil, result.Usagef("%v", err).WithHint("patterns are gitignore-style globs relative to the workspace root: .env, secrets/, /build, **/*.pem")
+			}
+			ws.Policy = p
+		}
 		for _, r := range ws.Refused {
 			a.Warn("crash journal %s", r)
 		}
@@ -219,6 +228,7 @@ tool result.`,
 	pf.String("config", "", "config file (default $HUNK_CONFIG or $XDG_CONFIG_HOME/hunk/config.yaml)")
 	pf.BoolP("quiet", "q", false, "print nothing on success")
 	pf.Bool("fsync", false, "fsync every replaced file and its directory (durable against power loss)")
+	addPolicyFlags(pf)
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("root")
 	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet", "fsync"} {

@@ -46,6 +46,16 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 		return nil, ws.Error(name, err)
 	}
 	slices.Sort(names)
+	if !ws.Policy.Empty() {
+		// What the path policy denies reading is not listed.
+		kept := names[:0]
+		for _, n := range names {
+			if !ws.Hidden(name, n) {
+				kept = append(kept, n)
+			}
+		}
+		names = kept
+	}
 	total := len(names)
 	if opt.Offset > total && !(opt.Offset == 1 && total == 0) {
 		e := result.Errorf(result.InvalidArgument, "%s: offset %d is past the end of the directory (it has %s)", disp, opt.Offset, plural(total, "entry", "entries"))

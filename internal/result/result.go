@@ -41,6 +41,9 @@ const (
 	// OutOfMemory: hunk exec's command was killed for --memory; an
 	// addition to the contract's list.
 	OutOfMemory Code = "OUT_OF_MEMORY"
+	// Denied: the path policy (--deny-read, --deny-write, --allow-write)
+	// refuses the path; nothing was read or written.
+	Denied Code = "DENIED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

@@ -23,6 +23,9 @@ type FS interface {
 	Lock(names ...string) (unlock func(), err error)
 	// DidYouMean adds near existing names to a NOT_FOUND error on name.
 	DidYouMean(name string, err error) error
+	// CheckWrite refuses a change of name the path policy denies (a dry
+	// run too).
+	CheckWrite(name string) error
 
 	// Begin starts a transaction over many files.
 	Begin() Txn
@@ -77,6 +80,7 @@ func (d *disk) Open(name string) (*os.File, error)         { return d.w.Open(nam
 func (d *disk) ReadFile(name string) ([]byte, error)       { return d.b.ReadFile(name) }
 func (d *disk) Lock(names ...string) (func(), error)       { return d.b.Lock(names...) }
 func (d *disk) DidYouMean(name string, err error) error    { return d.w.DidYouMean(name, err) }
+func (d *disk) CheckWrite(name string) error               { return d.w.CheckWrite(name) }
 func (d *disk) Begin() Txn                                 { return d.w.Begin(d.b) }
 func (d *disk) Done()                                      { d.b.Close() }
 
@@ -91,16 +95,20 @@ func DryRun(f FS) FS { return dryRun{f} }
 
 type dryRun struct{ FS }
 
-func (dryRun) Begin() Txn                                     { return &discard{} }
-func (dryRun) WriteFile(string, [][]byte, WriteOptions) error { return nil }
+func (d dryRun) Begin() Txn { return &discard{check: d.CheckWrite} }
+func (d dryRun) WriteFile(name string, _ [][]byte, _ WriteOptions) error {
+	return d.CheckWrite(name)
+}
 
-type discard struct{}
+// discard is a dry run's transaction: changes checked against the policy,
+// then dropped.
+type discard struct{ check func(string) error }
 
-func (*discard) Stage(string, []byte, WriteOptions) error { return nil }
-func (*discard) Remove(string) error                      { return nil }
-func (*discard) RemoveDir(string) error                   { return nil }
-func (*discard) StageLink(string, string) error           { return nil }
-func (*discard) Mkdir(string) error                       { return nil }
-func (*discard) PruneEmptyDirs()                          {}
-func (*discard) Commit() error                            { return nil }
-func (*discard) Abort()                                   {}
+func (t *discard) Stage(name string, _ []byte, _ WriteOptions) error { return t.check(name) }
+func (t *discard) Remove(name string) error                          { return t.check(name) }
+func (t *discard) RemoveDir(name string) error                       { return t.check(name) }
+func (t *discard) StageLink(name, _ string) error                    { return t.check(name) }
+func (t *discard) Mkdir(name string) error                           { return t.check(name) }
+func (*discard) PruneEmptyDirs()                                     {}
+func (*discard) Commit() error                                       { return nil }
+func (*discard) Abort()                                              {}

@@ -88,6 +88,9 @@ func (w *Workspace) begin(b *Batch) *diskTxn {
 // writeOne replaces or creates one file atomically, through b (nil: a
 // Batch of its own): a transaction of that one write.
 func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOptions) error {
+	if err := w.CheckWrite(name); err != nil {
+		return err
+	}
 	t := w.begin(b)
 	t.single = true
 	if err := t.stage(name, parts, opt); err != nil {
@@ -103,6 +106,9 @@ func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOpt
 // existing file's mode (and owner, when we may) is given to the new content;
 // opt.CreateOnly makes Commit refuse a target that exists by then.
 func (t *diskTxn) Stage(name string, data []byte, opt WriteOptions) error {
+	if err := t.w.CheckWrite(name); err != nil {
+		return err
+	}
 	return t.stage(name, [][]byte{data}, opt)
 }
 
@@ -175,6 +181,9 @@ func umask() uint32 {
 // beside it, renamed over it at Commit (the old file or link kept as the
 // backup, as for Stage).
 func (t *diskTxn) StageLink(name, target string) error {
+	if err := t.w.CheckWrite(name); err != nil {
+		return err
+	}
 	w, b := t.w, t.b
 	fi, err := b.Lstat(name)
 	old, err := replaceable(name, fi, err, WriteOptions{})
@@ -199,16 +208,31 @@ func (t *diskTxn) StageLink(name, target string) error {
 
 // Mkdir creates the directory name and its missing parents, which a
 // rollback removes again.
-func (t *diskTxn) Mkdir(name string) error { return t.mkdirAll(name) }
+func (t *diskTxn) Mkdir(name string) error {
+	if err := t.w.CheckWrite(name); err != nil {
+		return err
+	}
+	return t.mkdirAll(name)
+}
 
 // Remove records that name is to be removed at Commit. name itself is
 // removed: a symlink is removed, never its target. It must exist and not be
 // a directory.
-func (t *diskTxn) Remove(name string) error { return t.remove(name, false) }
+func (t *diskTxn) Remove(name string) error {
+	if err := t.w.CheckWrite(name); err != nil {
+		return err
+	}
+	return t.remove(name, false)
+}
 
 // RemoveDir is Remove for an empty directory (a submodule's, which git
 // apply removes): it is renamed aside at Commit, restored on a rollback.
-func (t *diskTxn) RemoveDir(name string) error { return t.remove(name, true) }
+func (t *diskTxn) RemoveDir(name string) error {
+	if err := t.w.CheckWrite(name); err != nil {
+		return err
+	}
+	return t.remove(name, true)
+}
 
 func (t *diskTxn) remove(name string, emptyDir bool) error {
 	fi, err := t.b.Lstat(name)

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -32,6 +33,8 @@ type Workspace struct {
 	// Without it a replacement is still atomic for every process and for a
 	// crash of hunk itself: rename(2) swaps old for new in one step.
 	Durable bool
+	// Policy decides which paths may be read and written (nil: all).
+	Policy *policy.Policy
 	// Refused are the crash journals found at Open that failed a check and
 	// were left alone (journal.go), each said in a sentence to warn with.
 	Refused []string
@@ -252,6 +255,9 @@ func (w *Workspace) host(name string) string { return w.Abs(name) }
 
 // Open opens name for reading.
 func (w *Workspace) Open(name string) (*os.File, error) {
+	if err := w.CheckRead(name); err != nil {
+		return nil, err
+	}
 	var f *os.File
 	var err error
 	if w.root != nil {
@@ -264,6 +270,9 @@ func (w *Workspace) Open(name string) (*os.File, error) {
 
 // ReadFile reads the whole of name.
 func (w *Workspace) ReadFile(name string) ([]byte, error) {
+	if err := w.CheckRead(name); err != nil {
+		return nil, err
+	}
 	var b []byte
 	var err error
 	if w.root != nil {
@@ -298,18 +307,36 @@ func (w *Workspace) Lstat(name string) (fs.FileInfo, error) {
 	return fi, w.Error(name, err)
 }
 
-// ReadDir lists a directory, sorted by name.
+// ReadDir lists a directory, sorted by name; entries the policy denies
+// reading are left out.
 func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
-	if w.root != nil {
-		ents, err := fs.ReadDir(w.root.FS(), name)
-		return ents, w.Error(name, err)
+	if err := w.CheckRead(name); err != nil {
+		return nil, err
 	}
-	ents, err := os.ReadDir(w.host(name))
+	var ents []fs.DirEntry
+	var err error
+	if w.root != nil {
+		ents, err = fs.ReadDir(w.root.FS(), name)
+	} else {
+		ents, err = os.ReadDir(w.host(name))
+	}
+	if !w.Policy.Empty() {
+		kept := ents[:0]
+		for _, e := range ents {
+			if !w.Hidden(name, e.Name()) {
+				kept = append(kept, e)
+			}
+		}
+		ents = kept
+	}
 	return ents, w.Error(name, err)
 }
 
 // MkdirAll creates name and its parents.
 func (w *Workspace) MkdirAll(name string) error {
+	if err := w.CheckWrite(name); err != nil {
+		return err
+	}
 	if w.root != nil {
 		return w.Error(name, w.root.MkdirAll(name, 0o777))
 	}
@@ -318,6 +345,9 @@ func (w *Workspace) MkdirAll(name string) error {
 
 // Remove removes a file, an empty directory, or a symlink itself (never its target).
 func (w *Workspace) Remove(name string) error {
+	if err := w.CheckWrite(name); err != nil {
+		return err
+	}
 	if w.root != nil {
 		return w.Error(name, w.root.Remove(name))
 	}
@@ -326,6 +356,11 @@ func (w *Workspace) Remove(name string) error {
 
 // Rename renames oldname to newname, replacing newname atomically.
 func (w *Workspace) Rename(oldname, newname string) error {
+	for _, n := range []string{oldname, newname} {
+		if err := w.CheckWrite(n); err != nil {
+			return err
+		}
+	}
 	var err error
 	if w.root != nil {
 		err = w.root.Rename(oldname, newname)
@@ -337,6 +372,12 @@ func (w *Workspace) Rename(oldname, newname string) error {
 
 // Link creates newname as a hard link to oldname.
 func (w *Workspace) Link(oldname, newname string) error {
+	if err := w.CheckRead(oldname); err != nil {
+		return err
+	}
+	if err := w.CheckWrite(newname); err != nil {
+		return err
+	}
 	var err error
 	if w.root != nil {
 		err = w.root.Link(oldname, newname)
@@ -360,6 +401,13 @@ func (w *Workspace) Readlink(name string) (string, error) {
 
 // OpenFile opens name with flags and perm through the root.
 func (w *Workspace) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	check := w.CheckRead
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
+		check = w.CheckWrite
+	}
+	if err := check(name); err != nil {
+		return nil, err
+	}
 	var f *os.File
 	var err error
 	if w.root != nil {

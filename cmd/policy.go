@@ -1,0 +1,194 @@
+package cmd
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/policy"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// The path policy's rules come from three places, and add up: a rule given
+// anywhere holds (a flag cannot drop one the config file sets). Each keeps
+// its source for the refusals that name it.
+var policyKinds = []struct {
+	kind policy.Kind
+	env  string // the variable: patterns separated by commas
+	key  string // the config file's key
+}{
+	{policy.ReadDeny, "HUNK_DENY_READ", "policy.read.deny"},
+	{policy.WriteDeny, "HUNK_DENY_WRITE", "policy.write.deny"},
+	{policy.WriteAllow, "HUNK_ALLOW_WRITE", "policy.write.allow"},
+}
+
+// addPolicyFlags adds --deny-read, --deny-write and --allow-write to every
+// command.
+func addPolicyFlags(pf *pflag.FlagSet) {
+	pf.StringArray("deny-read", nil, "never read (nor write) paths matching `GLOB` (gitignore-style, from the workspace root; repeatable)")
+	pf.StringArray("deny-write", nil, "never write paths matching `GLOB` (repeatable)")
+	pf.StringArray("allow-write", nil, "write only paths matching `GLOB` (repeatable; with none, every path not denied)")
+}
+
+// policyRules gathers the rules of the flags, the HUNK_* variables and the
+// config file (file: "" for none).
+func policyRules(cmd *cobra.Command, file string) ([]policy.Rule, error) {
+	var rules []policy.Rule
+	var fileRules *viper.Viper
+	var lines []string
+	if file != "" {
+		fileRules = viper.New()
+		fileRules.SetConfigFile(file)
+		fileRules.SetConfigType("yaml")
+		if err := fileRules.ReadInConfig(); err != nil {
+			fileRules = nil
+		}
+		if b, err := os.ReadFile(file); err == nil {
+			sc := bufio.NewScanner(strings.NewReader(string(b)))
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+		}
+	}
+	for _, k := range policyKinds {
+		flag := k.kind.Flag()
+		if f := cmd.Flags().Lookup(strings.TrimPrefix(flag, "--")); f != nil {
+			vals, _ := cmd.Flags().GetStringArray(f.Name)
+			for _, p := range vals {
+				rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: flag})
+			}
+		}
+		if v, ok := os.LookupEnv(k.env); ok {
+			for _, p := range strings.Split(v, ",") {
+				if strings.TrimSpace(p) != "" {
+					rules = append(rules, policy.Rule{Kind: k.kind, Pattern: strings.TrimSpace(p), Source: k.env})
+				}
+			}
+		}
+		if fileRules != nil && fileRules.IsSet(k.key) {
+			vals, err := toStrings(fileRules.Get(k.key))
+			if err != nil {
+				return nil, result.Errorf(result.InvalidArgument, "config file %s: %s: %v", file, k.key, err).
+					WithHint("give a list of patterns, e.g. " + k.key + ": [\".env\", \"secrets/\"]")
+			}
+			for _, p := range vals {
+				rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: file + ":" + lineOf(lines, p)})
+			}
+		}
+	}
+	return rules, nil
+}
+
+// toStrings reads a config value that must be a list of strings (or one).
+func toStrings(v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return []string{v}, nil
+	case []any:
+		var out []string
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, errNotStrings
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	case []string:
+		return v, nil
+	}
+	return nil, errNotStrings
+}
+
+var errNotStrings = result.Usagef("not a list of patterns")
+
+// lineOf is the line (1-based) of the config file that holds the pattern,
+// "?" when none does.
+func lineOf(lines []string, pattern string) string {
+	for i, l := range lines {
+		if strings.Contains(l, `"`+pattern+`"`) || strings.Contains(l, `'`+pattern+`'`) {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	for i, l := range lines {
+		if strings.Contains(l, pattern) {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	return "?"
+}
+
+// foldsCase reports whether the file system of dir compares names without
+// regard to case: dir named with its case changed is dir itself.
+func foldsCase(dir string) bool {
+	other := swapCase(filepath.Base(dir))
+	if other == filepath.Base(dir) {
+		return false
+	}
+	a, err1 := os.Stat(dir)
+	b, err2 := os.Stat(filepath.Join(filepath.Dir(dir), other))
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return r
+	}, s)
+}
+
+func init() { register("policy", newPolicyCmd) }
+
+func newPolicyCmd(app *App) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "policy",
+		Short: "Show how the path policy decides paths",
+		Long: `The path policy says which paths of the workspace hunk may read and write:
+--deny-read GLOB (neither read nor written), --deny-write GLOB, --allow-write
+GLOB (only those written), the same as HUNK_DENY_READ, HUNK_DENY_WRITE and
+HUNK_ALLOW_WRITE (comma-separated), and policy.read.deny, policy.write.deny
+and policy.write.allow in the config file. Rules from all three add up;
+deny wins. Patterns are gitignore-style, relative to the workspace root.`,
+		Args: exactArgs(0),
+	}
+	var read, write bool
+	check := &cobra.Command{
+		Use:   "check [--read|--write] PATH...",
+		Short: "Say whether each path may be read and written, and the deciding rule",
+		Example: `  hunk --deny-read .env policy check .env src/main.go
+  hunk policy check --write .github/workflows/ci.yml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			env, err := app.Env()
+			if err != nil {
+				return err
+			}
+			out, err := ops.CheckPolicy(env, args, read, write)
+			if err != nil {
+				return err
+			}
+			if err := app.Render(out); err != nil {
+				return err
+			}
+			if out.ExitCode != 0 {
+				return silentExit(out.ExitCode)
+			}
+			return nil
+		},
+	}
+	check.Flags().BoolVar(&read, "read", false, "check reading only")
+	check.Flags().BoolVar(&write, "write", false, "check writing only")
+	c.AddCommand(check)
+	return c
+}

@@ -1,0 +1,116 @@
+package workspace
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/policy"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// The path policy (package policy) is applied here, where every operation's
+// paths pass: a read of a read-denied path and a change of a write-denied
+// one fail with DENIED, naming the rule, before anything is read or
+// written. A path is checked as named and as its symbolic links lead (a
+// link to .env is .env), in every directory of it.
+
+// CheckRead refuses to read name when the policy denies it.
+func (w *Workspace) CheckRead(name string) error {
+	if w.Policy.Empty() {
+		return nil
+	}
+	for _, n := range w.policyNames(name) {
+		if d := w.Policy.Read(n); !d.Allowed {
+			return w.denied(name, n, "reading", d)
+		}
+	}
+	return nil
+}
+
+// CheckWrite refuses to create, change, remove or rename name when the
+// policy denies writing it.
+func (w *Workspace) CheckWrite(name string) error {
+	if w.Policy.Empty() {
+		return nil
+	}
+	for _, n := range w.policyNames(name) {
+		if d := w.Policy.Write(n); !d.Allowed {
+			return w.denied(name, n, "writing", d)
+		}
+	}
+	return nil
+}
+
+// Hidden reports whether a listing of dir leaves its entry out: reading it
+// is denied.
+func (w *Workspace) Hidden(dir, entry string) bool {
+	return !w.Policy.Empty() && w.CheckRead(path.Join(dir, entry)) != nil
+}
+
+func (w *Workspace) denied(name, real, what string, d policy.Decision) error {
+	via := ""
+	if real != name {
+		via = " (it leads to " + Quote(real) + ")"
+	}
+	return result.Errorf(result.Denied, "%s: %s is %s%s", Quote(name), what, d.Reason(), via).
+		WithHint("the policy is the person running hunk's: --deny-read, --deny-write and --allow-write, HUNK_DENY_READ, HUNK_DENY_WRITE and HUNK_ALLOW_WRITE, policy: in the config file; hunk policy check PATH shows the deciding rule").
+		At(name)
+}
+
+// policyNames are the names a policy decides name by: the name itself and,
+// when a symbolic link on its way leads elsewhere in the workspace, where
+// it leads.
+func (w *Workspace) policyNames(name string) []string {
+	names := []string{name}
+	if real := w.realName(name); real != name && real != "" {
+		names = append(names, real)
+	}
+	return names
+}
+
+// realName resolves every symbolic link on name's way, within the
+// workspace ("" when a link leads outside it or loops: the access itself is
+// refused then).
+func (w *Workspace) realName(name string) string {
+	if !w.confined && filepath.IsAbs(name) {
+		return name
+	}
+	segs := strings.Split(path.Clean(name), "/")
+	cur := "."
+	for links := 0; len(segs) > 0; {
+		next := path.Join(cur, segs[0])
+		segs = segs[1:]
+		fi, err := w.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			if err != nil { // the rest does not exist yet: as named
+				return path.Join(append([]string{cur}, segs...)...)
+			}
+			continue
+		}
+		if links++; links > maxLinks {
+			return ""
+		}
+		target, err := w.Readlink(next)
+		if err != nil {
+			return ""
+		}
+		var to string
+		if filepath.IsAbs(target) {
+			if to, err = w.Resolve(target); err != nil {
+				return ""
+			}
+		} else {
+			to = path.Join(path.Dir(next), filepath.ToSlash(target))
+			if to == ".." || strings.HasPrefix(to, "../") {
+				return ""
+			}
+		}
+		// Start again from the root along where the link leads.
+		segs = append(strings.Split(to, "/"), segs...)
+		cur = "."
+	}
+	return cur
+}
