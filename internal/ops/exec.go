@@ -129,6 +129,14 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if err := req.check(); err != nil {
 		return nil, nil, err
 	}
+	if rules := env.Workspace.Policy.Rules(); len(rules) > 0 {
+		// No driver holds a command to the path policy yet: refused, never
+		// run with a weaker policy than hunk's own tools keep.
+		return nil, nil, result.Errorf(result.LimitUnenforceable,
+			"exec: the path policy (%d rule%s, the first %s) cannot be held by the sandbox drivers yet; the command was not run, rather than let it read or write what the policy denies",
+			len(rules), plural(len(rules)), rules[0]).
+			WithHint("run commands with a hunk that has no --deny-read/--deny-write/--allow-write rules (another config file), or change files through hunk's own commands, which hold the policy")
+	}
 	if req.TimeoutSeconds > 0 {
 		req.Timeout = time.Duration(req.TimeoutSeconds * float64(time.Second))
 	}
