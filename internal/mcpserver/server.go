@@ -550,7 +550,7 @@ func (s *server) narrow(roots []string) *tools.Session {
 			continue
 		}
 		ws.Durable = base.Env.Workspace.Durable
-		ws.Policy = base.Env.Workspace.Policy // the policy holds under the client's root too (its rules are relative to -C)
+		ws.Policy = base.Env.Workspace.Policy.Within(filepath.ToSlash(rel)) // the rules are -C's: decided as rel/NAME
 		env := *base.Env
 		env.Workspace = ws
 		n := *base

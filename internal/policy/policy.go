@@ -61,6 +61,20 @@ type Policy struct {
 	// fold compares names without regard to case (a file system that folds
 	// case: "a/.ENV" is "a/.env").
 	fold bool
+	// prefix is where the names decided lie below the root the rules are
+	// relative to (Within).
+	prefix string
+}
+
+// Within is the policy for a workspace narrowed to dir (a path relative to
+// the root the rules are written for): its names are decided as dir/NAME.
+func (p *Policy) Within(dir string) *Policy {
+	if p == nil {
+		return nil
+	}
+	q := *p
+	q.prefix = path.Join(p.prefix, dir)
+	return &q
 }
 
 // New compiles rules; a pattern that is empty, or whose brackets do not
@@ -183,6 +197,9 @@ func (p *Policy) first(name string, kind Kind) *Rule {
 // match reports whether r matches name or a directory above it.
 func (p *Policy) match(r *Rule, name string) bool {
 	name = path.Clean(strings.TrimPrefix(name, "/"))
+	if p.prefix != "" {
+		name = path.Join(p.prefix, name)
+	}
 	if name == "." {
 		return false // the root itself: a rule names something in it
 	}

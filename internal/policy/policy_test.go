@@ -121,3 +121,15 @@ func FuzzPolicy(f *testing.F) {
 		p.Write(name)
 	})
 }
+
+// TestWithin: a workspace narrowed to a directory decides its names as
+// they lie under the root the rules were written for.
+func TestWithin(t *testing.T) {
+	p := mustNew(t, false, Rule{Kind: WriteDeny, Pattern: "/sub/gen/", Source: "t"})
+	if p.Write("gen/x").Allowed == false {
+		t.Error("gen/x at the root is not sub/gen/x")
+	}
+	if p.Within("sub").Write("gen/x").Allowed {
+		t.Error("gen/x under sub is sub/gen/x, which is denied")
+	}
+}
