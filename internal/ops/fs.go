@@ -15,6 +15,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/glob"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -463,7 +464,7 @@ func Glob(pattern, rel string) bool {
 	}
 	segs := strings.Split(rel, "/")
 	for _, alt := range expandBraces(pattern, maxBraceExpansions) {
-		if globSegs(strings.Split(alt, "/"), segs) {
+		if glob.Segments(strings.Split(alt, "/"), segs, segMatch) {
 			return !negate
 		}
 	}
@@ -542,26 +543,6 @@ func segMatch(pat, seg string) bool {
 	}
 	ok, _ := path.Match(pat, seg)
 	return ok
-}
-
-func globSegs(pat, segs []string) bool {
-	// ok[j] reports whether pat[i:] matches segs[j:], for i from the end
-	// back: polynomial however many ** the pattern holds.
-	ok := make([]bool, len(segs)+1)
-	ok[len(segs)] = true
-	for i := len(pat) - 1; i >= 0; i-- {
-		next := make([]bool, len(segs)+1)
-		for j := len(segs); j >= 0; j-- {
-			switch {
-			case pat[i] == "**":
-				next[j] = ok[j] || (j < len(segs) && next[j+1])
-			case j < len(segs):
-				next[j] = segMatch(pat[i], segs[j]) && ok[j+1]
-			}
-		}
-		ok = next
-	}
-	return ok[0]
 }
 
 // maxSearchResults bounds a search.

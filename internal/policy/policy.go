@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/glob"
 )
 
 // Kind is the kind of a rule.
@@ -208,30 +210,15 @@ func (p *Policy) match(r *Rule, name string) bool {
 	}
 	segs := strings.Split(name, "/")
 	for n := 1; n <= len(segs); n++ {
-		if matchSegs(r.segs, segs[:n]) {
+		if glob.Segments(r.segs, segs[:n], segMatch) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchSegs matches path segments against pattern segments, ** for any
-// number of segments; polynomial however many ** there are.
-func matchSegs(pat, segs []string) bool {
-	ok := make([]bool, len(segs)+1)
-	ok[len(segs)] = true
-	for i := len(pat) - 1; i >= 0; i-- {
-		next := make([]bool, len(segs)+1)
-		for j := len(segs); j >= 0; j-- {
-			switch {
-			case pat[i] == "**":
-				next[j] = ok[j] || (j < len(segs) && next[j+1])
-			case j < len(segs):
-				m, _ := path.Match(pat[i], segs[j])
-				next[j] = m && ok[j+1]
-			}
-		}
-		ok = next
-	}
-	return ok[0]
+// segMatch matches one segment as path.Match does.
+func segMatch(pattern, name string) bool {
+	m, _ := path.Match(pattern, name)
+	return m
 }
