@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,20 +41,18 @@ func addPolicyFlags(pf *pflag.FlagSet) {
 // config file (file: "" for none).
 func policyRules(cmd *cobra.Command, file string) ([]policy.Rule, error) {
 	var rules []policy.Rule
+	// The file's own rules, apart from the HUNK_* variables viper merges
+	// in: its text read once more, and parsed only when it sets a policy.
 	var fileRules *viper.Viper
 	var lines []string
 	if file != "" {
-		fileRules = viper.New()
-		fileRules.SetConfigFile(file)
-		fileRules.SetConfigType("yaml")
-		if err := fileRules.ReadInConfig(); err != nil {
-			fileRules = nil
-		}
-		if b, err := os.ReadFile(file); err == nil {
-			sc := bufio.NewScanner(strings.NewReader(string(b)))
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
+		if b, err := os.ReadFile(file); err == nil && bytes.Contains(b, []byte("policy")) {
+			fileRules = viper.New()
+			fileRules.SetConfigType("yaml")
+			if fileRules.ReadConfig(bytes.NewReader(b)) != nil {
+				fileRules = nil
 			}
+			lines = strings.Split(string(b), "\n")
 		}
 	}
 	for _, k := range policyKinds {

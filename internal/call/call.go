@@ -513,6 +513,16 @@ func shellText(ctx context.Context, s *tools.Session, x tools.ExecInput) (string
 	if err != nil {
 		return codexExecOutput(errorText(result.Failure(err, nil)), result.ExitCode(err), 0), true
 	}
+	text := outputText(d)
+	if out.Failure != nil {
+		text += out.Failure.Msg + "\n"
+	}
+	return codexExecOutput(text, out.ExitCode, float64(d.DurationMs)/1000), out.ExitCode != 0 || out.Failure != nil
+}
+
+// outputText is a command's stdout followed by its stderr, on a line of
+// their own.
+func outputText(d *ops.ExecDetails) string {
 	text := d.Stdout
 	if d.Stderr != "" {
 		if text != "" && !strings.HasSuffix(text, "\n") {
@@ -520,10 +530,7 @@ func shellText(ctx context.Context, s *tools.Session, x tools.ExecInput) (string
 		}
 		text += d.Stderr
 	}
-	if out.Failure != nil {
-		text += out.Failure.Msg + "\n"
-	}
-	return codexExecOutput(text, out.ExitCode, float64(d.DurationMs)/1000), out.ExitCode != 0 || out.Failure != nil
+	return text
 }
 
 // codexExecOutput is Codex's JSON rendering of a command's result.
@@ -583,13 +590,7 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if err != nil {
 			return fail(err)
 		}
-		text := d.Stdout
-		if se := d.Stderr; se != "" {
-			if text != "" && !strings.HasSuffix(text, "\n") {
-				text += "\n"
-			}
-			text += se
-		}
+		text := outputText(d)
 		if out.Failure != nil {
 			text += "\n" + out.Failure.Msg
 		}

@@ -93,6 +93,26 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *rpcError       `json:"error,omitempty"`
+
+	call *callParams // a tools/call's params, once decoded
+}
+
+// callParams are a tools/call's params.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// callParams decodes m's params as a tools/call's, once.
+func (m *message) callParams() (*callParams, error) {
+	if m.call == nil {
+		var p callParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, err
+		}
+		m.call = &p
+	}
+	return m.call, nil
 }
 
 type rpcError struct {
@@ -223,7 +243,7 @@ func (s *server) line(ctx context.Context, line []byte) {
 		s.write(errorReply(nil, -32600, "Invalid Request: a message is a JSON object"))
 		return
 	}
-	if m.Method == "tools/call" && len(m.ID) > 0 && s.aside(m.Params) {
+	if m.Method == "tools/call" && len(m.ID) > 0 && s.aside(&m) {
 		// A call that may run long (exec) or waits for the client's roots
 		// runs beside the reading, so a cancellation or the roots reach
 		// it; the others are answered at once, without a hand-off.
@@ -249,12 +269,8 @@ func (s *server) line(ctx context.Context, line []byte) {
 // aside reports whether a tools/call runs beside the reading: exec (it may
 // run for minutes), and any call while the client's roots are being asked
 // for (it waits for them, and their answer comes on the line).
-func (s *server) aside(params json.RawMessage) bool {
-	var p struct {
-		Name string `json:"name"`
-	}
-	json.Unmarshal(params, &p)
-	if p.Name == "exec" {
+func (s *server) aside(m *message) bool {
+	if p, err := m.callParams(); err == nil && p.Name == "exec" {
 		return true
 	}
 	s.mu.Lock()
@@ -402,11 +418,8 @@ func (s *server) request(ctx context.Context, method string, params any) (*messa
 // call runs a tools/call request; a tool's failure is an isError result,
 // an unknown tool a protocol error.
 func (s *server) call(ctx context.Context, m *message) (any, *rpcError) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil {
+	p, err := m.callParams()
+	if err != nil {
 		return nil, &rpcError{codeInvalidParams, "tools/call: " + err.Error()}
 	}
 	t := s.toolByName[p.Name]

@@ -201,7 +201,10 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 	var res *edit.Result
 	if len(es) == 0 {
 		// No edits: the file as it is, as the reference answers.
-		data, err := readFileText(env.Workspace, name)
+		_, data, err := readText(env.Workspace, name)
+		if err == nil {
+			err = workspace.CheckText(name, data)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -220,22 +223,6 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 	res.Old, res.New = nil, nil
 	res.Diff = d
 	return &Output{Text: text, Message: text, Diff: d, Details: &EditDetails{Result: *res, DryRun: dryRun}}, nil
-}
-
-// readFileText reads a file an edit may change: text, not a directory.
-func readFileText(ws *workspace.Workspace, name string) ([]byte, error) {
-	fi, err := ws.Stat(name)
-	if err != nil {
-		return nil, ws.DidYouMean(name, err)
-	}
-	if fi.IsDir() {
-		return nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
-	}
-	data, err := ws.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return data, workspace.CheckText(name, data)
 }
 
 // Mkdir creates a directory and its parents; an existing one is fine.

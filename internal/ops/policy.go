@@ -49,21 +49,19 @@ func CheckPolicy(env *Env, paths []string, read, write bool) (*Output, error) {
 		for _, k := range []struct {
 			on    bool
 			kind  string
-			check func(string) error
-		}{{read, "read", ws.CheckRead}, {write, "write", ws.CheckWrite}} {
+			write bool
+		}{{read, "read", false}, {write, "write", true}} {
 			if !k.on {
 				continue
 			}
-			c := PolicyCheck{Path: name, Kind: k.kind, Allow: true}
-			if err := k.check(name); err != nil {
-				c.Allow, c.Rule, code = false, result.As(err).Msg, 1
-			}
-			d.Checks = append(d.Checks, c)
+			decision, by := ws.Decide(name, k.write)
+			c := PolicyCheck{Path: name, Kind: k.kind, Allow: decision.Allowed}
 			verdict := "allowed"
 			if !c.Allow {
-				verdict = "denied"
+				c.Rule, verdict, code = decision.Reason()+workspace.Via(name, by), "denied", 1
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verdict, k.kind, workspace.Quote(name), why(c.Rule, name))
+			d.Checks = append(d.Checks, c)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verdict, k.kind, workspace.Quote(name), c.Rule)
 		}
 	}
 	tw.Flush()
@@ -76,15 +74,4 @@ func CheckPolicy(env *Env, paths []string, read, write bool) (*Output, error) {
 	}
 	text := strings.Join(lines, "\n")
 	return &Output{Text: text, Message: text, Data: true, Details: d, ExitCode: code}, nil
-}
-
-// why is the part of a refusal after the path: the rule and its source.
-func why(msg, name string) string {
-	if msg == "" {
-		return ""
-	}
-	if i := strings.Index(msg, " is "); i >= 0 {
-		return msg[i+len(" is "):]
-	}
-	return msg
 }

@@ -16,15 +16,30 @@ import (
 // written. A path is checked as named and as its symbolic links lead (a
 // link to .env is .env), in every directory of it.
 
-// CheckRead refuses to read name when the policy denies it.
-func (w *Workspace) CheckRead(name string) error {
+// Decide is the policy's decision on reading (write false) or writing
+// name, and the name it was decided by: name itself, or where a symbolic
+// link on its way leads.
+func (w *Workspace) Decide(name string, write bool) (d policy.Decision, by string) {
 	if w.Policy.Empty() {
-		return nil
+		return policy.Decision{Allowed: true}, name
 	}
 	for _, n := range w.policyNames(name) {
-		if d := w.Policy.Read(n); !d.Allowed {
-			return w.denied(name, n, "reading", d)
+		if write {
+			d = w.Policy.Write(n)
+		} else {
+			d = w.Policy.Read(n)
 		}
+		if !d.Allowed {
+			return d, n
+		}
+	}
+	return d, name
+}
+
+// CheckRead refuses to read name when the policy denies it.
+func (w *Workspace) CheckRead(name string) error {
+	if d, by := w.Decide(name, false); !d.Allowed {
+		return w.denied(name, by, "reading", d)
 	}
 	return nil
 }
@@ -32,15 +47,18 @@ func (w *Workspace) CheckRead(name string) error {
 // CheckWrite refuses to create, change, remove or rename name when the
 // policy denies writing it.
 func (w *Workspace) CheckWrite(name string) error {
-	if w.Policy.Empty() {
-		return nil
-	}
-	for _, n := range w.policyNames(name) {
-		if d := w.Policy.Write(n); !d.Allowed {
-			return w.denied(name, n, "writing", d)
-		}
+	if d, by := w.Decide(name, true); !d.Allowed {
+		return w.denied(name, by, "writing", d)
 	}
 	return nil
+}
+
+// Via says by which name a path was decided, when not its own.
+func Via(name, by string) string {
+	if by == name {
+		return ""
+	}
+	return " (it leads to " + Quote(by) + ")"
 }
 
 // Hidden reports whether a listing of dir leaves its entry out: reading it
@@ -49,12 +67,8 @@ func (w *Workspace) Hidden(dir, entry string) bool {
 	return !w.Policy.Empty() && w.CheckRead(path.Join(dir, entry)) != nil
 }
 
-func (w *Workspace) denied(name, real, what string, d policy.Decision) error {
-	via := ""
-	if real != name {
-		via = " (it leads to " + Quote(real) + ")"
-	}
-	return result.Errorf(result.Denied, "%s: %s is %s%s", Quote(name), what, d.Reason(), via).
+func (w *Workspace) denied(name, by, what string, d policy.Decision) error {
+	return result.Errorf(result.Denied, "%s: %s is %s%s", Quote(name), what, d.Reason(), Via(name, by)).
 		WithHint("the policy is the person running hunk's: --deny-read, --deny-write and --allow-write, HUNK_DENY_READ, HUNK_DENY_WRITE and HUNK_ALLOW_WRITE, policy: in the config file; hunk policy check PATH shows the deciding rule").
 		At(name)
 }
