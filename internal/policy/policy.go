@@ -112,6 +112,9 @@ func New(rules []Rule, fold bool) (*Policy, error) {
 		if !anchored {
 			segs = append([]string{"**"}, segs...)
 		}
+		if len(segs) > maxSegments {
+			return nil, fmt.Errorf("policy rule %s: more than %d names deep", r.String(), maxSegments-1)
+		}
 		r.segs = segs
 		p.rules = append(p.rules, &r)
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 	"testing"
 )
@@ -118,7 +119,21 @@ func FuzzPolicy(f *testing.F) {
 			return
 		}
 		p.Read(name)
-		p.Write(name)
+		denied := !p.Write(name).Allowed
+		// The sandbox's walk (Rule.step, a segment at a time) decides as
+		// the rule matcher does.
+		clean := path.Clean(strings.TrimPrefix(name, "/"))
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+			return
+		}
+		r := p.rules[0]
+		s := r.closure(1)
+		for _, seg := range strings.Split(clean, "/") {
+			s = r.step(s, p.fold, seg)
+		}
+		if stepped := s&r.done() != 0; stepped != denied {
+			t.Fatalf("%q on %q: matcher %v, walk %v", pattern, name, denied, stepped)
+		}
 	})
 }
 
