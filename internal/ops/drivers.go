@@ -86,6 +86,7 @@ var guardLegend = [][2]string{
 	{sandbox.GuardSetuid, "cannot leave a set-user-ID or set-group-ID file behind (for whoever runs code there later)"},
 	{sandbox.GuardGit, "cannot change the workspace's .git, whose hooks and config git runs outside the sandbox (--git-write allows it)"},
 	{sandbox.GuardOwnState, "cannot change hunk's own config, caches, crash journals or history, which later hunk runs trust"},
+	{sandbox.GuardPolicy, "holds the path policy: cannot read a read-denied path of the workspace or change a write-denied one (landlock: write.allow only)"},
 	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
 	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},
 	{sandbox.GuardTerminal, "cannot type into the caller's terminal (TIOCSTI)"},

@@ -129,14 +129,6 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if err := req.check(); err != nil {
 		return nil, nil, err
 	}
-	if rules := env.Workspace.Policy.Rules(); len(rules) > 0 {
-		// No driver holds a command to the path policy yet: refused, never
-		// run with a weaker policy than hunk's own tools keep.
-		return nil, nil, result.Errorf(result.LimitUnenforceable,
-			"exec: the path policy (%d rule%s, the first %s) cannot be held by the sandbox drivers yet; the command was not run, rather than let it read or write what the policy denies",
-			len(rules), plural(len(rules)), rules[0]).
-			WithHint("run commands with a hunk that has no --deny-read/--deny-write/--allow-write rules (another config file), or change files through hunk's own commands, which hold the policy")
-	}
 	if req.TimeoutSeconds > 0 {
 		req.Timeout = time.Duration(req.TimeoutSeconds * float64(time.Second))
 	}
@@ -213,9 +205,26 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if !req.Network && req.Driver != "none" {
 		cmdEnv = append(sandbox.OfflineEnv(cmdEnv), cmdEnv...)
 	}
+	layout, err := policyLayout(ws, req.ReadOnly)
+	if err != nil {
+		return nil, nil, err
+	}
 	var protect []string
-	if !req.GitWrite {
+	if !req.GitWrite && layout.Writable(".git", false) {
 		protect = sandbox.ProtectedPaths(ws.Dir())
+	}
+	mounts, hideOutside := layout.sandboxMounts(ws.Dir())
+	hide = append(hide, hideOutside...)
+	placed, err := layout.place(ws.Dir())
+	defer placed.remove()
+	if err != nil {
+		return nil, nil, err
+	}
+	if placed.any() && req.KeepWarm {
+		// A placeholder lives for one run; a warm container would keep a
+		// mount of it after it is gone.
+		req.KeepWarm = false
+		env.warn("the path policy needs a placeholder for a path that does not exist yet: this run uses a new container, not a warm one")
 	}
 	var own []string
 	if req.Driver != "none" {
@@ -226,7 +235,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 		own = sandbox.ProtectOwnState(sandbox.OwnState(os.Getenv), writable)
 	}
 	spec := sandbox.Spec{
-		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own,
+		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own, Policy: mounts, AllowOnly: layout.AllowOnly,
 		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
 		Network: req.Network, ReadOnly: req.ReadOnly,
 		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,

@@ -63,7 +63,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
 	c.SetGuards(map[string]bool{
-		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardGit: true, GuardOwnState: true, GuardPrivileges: true, GuardKeyring: true,
+		GuardProcesses: true, GuardProcessList: true, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardGit: true, GuardOwnState: true, GuardPolicy: true, GuardPrivileges: true, GuardKeyring: true,
 		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: true,
 	})
 	c.Reason = "namespaces (pid, net, ipc, uts, mount"
@@ -129,13 +129,22 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	for _, h := range hidden {
 		a = append(a, "--tmpfs", h)
 	}
-	if spec.ReadOnly {
+	if spec.ReadOnly || spec.AllowOnly {
 		a = append(a, "--ro-bind", spec.Workspace, spec.Workspace)
 	} else {
 		a = append(a, "--bind", spec.Workspace, spec.Workspace)
 	}
-	for _, p := range append(spec.Protect, spec.Own...) {
-		a = append(a, "--ro-bind", p, p)
+	for _, m := range spec.Mounts() {
+		switch {
+		case m.Mode == MountHidden && m.Dir:
+			a = append(a, "--tmpfs", m.Path, "--remount-ro", m.Path)
+		case m.Mode == MountHidden:
+			a = append(a, "--ro-bind", "/dev/null", m.Path)
+		case m.Mode == MountReadOnly:
+			a = append(a, "--ro-bind", m.Path, m.Path)
+		default:
+			a = append(a, "--bind", m.Path, m.Path)
+		}
 	}
 	// A workspace above /run (/, /var) would bring it back: hide it again.
 	for _, h := range hidden {

@@ -86,6 +86,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 			Reason: "the workspace is a git repository, and Landlock cannot keep its .git read-only: the command could plant hooks or config that git runs outside the sandbox",
 			Hint:   "run it under bwrap or docker (--driver bwrap; they keep .git read-only), or accept the risk with --git-write (exec.git-write: true in the config)"}
 	}
+	if !spec.policyGrantsOnly() {
+		// Landlock grants access to whole trees: a path inside a readable
+		// (or writable) one cannot be taken away again.
+		return Result{}, &GuardError{Driver: "landlock", Guard: GuardPolicy,
+			Reason: fmt.Sprintf("the path policy hides or keeps read-only %s inside the workspace, and Landlock can only grant access to whole trees", policyPaths(spec.Policy, spec.Workspace)),
+			Hint:   "run it under bwrap or docker (--driver bwrap), which hold the policy with mounts"}
+	}
 	if err := applyLimits("landlock", &spec, caps); err != nil {
 		return Result{}, err
 	}
@@ -104,8 +111,13 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		Ioctl:   ttyFiles,
 		Network: spec.Network,
 	}
-	if spec.ReadOnly {
+	if spec.ReadOnly || spec.AllowOnly {
 		pol.RO = append(pol.RO, spec.Workspace)
+		if !spec.ReadOnly {
+			for _, m := range spec.Policy { // write.allow: writable places
+				pol.RW = append(pol.RW, m.Path)
+			}
+		}
 	} else {
 		pol.RW = append(pol.RW, spec.Workspace)
 	}

@@ -2,7 +2,10 @@
 
 package sandbox
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 func init() { Register("none", func() Driver { return noneDriver{} }) }
 
@@ -24,6 +27,11 @@ func (noneDriver) probe(limits bool) Caps {
 }
 
 func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
+	if len(spec.Policy) > 0 || spec.AllowOnly {
+		return Result{}, &GuardError{Driver: "none", Guard: GuardPolicy,
+			Reason: fmt.Sprintf("the path policy hides or keeps read-only %s inside the workspace, and the none driver isolates nothing", policyPaths(spec.Policy, spec.Workspace)),
+			Hint:   "run it under bwrap or docker (--driver bwrap), which hold the policy with mounts"}
+	}
 	if err := applyLimits("none", &spec, d.probe(spec.limited())); err != nil {
 		return Result{}, err
 	}

@@ -6,9 +6,11 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -31,7 +33,14 @@ type Spec struct {
 	// Own are hunk's own configuration, caches and state where they lie
 	// inside a place the command may write (ProtectOwnState): read-only
 	// to it, or the run is refused (GuardOwnState).
-	Own       []string
+	Own []string
+	// Policy are the mounts that hold hunk's path policy over the
+	// workspace (absolute host paths, from policy.Layout, shallow first):
+	// a driver that cannot place them refuses the run (GuardPolicy).
+	Policy []Mount
+	// AllowOnly: the workspace is read-only to the command but for the
+	// Writable Policy mounts (write.allow rules).
+	AllowOnly bool
 	Timeout   time.Duration
 	Memory    int64   // bytes; 0 = no limit
 	Pids      int     // max processes; 0 = DefaultPids where enforceable; -1 = no limit
@@ -52,6 +61,80 @@ type Spec struct {
 	Pull     bool
 	KeepWarm bool
 	Idle     time.Duration
+}
+
+// Mount is a path of the workspace a driver mounts over for the policy.
+type Mount struct {
+	Path string // absolute host path
+	Mode MountMode
+	Dir  bool
+}
+
+// MountMode is what a Mount makes of its path.
+type MountMode int
+
+// The mount modes.
+const (
+	MountHidden   MountMode = iota // covered: an empty directory, or /dev/null for a file
+	MountReadOnly                  // bound read-only over itself
+	MountWritable                  // bound writable over itself
+)
+
+// Mounts are the mounts a driver places over the workspace once it is
+// bound: Protect and Own read-only, then the policy's, shallow before deep
+// (a deeper mount is placed after, and so over, a shallower one); one
+// hidden takes whatever would be under it.
+func (s Spec) Mounts() []Mount {
+	var all []Mount
+	for _, p := range append(append([]string(nil), s.Protect...), s.Own...) {
+		all = append(all, Mount{Path: p, Mode: MountReadOnly, Dir: true})
+	}
+	all = append(all, s.Policy...)
+	sort.SliceStable(all, func(i, j int) bool {
+		return strings.Count(all[i].Path, "/") < strings.Count(all[j].Path, "/")
+	})
+	var out []Mount
+	var hidden []string
+	for _, m := range all {
+		if Under(m.Path, hidden) {
+			continue
+		}
+		if m.Mode == MountHidden {
+			hidden = append(hidden, m.Path)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// policyGrantsOnly reports whether the policy's mounts need no more
+// than a read-only workspace with writable places in it (write.allow) —
+// what a driver that only grants access (landlock) can hold.
+func (s Spec) policyGrantsOnly() bool {
+	for _, m := range s.Policy {
+		if m.Mode != MountWritable {
+			return false
+		}
+	}
+	return true
+}
+
+// policyPaths names the first policy mounts for a refusal, relative to
+// the workspace.
+func policyPaths(ms []Mount, workspace string) string {
+	var names []string
+	for _, m := range ms {
+		if rel, err := filepath.Rel(workspace, m.Path); err == nil && m.Mode != MountWritable {
+			names = append(names, rel)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return "nothing but what write.allow rules leave writable"
+	case len(names) > 3:
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Result is what a run produced.
@@ -106,13 +189,14 @@ const (
 	GuardDescriptors = "descriptors"  // gets no descriptor of hunk's caller but stdin, stdout, stderr
 	GuardCleanup     = "cleanup"      // nothing it started survives hunk, even hunk killed with SIGKILL
 	GuardOwnState    = "own-state"    // cannot change hunk's config, caches, crash journals or history
+	GuardPolicy      = "policy"       // holds hunk's path policy: cannot read a read-denied path of the workspace nor change a write-denied one
 )
 
 // guards splits the Guard names into those on and those off.
 // SetGuards fills Guards and Gaps from what the driver guarantees here.
 func (c *Caps) SetGuards(on map[string]bool) {
 	c.Guards, c.Gaps = nil, nil
-	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardGit, GuardOwnState, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
+	for _, g := range []string{GuardProcesses, GuardProcessList, GuardSockets, GuardMetadata, GuardSetuid, GuardGit, GuardOwnState, GuardPolicy, GuardPrivileges, GuardKeyring, GuardTerminal, GuardDescriptors, GuardCleanup} {
 		if on[g] {
 			c.Guards = append(c.Guards, g)
 		} else {

@@ -87,7 +87,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	// default seccomp profile (which refuses the keyrings). A container
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
 	c.SetGuards(map[string]bool{
-		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardOwnState: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
+		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardOwnState: true, sandbox.GuardPolicy: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
 		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
@@ -150,9 +150,16 @@ func containerFor(spec sandbox.Spec) containerConfig {
 	h.CapDrop = []string{"ALL"}
 	h.SecurityOpt = []string{"no-new-privileges"}
 	h.Init = true
-	h.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: spec.Workspace, Target: spec.Workspace, ReadOnly: spec.ReadOnly}}
-	for _, p := range append(spec.Protect, spec.Own...) {
-		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
+	h.Mounts = []mount.Mount{{Type: mount.TypeBind, Source: spec.Workspace, Target: spec.Workspace, ReadOnly: spec.ReadOnly || spec.AllowOnly}}
+	for _, m := range spec.Mounts() {
+		switch {
+		case m.Mode == sandbox.MountHidden && m.Dir:
+			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeTmpfs, Target: m.Path})
+		case m.Mode == sandbox.MountHidden:
+			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: os.DevNull, Target: m.Path, ReadOnly: true})
+		default:
+			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: m.Path, Target: m.Path, ReadOnly: m.Mode == sandbox.MountReadOnly})
+		}
 	}
 	for _, p := range spec.RO {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
