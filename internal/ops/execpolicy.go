@@ -1,9 +1,17 @@
 package ops
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -44,33 +52,117 @@ func (l execLayout) sandboxMounts(dir string) ([]sandbox.Mount, []string) {
 	return out, l.Outside
 }
 
-// placeholders are the empty directories made for one run (removed after).
-type placeholders []string
+// placeholders are the empty directories made for runs over a workspace.
+// Runs share them: a directory removed on the host is unmounted in every
+// sandbox that mounts it, so one may be removed only when no run over the
+// workspace is going. Each run with policy mounts holds a shared lock (the
+// workspace's ".lock" file) while it goes; the placeholders made are listed
+// in the ".list" file, whose exclusive lock orders starts and ends; the
+// last run to end removes them.
+type placeholders struct {
+	base string   // the two files' path, without the extension
+	use  *os.File // the shared lock held while the run goes
+	// used: a mount of this run is a placeholder (made now, or listed).
+	used bool
+}
 
-// place makes the layout's placeholders: an empty directory where a
+// place makes the layout's placeholders — an empty directory where a
 // write-denied path does not exist yet, for the sandbox to mount read-only
-// so that the command cannot make it.
-func (l execLayout) place(dir string) (placeholders, error) {
-	var made placeholders
+// so that the command cannot make it — and takes the run's shared lock.
+// An empty directory already there (left by a run that did not end, or
+// made by one beside this) is used as it is.
+func (l execLayout) place(dir string) (*placeholders, error) {
+	p := &placeholders{}
+	if len(l.Mounts) == 0 {
+		return p, nil
+	}
+	sum := sha256.Sum256([]byte(dir))
+	p.base = filepath.Join(os.TempDir(), fmt.Sprintf("hunk-%d-placeholders-%x", os.Getuid(), sum[:8]))
+	list, err := lockedFile(p.base+".list", unix.LOCK_EX)
+	if err != nil {
+		return p, result.Errorf(result.IOError, "exec: cannot lock the path policy's placeholders: %v; the command was not run", err)
+	}
+	defer list.Close()
+	listed := map[string]bool{}
+	if b, err := io.ReadAll(list); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			listed[line] = true
+		}
+	}
 	for _, m := range l.Mounts {
+		path := filepath.Join(dir, filepath.FromSlash(m.Name))
+		if listed[path] {
+			p.used = true
+		}
 		if !m.Placeholder {
 			continue
 		}
-		p := filepath.Join(dir, filepath.FromSlash(m.Name))
-		if err := os.Mkdir(p, 0o755); err != nil {
-			return made, result.Errorf(result.IOError, "exec: cannot make the placeholder %s for policy rule %s: %v; the command was not run", m.Name, m.Rule, err).At(m.Name)
+		err := os.Mkdir(path, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			if entries, rerr := os.ReadDir(path); rerr == nil && len(entries) == 0 {
+				err = nil
+			}
 		}
-		made = append(made, p)
+		if err == nil {
+			_, err = list.WriteString(path + "\n")
+		}
+		if err != nil {
+			return p, result.Errorf(result.IOError, "exec: cannot make the placeholder %s for policy rule %s: %v; the command was not run", m.Name, m.Rule, err).At(m.Name)
+		}
+		p.used = true
 	}
-	return made, nil
+	if p.use, err = lockedFile(p.base+".lock", unix.LOCK_SH); err != nil {
+		return p, result.Errorf(result.IOError, "exec: cannot lock the path policy's placeholders: %v; the command was not run", err)
+	}
+	return p, nil
 }
 
-// any reports whether a placeholder was made.
-func (p placeholders) any() bool { return len(p) > 0 }
+// any reports whether a mount of the run is a placeholder.
+func (p *placeholders) any() bool { return p.used }
 
-// remove removes the placeholders, each if still an empty directory.
-func (p placeholders) remove() {
-	for i := len(p) - 1; i >= 0; i-- {
-		_ = os.Remove(p[i])
+// remove ends the run's hold on the placeholders and, when no other run
+// over the workspace holds them, removes every one listed (each if still
+// an empty directory).
+func (p *placeholders) remove() {
+	if p.use == nil {
+		return
 	}
+	list, err := lockedFile(p.base+".list", unix.LOCK_EX)
+	if err != nil {
+		p.use.Close()
+		return
+	}
+	defer list.Close()
+	fd := int(p.use.Fd())
+	_ = unix.Flock(fd, unix.LOCK_UN)
+	defer p.use.Close()
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+		return // another run goes on; the last one removes them
+	}
+	b, err := io.ReadAll(list)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if filepath.IsAbs(lines[i]) {
+			_ = unix.Rmdir(lines[i]) // an empty directory only, never what took its place
+		}
+	}
+	_ = list.Truncate(0)
+}
+
+// lockedFile opens (making it) a file of hunk's user in the host's
+// temporary directory — private to a sandboxed command under the drivers
+// that place mounts — and locks it (how: unix.LOCK_SH or LOCK_EX).
+func lockedFile(name string, how int) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
