@@ -52,19 +52,21 @@ type App struct {
 // Workspace opens the configured root once.
 func (a *App) Workspace() (*workspace.Workspace, error) {
 	if a.ws == nil {
-		ws, err := workspace.Open(a.Cfg.Root, a.Cfg.WorkspaceOnly)
+		rules := func(real string) (*policy.Policy, error) {
+			if len(a.Cfg.Policy) == 0 {
+				return nil, nil
+			}
+			p, err := policy.New(a.Cfg.Policy, foldsCase(real))
+			if err != nil {
+				return nil, result.Usagef("%v", err).WithHint("patterns are gitignore-style globs relative to the workspace root: .env, secrets/, /build, **/*.pem")
+			}
+			return p, nil
+		}
+		ws, err := workspace.OpenPolicy(a.Cfg.Root, a.Cfg.WorkspaceOnly, rules)
 		if err != nil {
 			return nil, err
 		}
 		ws.Durable = a.Cfg.Fsync
-		if len(a.Cfg.Policy) > 0 {
-			p, err := policy.New(a.Cfg.Policy, foldsCase(ws.Dir()))
-			if err != nil {
-				ws.Close()
-				return nil, result.Usagef("%v", err).WithHint("patterns are gitignore-style globs relative to the workspace root: .env, secrets/, /build, **/*.pem")
-			}
-			ws.Policy = p
-		}
 		for _, r := range ws.Refused {
 			a.Warn("crash journal %s", r)
 		}

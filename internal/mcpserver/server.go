@@ -29,6 +29,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -558,12 +559,14 @@ func (s *server) narrow(roots []string) *tools.Session {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			continue
 		}
-		ws, err := workspace.Open(dir, true)
+		within := func(string) (*policy.Policy, error) {
+			return base.Env.Workspace.Policy.Within(filepath.ToSlash(rel)), nil // the rules are -C's: decided as rel/NAME
+		}
+		ws, err := workspace.OpenPolicy(dir, true, within)
 		if err != nil {
 			continue
 		}
 		ws.Durable = base.Env.Workspace.Durable
-		ws.Policy = base.Env.Workspace.Policy.Within(filepath.ToSlash(rel)) // the rules are -C's: decided as rel/NAME
 		env := *base.Env
 		env.Workspace = ws
 		n := *base

@@ -360,6 +360,19 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 			}
 		}
 	}
+	// Recovery writes on behalf of the command that runs now: never where
+	// its path policy denies writing. The journal waits for a run whose
+	// policy allows it (the transaction was allowed when it ran).
+	for _, e := range ops {
+		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
+			if p == "" {
+				continue
+			}
+			if err := w.CheckWrite(filepath.ToSlash(p)); err != nil {
+				return fmt.Errorf("recovering it would write where the path policy denies it (%v); a hunk run whose policy allows it recovers it", err)
+			}
+		}
+	}
 	exists := func(p string) bool { _, err := w.Lstat(p); return err == nil }
 	holds := func(p, hash string, link bool) bool {
 		fi, err := w.Lstat(p)

@@ -45,7 +45,12 @@ type Workspace struct {
 }
 
 // Open opens dir as a workspace. confined=false is host mode.
-func Open(dir string, confined bool) (*Workspace, error) {
+func Open(dir string, confined bool) (*Workspace, error) { return OpenPolicy(dir, confined, nil) }
+
+// OpenPolicy is Open under a path policy: rules, given the root's real
+// path, returns it (nil: none). It is in place before anything is read or
+// written, crash recovery included.
+func OpenPolicy(dir string, confined bool, rules func(real string) (*policy.Policy, error)) (*Workspace, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -71,6 +76,14 @@ func Open(dir string, confined bool) (*Workspace, error) {
 			return nil, rootErr(dir, err)
 		}
 		w.root = r
+	}
+	if rules != nil {
+		p, err := rules(real)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.Policy = p
 	}
 	w.stateBase, w.stateRel = stateJournalDir(real)
 	w.RecoverInterrupted() // a transaction a killed hunk left half done goes first
