@@ -349,6 +349,7 @@ func (r *Rule) step(s uint64, fold bool, name string) uint64 {
 	if s&r.done() != 0 {
 		return r.done()
 	}
+	name = nfc(name)
 	if fold {
 		name = strings.ToLower(name)
 	}

@@ -13,6 +13,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/hunk-dev/hunk/internal/glob"
 )
@@ -85,7 +88,7 @@ func New(rules []Rule, fold bool) (*Policy, error) {
 	p := &Policy{fold: fold}
 	for i := range rules {
 		r := rules[i]
-		pat := strings.TrimSpace(r.Pattern)
+		pat := nfc(strings.TrimSpace(r.Pattern))
 		if fold {
 			pat = strings.ToLower(pat)
 		}
@@ -208,6 +211,7 @@ func (p *Policy) match(r *Rule, name string) bool {
 	if name == "." {
 		return false // the root itself: a rule names something in it
 	}
+	name = nfc(name)
 	if p.fold {
 		name = strings.ToLower(name)
 	}
@@ -218,6 +222,18 @@ func (p *Policy) match(r *Rule, name string) bool {
 		}
 	}
 	return false
+}
+
+// nfc is s in Unicode normalization form C: a name written with combining
+// accents (NFD, as macOS writes names) is decided as the same name
+// precomposed, whichever form the rule or the file system uses.
+func nfc(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFC.String(s)
+		}
+	}
+	return s
 }
 
 // segMatch matches one segment as path.Match does.

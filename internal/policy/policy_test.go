@@ -45,6 +45,9 @@ func TestMatch(t *testing.T) {
 		{"[a-c]x", "bx", true},
 		{".git", ".git/config", true},
 		{".git", ".gitignore", false},
+		{"caf\u00e9.txt", "cafe\u0301.txt", true}, // NFD on disk, NFC in the rule
+		{"cafe\u0301/", "caf\u00e9/x", true},
+		{".env", ".\u0435nv", false}, // a Cyrillic look-alike is another name
 	} {
 		p := mustNew(t, false, Rule{Kind: ReadDeny, Pattern: c.pattern, Source: "test"})
 		if got := !p.Read(c.name).Allowed; got != c.want {

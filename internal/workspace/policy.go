@@ -89,7 +89,7 @@ func (w *Workspace) policyNames(name string) []string {
 // refused then).
 func (w *Workspace) realName(name string) string {
 	if !w.confined && filepath.IsAbs(name) {
-		return name
+		return w.hostName(name)
 	}
 	segs := strings.Split(path.Clean(name), "/")
 	cur := "."
@@ -127,4 +127,28 @@ func (w *Workspace) realName(name string) string {
 		cur = "."
 	}
 	return cur
+}
+
+// hostName is, in host mode, the workspace's name for the absolute path
+// abs when, its links resolved (/dev/fd/N, /proc/self/root/…, a link of the
+// host), it leads into the workspace; abs itself otherwise.
+func (w *Workspace) hostName(abs string) string {
+	dir, rest := filepath.Clean(abs), ""
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			real = filepath.Join(real, rest)
+			if rel, err := filepath.Rel(w.dir, real); err == nil && filepath.IsLocal(rel) {
+				return w.realName(filepath.ToSlash(rel))
+			} else if err == nil && rel == "." {
+				return "."
+			}
+			return abs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
 }
