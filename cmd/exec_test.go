@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hunk-dev/hunk/internal/early"
 )
 
 // parseExec runs `hunk exec ARGS` with a recorder in place of the run and
@@ -90,5 +93,27 @@ func TestParseSize(t *testing.T) {
 		if _, err := parseSize(bad); err == nil {
 			t.Errorf("parseSize(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestRootValueFlags: every root flag that takes a value is known to
+// early.Subcommand, which finds the command's name before cobra runs (to
+// build only that command, and to catch exec's interrupts from the start):
+// `hunk --deny-read .env exec` is exec, not a command named ".env".
+func TestRootValueFlags(t *testing.T) {
+	root := newRootCmd(&App{}, nil)
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Value.Type() == "bool" {
+			return
+		}
+		if !early.RootValueFlags["--"+f.Name] {
+			t.Errorf("--%s takes a value but is not in early.RootValueFlags", f.Name)
+		}
+		if f.Shorthand != "" && !early.RootValueFlags["-"+f.Shorthand] {
+			t.Errorf("-%s takes a value but is not in early.RootValueFlags", f.Shorthand)
+		}
+	})
+	if got := early.Subcommand([]string{"--deny-read", ".env", "--allow-write", "src/", "-C", "ws", "exec", "--", "true"}); got != "exec" {
+		t.Errorf("Subcommand = %q, want exec", got)
 	}
 }

@@ -20,7 +20,10 @@ import (
 )
 
 // RootValueFlags are hunk's root flags that take a separate value argument.
-var RootValueFlags = map[string]bool{"-C": true, "--root": true, "--color": true, "--config": true}
+var RootValueFlags = map[string]bool{
+	"-C": true, "--root": true, "--color": true, "--config": true,
+	"--deny-read": true, "--deny-write": true, "--allow-write": true,
+}
 
 // Subcommand is the first argument of args that is not a root flag (or a
 // root flag's value): the subcommand's name, or "" when there is none.
