@@ -104,7 +104,7 @@ func (p *Policy) Layout(dir string, readOnly bool) (*Layout, error) {
 		s := r.closure(1)
 		if p.prefix != "" {
 			for _, seg := range strings.Split(p.prefix, "/") {
-				s = r.step(s, p.fold, seg)
+				s = r.step(s, p.norm(seg))
 			}
 		}
 		start[i] = s
@@ -167,8 +167,9 @@ func (w *layoutWalk) walk(rel string, st []uint64, writable bool) error {
 	next := make([]uint64, len(st))
 	for _, e := range entries {
 		name := path.Join(rel, e.Name())
+		seg := w.p.norm(e.Name())
 		for i, r := range w.p.rules {
-			next[i] = r.step(st[i], w.p.fold, e.Name())
+			next[i] = r.step(st[i], seg)
 		}
 		isLink := e.Type()&os.ModeSymlink != 0
 		isDir := e.IsDir()
@@ -343,15 +344,12 @@ func (r *Rule) closure(s uint64) uint64 {
 // done is the state of a whole match.
 func (r *Rule) done() uint64 { return 1 << len(r.segs) }
 
-// step moves the states s over one more segment of a path; a whole match
-// stays one (a rule that matches a directory covers what is in it).
-func (r *Rule) step(s uint64, fold bool, name string) uint64 {
+// step moves the states s over one more segment of a path (as Policy.norm
+// gives it); a whole match stays one (a rule that matches a directory
+// covers what is in it).
+func (r *Rule) step(s uint64, name string) uint64 {
 	if s&r.done() != 0 {
 		return r.done()
-	}
-	name = nfc(name)
-	if fold {
-		name = strings.ToLower(name)
 	}
 	var n uint64
 	for i, seg := range r.segs {

@@ -16,8 +16,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
-
-	"github.com/hunk-dev/hunk/internal/glob"
 )
 
 // Kind is the kind of a rule.
@@ -158,7 +156,8 @@ func (d Decision) Reason() string {
 // Read decides whether name (a clean slash path relative to the workspace
 // root, "." for the root) may be read.
 func (p *Policy) Read(name string) Decision {
-	if r := p.first(name, ReadDeny); r != nil {
+	segs := p.segments(name)
+	if r := p.first(segs, ReadDeny); r != nil {
 		return Decision{Rule: r}
 	}
 	return Decision{Allowed: true}
@@ -167,16 +166,17 @@ func (p *Policy) Read(name string) Decision {
 // Write decides whether name may be written (created, changed, removed,
 // renamed to or from).
 func (p *Policy) Write(name string) Decision {
-	if r := p.first(name, ReadDeny); r != nil {
+	segs := p.segments(name)
+	if r := p.first(segs, ReadDeny); r != nil {
 		return Decision{Rule: r}
 	}
-	if r := p.first(name, WriteDeny); r != nil {
+	if r := p.first(segs, WriteDeny); r != nil {
 		return Decision{Rule: r}
 	}
 	var allow []*Rule
 	for _, r := range p.Rules() {
 		if r.Kind == WriteAllow {
-			if p.match(r, name) {
+			if r.matches(segs) {
 				return Decision{Allowed: true}
 			}
 			allow = append(allow, r)
@@ -192,36 +192,53 @@ func (p *Policy) Write(name string) Decision {
 // out: it may not be read.
 func (p *Policy) Hides(name string) bool { return !p.Read(name).Allowed }
 
-// first is the first rule of kind that matches name.
-func (p *Policy) first(name string, kind Kind) *Rule {
+// first is the first rule of kind that matches the name of segments segs.
+func (p *Policy) first(segs []string, kind Kind) *Rule {
 	for _, r := range p.Rules() {
-		if r.Kind == kind && p.match(r, name) {
+		if r.Kind == kind && r.matches(segs) {
 			return r
 		}
 	}
 	return nil
 }
 
-// match reports whether r matches name or a directory above it.
-func (p *Policy) match(r *Rule, name string) bool {
+// segments are the segments of name as the rules see them: relative to
+// the root the rules are written for, in normalization form C, case-folded
+// where the file system folds case; none for the root itself (a rule names
+// something in it).
+func (p *Policy) segments(name string) []string {
 	name = path.Clean(strings.TrimPrefix(name, "/"))
-	if p.prefix != "" {
+	if p != nil && p.prefix != "" {
 		name = path.Join(p.prefix, name)
 	}
 	if name == "." {
-		return false // the root itself: a rule names something in it
+		return nil
 	}
+	return strings.Split(p.norm(name), "/")
+}
+
+// norm is a name (or a segment) as the rules compare it.
+func (p *Policy) norm(name string) string {
 	name = nfc(name)
-	if p.fold {
+	if p != nil && p.fold {
 		name = strings.ToLower(name)
 	}
-	segs := strings.Split(name, "/")
-	for n := 1; n <= len(segs); n++ {
-		if glob.Segments(r.segs, segs[:n], segMatch) {
-			return true
+	return name
+}
+
+// matches reports whether r matches the name of segments segs or a
+// directory above it.
+func (r *Rule) matches(segs []string) bool {
+	if len(segs) == 0 {
+		return false
+	}
+	s := r.closure(1)
+	for _, seg := range segs {
+		if s = r.step(s, seg); s == 0 {
+			return false
 		}
 	}
-	return false
+	return s&r.done() != 0
 }
 
 // nfc is s in Unicode normalization form C: a name written with combining

@@ -91,6 +91,9 @@ func (w *Workspace) realName(name string) string {
 	if !w.confined && filepath.IsAbs(name) {
 		return w.hostName(name)
 	}
+	if w.noLinks(name) {
+		return path.Clean(name)
+	}
 	segs := strings.Split(path.Clean(name), "/")
 	cur := "."
 	for links := 0; len(segs) > 0; {

@@ -42,6 +42,7 @@ type Workspace struct {
 	// state directory (stateJournalDir); stateBase "" when there is none.
 	stateBase string
 	stateRel  []string
+	rfd       rootFD // the policy's descriptor of the root (noLinks)
 }
 
 // Open opens dir as a workspace. confined=false is host mode.
@@ -105,6 +106,7 @@ func (w *Workspace) Confined() bool { return w.confined }
 
 // Close releases the root.
 func (w *Workspace) Close() error {
+	w.closeRootFD()
 	if w.root != nil {
 		return w.root.Close()
 	}
