@@ -147,19 +147,15 @@ func (w *layoutWalk) add(m Mount) {
 // create and remove entries in it.
 func (w *layoutWalk) walk(rel string, st []uint64, writable bool) error {
 	host := filepath.Join(w.dir, filepath.FromSlash(rel))
-	entries, err := os.ReadDir(host)
+	entries, err := readDir(host)
 	if err != nil {
 		return &UnholdableError{Rule: w.p.rules[0], Name: rel, Reason: fmt.Sprintf("cannot look into %s to place the policy: %v", display(rel), err)}
 	}
-	names := make(map[string]os.DirEntry, len(entries))
-	for _, e := range entries {
-		n := e.Name()
-		if w.p.fold {
-			n = strings.ToLower(n)
+	if writable && w.live(st, WriteDeny) {
+		names := make(map[string]os.DirEntry, len(entries))
+		for _, e := range entries {
+			names[w.p.norm(e.Name())] = e
 		}
-		names[n] = e
-	}
-	if writable {
 		if err := w.creatable(rel, st, names); err != nil {
 			return err
 		}
@@ -205,6 +201,27 @@ func (w *layoutWalk) walk(rel string, st []uint64, writable bool) error {
 		}
 	}
 	return nil
+}
+
+// readDir lists a directory unsorted (the mounts are sorted at the end).
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// live reports whether a rule of kind has states in st that have not yet
+// matched.
+func (w *layoutWalk) live(st []uint64, kind Kind) bool {
+	for i, r := range w.p.rules {
+		if r.Kind == kind && st[i] != 0 && st[i]&r.done() == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // matched is the first rule of kind whose states in st have matched.
@@ -358,7 +375,7 @@ func (r *Rule) step(s uint64, name string) uint64 {
 		}
 		if seg == "**" {
 			n |= 1 << i
-		} else if segMatch(seg, name) {
+		} else if r.segMatch(i, name) {
 			n |= 1 << (i + 1)
 		}
 	}

@@ -51,6 +51,45 @@ type Rule struct {
 	Source string
 
 	segs []string // the pattern's segments, "**" for any number
+	// lits holds, for each segment, how it matches without path.Match:
+	// the whole name (literal), or a prefix and suffix around one "*".
+	lits []segLit
+}
+
+// segLit is a segment matched without path.Match: exactly (no star) or
+// as prefix "*" suffix.
+type segLit struct {
+	ok             bool // the segment is one of these forms
+	star           bool
+	prefix, suffix string
+}
+
+// compileSeg sees whether seg is a literal or holds one "*" and no other
+// wildcard (".env", "*.pem", "id_rsa*"), the common forms.
+func compileSeg(seg string) segLit {
+	if strings.ContainsAny(seg, "?[\\") {
+		return segLit{}
+	}
+	switch strings.Count(seg, "*") {
+	case 0:
+		return segLit{ok: true, prefix: seg}
+	case 1:
+		pre, suf, _ := strings.Cut(seg, "*")
+		return segLit{ok: true, star: true, prefix: pre, suffix: suf}
+	}
+	return segLit{}
+}
+
+// segMatch matches name against segment i of r.
+func (r *Rule) segMatch(i int, name string) bool {
+	l := r.lits[i]
+	switch {
+	case !l.ok:
+		return segMatch(r.segs[i], name)
+	case !l.star:
+		return name == l.prefix
+	}
+	return len(name) >= len(l.prefix)+len(l.suffix) && strings.HasPrefix(name, l.prefix) && strings.HasSuffix(name, l.suffix) && !strings.Contains(name, "/")
 }
 
 // String is the rule as a refusal names it.
@@ -117,6 +156,9 @@ func New(rules []Rule, fold bool) (*Policy, error) {
 			return nil, fmt.Errorf("policy rule %s: more than %d names deep", r.String(), maxSegments-1)
 		}
 		r.segs = segs
+		for _, seg := range segs {
+			r.lits = append(r.lits, compileSeg(seg))
+		}
 		p.rules = append(p.rules, &r)
 	}
 	return p, nil
