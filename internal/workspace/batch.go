@@ -182,7 +182,7 @@ func (b *Batch) lstat(name string) (fs.FileInfo, error) {
 // ReadFile is Workspace.ReadFile. A final symlink is followed through the
 // workspace (inside the root only).
 func (b *Batch) ReadFile(name string) ([]byte, error) {
-	if err := b.w.CheckRead(name); err != nil {
+	if err := b.w.checkIn(b, name, false); err != nil {
 		return nil, err
 	}
 	fd, base, ok := b.at(name)

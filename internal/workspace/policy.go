@@ -20,10 +20,17 @@ import (
 // name, and the name it was decided by: name itself, or where a symbolic
 // link on its way leads.
 func (w *Workspace) Decide(name string, write bool) (d policy.Decision, by string) {
+	return w.decideIn(nil, name, write)
+}
+
+// decideIn is Decide looking at the files through b (nil: directly), whose
+// lstats one operation shares: the directories on the way of its names are
+// looked at once.
+func (w *Workspace) decideIn(b *Batch, name string, write bool) (d policy.Decision, by string) {
 	if w.Policy.Empty() {
 		return policy.Decision{Allowed: true}, name
 	}
-	for _, n := range w.policyNames(name) {
+	for _, n := range w.policyNames(b, name) {
 		if write {
 			d = w.Policy.Write(n)
 		} else {
@@ -37,21 +44,24 @@ func (w *Workspace) Decide(name string, write bool) (d policy.Decision, by strin
 }
 
 // CheckRead refuses to read name when the policy denies it.
-func (w *Workspace) CheckRead(name string) error {
-	if d, by := w.Decide(name, false); !d.Allowed {
-		return w.denied(name, by, "reading", d)
+func (w *Workspace) CheckRead(name string) error { return w.checkIn(nil, name, false) }
+
+// checkIn refuses to read (write false) or write name, looking through b
+// (decideIn).
+func (w *Workspace) checkIn(b *Batch, name string, write bool) error {
+	if d, by := w.decideIn(b, name, write); !d.Allowed {
+		what := "reading"
+		if write {
+			what = "writing"
+		}
+		return w.denied(name, by, what, d)
 	}
 	return nil
 }
 
 // CheckWrite refuses to create, change, remove or rename name when the
 // policy denies writing it.
-func (w *Workspace) CheckWrite(name string) error {
-	if d, by := w.Decide(name, true); !d.Allowed {
-		return w.denied(name, by, "writing", d)
-	}
-	return nil
-}
+func (w *Workspace) CheckWrite(name string) error { return w.checkIn(nil, name, true) }
 
 // Via says by which name a path was decided, when not its own.
 func Via(name, by string) string {
@@ -76,9 +86,9 @@ func (w *Workspace) denied(name, by, what string, d policy.Decision) error {
 // policyNames are the names a policy decides name by: the name itself and,
 // when a symbolic link on its way leads elsewhere in the workspace, where
 // it leads.
-func (w *Workspace) policyNames(name string) []string {
+func (w *Workspace) policyNames(b *Batch, name string) []string {
 	names := []string{name}
-	if real := w.realName(name); real != name && real != "" {
+	if real := w.realName(b, name); real != name && real != "" {
 		names = append(names, real)
 	}
 	return names
@@ -86,12 +96,15 @@ func (w *Workspace) policyNames(name string) []string {
 
 // realName resolves every symbolic link on name's way, within the
 // workspace ("" when a link leads outside it or loops: the access itself is
-// refused then).
-func (w *Workspace) realName(name string) string {
+// refused then), looking through b's shared lstats when b is not nil.
+func (w *Workspace) realName(b *Batch, name string) string {
 	if !w.confined && filepath.IsAbs(name) {
 		return w.hostName(name)
 	}
-	if w.noLinks(name) {
+	lstat := w.Lstat
+	if b != nil {
+		lstat = b.Lstat
+	} else if w.noLinks(name) {
 		return path.Clean(name)
 	}
 	segs := strings.Split(path.Clean(name), "/")
@@ -99,7 +112,7 @@ func (w *Workspace) realName(name string) string {
 	for links := 0; len(segs) > 0; {
 		next := path.Join(cur, segs[0])
 		segs = segs[1:]
-		fi, err := w.Lstat(next)
+		fi, err := lstat(next)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			cur = next
 			if err != nil { // the rest does not exist yet: as named
@@ -141,7 +154,7 @@ func (w *Workspace) hostName(abs string) string {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			real = filepath.Join(real, rest)
 			if rel, err := filepath.Rel(w.dir, real); err == nil && filepath.IsLocal(rel) {
-				return w.realName(filepath.ToSlash(rel))
+				return w.realName(nil, filepath.ToSlash(rel))
 			} else if err == nil && rel == "." {
 				return "."
 			}

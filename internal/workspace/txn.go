@@ -88,7 +88,7 @@ func (w *Workspace) begin(b *Batch) *diskTxn {
 // writeOne replaces or creates one file atomically, through b (nil: a
 // Batch of its own): a transaction of that one write.
 func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOptions) error {
-	if err := w.CheckWrite(name); err != nil {
+	if err := w.checkIn(b, name, true); err != nil {
 		return err
 	}
 	t := w.begin(b)
@@ -106,7 +106,7 @@ func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOpt
 // existing file's mode (and owner, when we may) is given to the new content;
 // opt.CreateOnly makes Commit refuse a target that exists by then.
 func (t *diskTxn) Stage(name string, data []byte, opt WriteOptions) error {
-	if err := t.w.CheckWrite(name); err != nil {
+	if err := t.w.checkIn(t.b, name, true); err != nil {
 		return err
 	}
 	return t.stage(name, [][]byte{data}, opt)
