@@ -32,16 +32,7 @@ import (
 func TestExecHostileCommand(t *testing.T) {
 	bin := buildHunk(t)
 	hostile := buildHostile(t)
-	users := []struct {
-		name string
-		cred *syscall.Credential
-	}{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}}
-	if os.Geteuid() != 0 {
-		users = []struct {
-			name string
-			cred *syscall.Credential
-		}{{"user", nil}}
-	}
+	users := testUsers()
 	for _, driver := range []string{"landlock", "bwrap", "docker"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
@@ -53,6 +44,21 @@ func TestExecHostileCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testUser is a user an attack runs as: cred nil is the test's own.
+type testUser struct {
+	name string
+	cred *syscall.Credential
+}
+
+// testUsers are root and nobody when the tests run as root, else the
+// test's own user.
+func testUsers() []testUser {
+	if os.Geteuid() != 0 {
+		return []testUser{{"user", nil}}
+	}
+	return []testUser{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}}
 }
 
 func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credential) {

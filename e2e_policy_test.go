@@ -57,14 +57,7 @@ echo done
 // which cannot hold the read.deny rules, must refuse without running.
 func TestPolicyBypass(t *testing.T) {
 	bin := buildHunk(t)
-	users := []struct {
-		name string
-		cred *syscall.Credential
-	}{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}}
-	if os.Geteuid() != 0 {
-		users = users[:1]
-		users[0].name = "user"
-	}
+	users := testUsers()
 	for _, driver := range []string{"bwrap", "docker", "landlock"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
@@ -80,32 +73,10 @@ func TestPolicyBypass(t *testing.T) {
 }
 
 func policyBypass(t *testing.T, bin, driver string, cred *syscall.Credential) {
-	top, err := os.MkdirTemp("", "hunk-policy-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(top) })
-	os.Chmod(top, 0o755)
-	ws := filepath.Join(top, "ws")
 	secret := fmt.Sprintf("hunk-secret-%d", os.Getpid())
-	files := map[string]string{
+	top, ws := policyWorkspace(t, map[string]string{
 		".env": secret, "a/b/.env": secret, "keys/id.pem": secret, "nested/secret-dir/s": secret,
 		".github/workflows/ci.yml": "on: push\n", "src/main.go": "package main\n", "deploy/README": "deploy\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(ws, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o777) // the unprivileged user may change everything the policy allows
-		}
-		return nil
 	})
 	protected := snapshotTree(t, filepath.Join(ws, ".github"))
 	asUser := func(c *exec.Cmd) *exec.Cmd {
@@ -181,29 +152,7 @@ echo done
 // inside it), only src but src/gen changes — landlock included, which holds
 // write.allow (but not the deny inside it, which it refuses).
 func policyAllowBypass(t *testing.T, bin, driver string, cred *syscall.Credential) {
-	top, err := os.MkdirTemp("", "hunk-policy-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(top) })
-	os.Chmod(top, 0o755)
-	ws := filepath.Join(top, "ws")
-	for _, d := range []string{"src/gen", "deploy"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, body := range map[string]string{"src/main.go": "package main\n", "deploy/README": "deploy\n", "src/gen/g.go": "package gen\n"} {
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o777)
-		}
-		return nil
-	})
+	top, ws := policyWorkspace(t, map[string]string{"src/main.go": "package main\n", "deploy/README": "deploy\n", "src/gen/g.go": "package gen\n"})
 	before := snapshotTree(t, ws)
 	args := []string{"-C", ws, "--allow-write", "/src/", "--deny-write", "/src/gen/", "exec", "--driver", driver, "--timeout", "60s"}
 	if driver == "landlock" {
@@ -247,6 +196,35 @@ func outsideSrc(snap string, gen bool) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// policyWorkspace makes a workspace (top/ws) of files, every directory
+// writable by anyone: an unprivileged command may change everything the
+// policy allows.
+func policyWorkspace(t *testing.T, files map[string]string) (top, ws string) {
+	top, err := os.MkdirTemp("", "hunk-policy-") // t.TempDir's parent is private to root
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	os.Chmod(top, 0o755)
+	ws = filepath.Join(top, "ws")
+	for name, body := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o777)
+		}
+		return nil
+	})
+	return top, ws
 }
 
 // snapshotTree describes every entry under dir: name, mode, size,

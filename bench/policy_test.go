@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -31,16 +29,7 @@ var policy20 = []string{
 func BenchmarkPolicyReadSmall(b *testing.B) {
 	bin := hunkBin(b)
 	dir := b.TempDir()
-	var src strings.Builder
-	for i := 1; i <= 100; i++ {
-		fmt.Fprintf(&src, "\tfmt.Println(\"line %03d of a small Go file, about forty bytes\")\n", i)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "src", "pkg"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "src", "pkg", "small.go"), []byte(src.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	smallGoFile(b, filepath.Join(dir, "src", "pkg", "small.go"))
 	for b.Loop() {
 		without, with := medianPair(b, 201, dir, []string{bin, "read", "src/pkg/small.go"}, append(append([]string{bin}, policy20...), "read", "src/pkg/small.go"))
 		b.ReportMetric(ms(without.Wall), "no-policy-ms")

@@ -17,19 +17,27 @@ import (
 func BenchmarkReadSmall(b *testing.B) {
 	bin := hunkBin(b)
 	dir := b.TempDir()
-	var src strings.Builder
-	for i := 1; i <= 100; i++ {
-		fmt.Fprintf(&src, "\tfmt.Println(\"line %03d of a small Go file, about forty bytes\")\n", i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "small.go"), []byte(src.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	smallGoFile(b, filepath.Join(dir, "small.go"))
 	for i := 0; i < b.N; i++ {
 		cat, h := medianPair(b, 101, dir, []string{"cat", "small.go"}, []string{bin, "read", "small.go"})
 		b.ReportMetric(ms(cat.Wall), "cat-ms")
 		b.ReportMetric(ms(h.Wall), "hunk-read-ms")
 		b.ReportMetric(float64(h.Wall)/float64(cat.Wall), "x-cat")
 		b.ReportMetric(mb(h.MaxRSS), "hunk-rss-MB")
+	}
+}
+
+// smallGoFile writes a small source file (about 4 KB, 100 lines) at p.
+func smallGoFile(b *testing.B, p string) {
+	var src strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&src, "\tfmt.Println(\"line %03d of a small Go file, about forty bytes\")\n", i)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src.String()), 0o644); err != nil {
+		b.Fatal(err)
 	}
 }
 
