@@ -35,6 +35,11 @@ const (
 // Marker padding is tolerated where Codex tolerates it: on the Begin/End
 // lines and on file-operation headers, not inside a chunk, where a leading
 // space marks a context line.
+// parseCodexInput parses in as a Codex patch (formats).
+func parseCodexInput(in *input) (*Patch, error) {
+	return parseCodex(in.L, in.tlo, in.thi, in.opt.Codex, in.opt.Codex || in.opt.Strict)
+}
+
 func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 	// A loose envelope, outside --compat codex: text before '*** Begin
 	// Patch' or after '*** End Patch' (a model's prose, a heredoc's end, a

@@ -27,13 +27,16 @@ type Options struct {
 	// Strict reads no loose envelope (text around a Codex patch's markers,
 	// a missing '*** End Patch'); the rest is hunk's own reading.
 	Strict bool
+	// Format, when set, is the patch's format; "" detects it.
+	Format Format
 }
 
 // Parse reads a patch — a Codex "*** Begin Patch" patch (also wrapped in a
-// shell heredoc) or a unified diff — and returns its file operations. The
-// format is detected from the text. Every error is a *result.Error with code
-// INVALID_PATCH whose message keeps Codex's wording and names the patch line
-// (also in Details["line"]).
+// shell heredoc), a unified diff, or SEARCH/REPLACE blocks — and returns its
+// file operations. The format is detected from the text (formats), or is
+// opt.Format. Every error is a *result.Error with code INVALID_PATCH whose
+// message keeps Codex's wording and names the patch line (also in
+// Details["line"]).
 //
 // Line numbers count every line of text as given, heredoc and leading blank
 // lines included; Codex counts from its trimmed text instead, which gives the
@@ -45,18 +48,65 @@ func Parse(text string, opt Options) (*Patch, error) {
 	L, cr := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.
-	lo, hi := 0, len(L)
-	tlo, thi := trimBlank(L, lo, hi)
-	if ilo, ihi, ok := unwrapHeredoc(L, tlo, thi); ok {
-		lo, hi = ilo, ihi
-		tlo, thi = trimBlank(L, lo, hi)
+	in := &input{L: L, cr: cr, lo: 0, hi: len(L), opt: opt}
+	in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
+	if ilo, ihi, ok := unwrapHeredoc(L, in.tlo, in.thi); ok {
+		in.lo, in.hi = ilo, ihi
+		in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	}
-	// A first line that looks like Codex's ("*** ...") keeps Codex's
-	// errors even when the text holds diff-like lines.
-	if tlo < thi && !strings.HasPrefix(strings.TrimSpace(L[tlo]), "***") && looksUnified(L, tlo, thi) {
-		return parseUnified(L, lineEndings(cr), tlo, hi, opt)
+	f, err := pick(in)
+	if err != nil {
+		return nil, err
 	}
-	return parseCodex(L, tlo, thi, opt.Codex, opt.Codex || opt.Strict)
+	return f.parse(in)
+}
+
+// input is the patch text Parse hands a format's parser: its lines, which
+// of them ended in "\r" (cr, nil when none did), the window [lo,hi) the patch
+// lies in and the same without blank lines around it [tlo,thi).
+type input struct {
+	L        []string
+	cr       []bool
+	lo, hi   int
+	tlo, thi int
+	opt      Options
+}
+
+// format is one patch syntax hunk reads: a parser file of this package
+// (codex.go, unified.go, …) gives its name, how to recognise it and how to
+// parse it. A new format is one file and one entry of formats.
+type format struct {
+	name  Format
+	is    func(in *input) bool
+	parse func(in *input) (*Patch, error)
+}
+
+// formats are tried in order; the first whose is says yes parses the text,
+// and Codex's parser, whose errors models are trained on, takes the rest.
+var formats = []format{
+	{Unified, isUnified, parseUnifiedInput},
+	{Codex, func(*input) bool { return true }, parseCodexInput},
+}
+
+// pick is the format that parses in: opt.Format when set, else the first
+// of formats that recognises the text.
+func pick(in *input) (format, error) {
+	for _, f := range formats {
+		if in.opt.Format != "" {
+			if f.name == in.opt.Format {
+				return f, nil
+			}
+			continue
+		}
+		if f.is(in) {
+			return f, nil
+		}
+	}
+	var names []string
+	for _, f := range formats {
+		names = append(names, string(f.name))
+	}
+	return format{}, &result.Error{Code: result.InvalidArgument, Msg: fmt.Sprintf("unknown patch format %q (known: %s)", in.opt.Format, strings.Join(names, ", "))}
 }
 
 // splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
@@ -176,21 +226,6 @@ func isWord(s string) bool {
 		}
 	}
 	return true
-}
-
-// looksUnified reports whether the window holds a unified diff: a git
-// header, or a "--- " line followed by a "+++ " line.
-func looksUnified(L []string, lo, hi int) bool {
-	for i := lo; i < hi; i++ {
-		l := L[i]
-		if strings.HasPrefix(l, "diff --git ") {
-			return true
-		}
-		if strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L[i+1], "+++ ") {
-			return true
-		}
-	}
-	return false
 }
 
 // patchError is Codex's InvalidPatchError: "Invalid patch: MSG".

@@ -65,6 +65,34 @@ type uFile struct {
 	chunks           []*Chunk
 }
 
+// isUnified recognises a unified diff (formats): a git header, or a "--- "
+// line followed by a "+++ " line — unless the first line looks like
+// Codex's ("*** ..."), which keeps Codex's errors even when the text holds
+// diff-like lines.
+func isUnified(in *input) bool {
+	return in.tlo < in.thi && !strings.HasPrefix(strings.TrimSpace(in.L[in.tlo]), "***") && looksUnified(in.L, in.tlo, in.thi)
+}
+
+// looksUnified reports whether the window holds a unified diff: a git
+// header, or a "--- " line followed by a "+++ " line.
+func looksUnified(L []string, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		l := L[i]
+		if strings.HasPrefix(l, "diff --git ") {
+			return true
+		}
+		if strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L[i+1], "+++ ") {
+			return true
+		}
+	}
+	return false
+}
+
+// parseUnifiedInput parses in as a unified diff (formats).
+func parseUnifiedInput(in *input) (*Patch, error) {
+	return parseUnified(in.L, lineEndings(in.cr), in.tlo, in.hi, in.opt)
+}
+
 func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
 	p := &Patch{Format: Unified}
 	var cur *uFile
