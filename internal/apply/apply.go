@@ -677,13 +677,30 @@ func existingName(fsys workspace.FS, newName, oldName string) string {
 	return newName
 }
 
-// hint is a hint in the patch's own terms: codex for a Codex patch, unified
-// for a unified diff.
+// hint is a hint in the patch's own terms: codex for a Codex patch (and
+// SEARCH/REPLACE blocks), unified for a unified diff.
 func (o Options) hint(codex, unified string) string {
 	if o.format == patchparse.Unified {
 		return unified
 	}
 	return codex
+}
+
+// hint3 is hint with its own words for SEARCH/REPLACE blocks.
+func (o Options) hint3(codex, unified, blocks string) string {
+	if o.format == patchparse.SearchReplace {
+		return blocks
+	}
+	return o.hint(codex, unified)
+}
+
+// unit is what a message calls one chunk of the patch: a SEARCH/REPLACE
+// block, or a chunk.
+func (o Options) unit() string {
+	if o.format == patchparse.SearchReplace {
+		return "block"
+	}
+	return "chunk"
 }
 
 // AlreadyApplied reports whether every change of p is in fsys already: each

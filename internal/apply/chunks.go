@@ -627,9 +627,11 @@ func (lc *locator) ambiguous(p *prepared, cands []int) error {
 	if len(cands) >= maxCandidates {
 		more = " and more"
 	}
-	return result.Errorf(result.Ambiguous, "%s: chunk %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
-		lc.opt.display(lc.name), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
-		WithHint("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place").
+	return result.Errorf(result.Ambiguous, "%s: %s %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
+		lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
+		WithHint(lc.opt.hint3("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place",
+			"add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place",
+			"add lines around the SEARCH text (the enclosing function's first line) so the block matches one place")).
 		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", lines)
 }
 
@@ -650,8 +652,8 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			// not.
 			if !sameOnAdded(p, f) && (lc.fitsFile(m, asIs) || !lc.fitsFile(m, f)) {
 				return replacement{}, result.Errorf(result.NoMatch,
-					"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and no removed line tells whether its added lines drifted with its context (as written or shifted as the context is, they fit the file as well); refusing to guess how to indent them",
-					lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1).
+					"%s: %s %d (patch line %d) matches line %d only if indentation is ignored, and no removed line tells whether its added lines drifted with its context (as written or shifted as the context is, they fit the file as well); refusing to guess how to indent them",
+					lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, m.pos+1).
 					WithHint("copy the context lines with the file's exact indentation").
 					At(lc.name).InChunk(p.n, 0)
 			}
@@ -676,8 +678,8 @@ func (lc *locator) build(m *placed) (replacement, error) {
 		}
 		if !ok {
 			return replacement{}, result.Errorf(result.NoMatch,
-				"%s: chunk %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way (%s); refusing to guess how to indent the added lines",
-				lc.opt.display(lc.name), p.n, p.src.Line, m.pos+1, why).
+				"%s: %s %d (patch line %d) matches line %d only if indentation is ignored, and its indentation differs from the file's in no consistent way (%s); refusing to guess how to indent the added lines",
+				lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, m.pos+1, why).
 				WithHint("copy the context lines with the file's exact indentation").
 				At(lc.name).InChunk(p.n, 0)
 		}
@@ -710,8 +712,8 @@ func (lc *locator) build(m *placed) (replacement, error) {
 			t, ok := reindent(l.text)
 			if !ok {
 				return replacement{}, result.Errorf(result.NoMatch,
-					"%s: chunk %d (patch line %d): added line %q does not fit the indentation shift between the patch and the file; refusing to guess",
-					lc.opt.display(lc.name), p.n, p.src.Line, l.text).At(lc.name).InChunk(p.n, 0)
+					"%s: %s %d (patch line %d): added line %q does not fit the indentation shift between the patch and the file; refusing to guess",
+					lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, l.text).At(lc.name).InChunk(p.n, 0)
 			}
 			ol := outLine{text: t}
 			if exact {

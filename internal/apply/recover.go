@@ -81,8 +81,8 @@ func (lc *locator) recoverBelow(p *prepared, cursor int, taken []span, below Pas
 				}
 				if len(cands) == 1 {
 					return nil, result.Errorf(result.Ambiguous,
-						"%s: chunk %d (patch line %d) fits line %d only if a line of the file the patch leaves out is kept, and that fits more than one way; refusing to guess",
-						lc.opt.display(lc.name), p.n, p.src.Line, cands[0]+1).
+						"%s: %s %d (patch line %d) fits line %d only if a line of the file the patch leaves out is kept, and that fits more than one way; refusing to guess",
+						lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, cands[0]+1).
 						WithHint("copy the context lines exactly as the file has them, without leaving any out").
 						At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{cands[0] + 1})
 				}

@@ -15,8 +15,9 @@ type Format string
 
 // The formats hunk reads.
 const (
-	Codex   Format = "codex"
-	Unified Format = "unified"
+	Codex         Format = "codex"
+	Unified       Format = "unified"
+	SearchReplace Format = "search-replace" // aider's SEARCH/REPLACE blocks (searchreplace.go)
 )
 
 // Kind is what a FileOp does to its path.

@@ -85,6 +85,7 @@ type format struct {
 // and Codex's parser, whose errors models are trained on, takes the rest.
 var formats = []format{
 	{Unified, isUnified, parseUnifiedInput},
+	{SearchReplace, isSearchReplace, parseSearchReplaceInput},
 	{Codex, func(*input) bool { return true }, parseCodexInput},
 }
 

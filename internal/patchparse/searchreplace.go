@@ -1,0 +1,187 @@
+package patchparse
+
+import "strings"
+
+// SEARCH/REPLACE blocks, as aider's "diff" and "diff-fenced" edit formats
+// write them (and the models trained on them):
+//
+//	path/to/file.py
+//	```python
+//	<<<<<<< SEARCH
+//	lines to find
+//	=======
+//	lines to put in their place
+//	>>>>>>> REPLACE
+//	```
+//
+// The file's path is alone on a line before the block — before its fence
+// (diff) or inside it (diff-fenced); a block without one edits the file of
+// the block before it. Markers have 5 to 9 characters. Each block is one
+// chunk of the file's Update: its SEARCH lines removed, its REPLACE lines
+// added, found in the file as the engine finds any chunk (a unique place,
+// its careful fuzzy passes, in any order, an applied block a no-op). A
+// block whose SEARCH is empty creates the file with its REPLACE lines.
+// Text around the blocks (prose, fences) is passed over.
+
+// isSearchReplace recognises SEARCH/REPLACE blocks (formats): a SEARCH
+// marker line with a REPLACE marker after it, and no Codex patch begun
+// before them.
+func isSearchReplace(in *input) bool {
+	for i := in.tlo; i < in.thi; i++ {
+		l := strings.TrimSpace(in.L[i])
+		if l == "*** Begin Patch" {
+			return false
+		}
+		if searchMarker(l) {
+			for j := i + 1; j < in.thi; j++ {
+				if replaceMarker(strings.TrimSpace(in.L[j])) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// searchMarker, divider and replaceMarker recognise the three marker
+// lines (trimmed): "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", with 5
+// to 9 characters.
+func searchMarker(l string) bool  { return marker(l, '<', " SEARCH") }
+func divider(l string) bool       { return marker(l, '=', "") }
+func replaceMarker(l string) bool { return marker(l, '>', " REPLACE") }
+
+func marker(l string, c byte, word string) bool {
+	n := 0
+	for n < len(l) && l[n] == c {
+		n++
+	}
+	return n >= 5 && n <= 9 && l[n:] == word
+}
+
+// block is one SEARCH/REPLACE block.
+type block struct {
+	path            string
+	search, replace []int // indexes of the lines in the text
+	line            int   // 0-based index of its SEARCH marker
+}
+
+// parseSearchReplaceInput parses in as SEARCH/REPLACE blocks (formats).
+func parseSearchReplaceInput(in *input) (*Patch, error) {
+	L := in.L
+	var blocks []block
+	path, last := "", in.tlo-1 // the previous block's path and last line
+	for i := in.tlo; i < in.thi; i++ {
+		if !searchMarker(strings.TrimSpace(L[i])) {
+			if t := strings.TrimSpace(L[i]); replaceMarker(t) {
+				return nil, hunkError(i, "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE", "%q without a <<<<<<< SEARCH line before it", t)
+			}
+			continue
+		}
+		b := block{line: i}
+		if p, ok := blockPath(L, last+1, i); ok {
+			path = p
+		}
+		if path == "" {
+			return nil, hunkError(i, "put the file's path alone on the line before the block (or before its ``` fence)", "the SEARCH/REPLACE block names no file")
+		}
+		b.path = path
+		j := i + 1
+		for ; j < in.thi && !divider(strings.TrimSpace(L[j])); j++ {
+			if t := strings.TrimSpace(L[j]); searchMarker(t) || replaceMarker(t) {
+				return nil, hunkError(j, "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE", "expected ======= before %q (the block begun on line %d)", t, i+1)
+			}
+			b.search = append(b.search, j)
+		}
+		if j == in.thi {
+			return nil, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
+		}
+		k := j + 1
+		for ; k < in.thi && !replaceMarker(strings.TrimSpace(L[k])); k++ {
+			if searchMarker(strings.TrimSpace(L[k])) {
+				return nil, hunkError(k, "end the block's REPLACE lines with a >>>>>>> REPLACE line", "expected >>>>>>> REPLACE before another <<<<<<< SEARCH (the block begun on line %d)", i+1)
+			}
+			b.replace = append(b.replace, k)
+		}
+		if k == in.thi {
+			return nil, hunkError(i, "end the block's REPLACE lines with a >>>>>>> REPLACE line", "the block has no >>>>>>> REPLACE line")
+		}
+		blocks = append(blocks, b)
+		last, i = k, k
+	}
+	if len(blocks) == 0 {
+		return nil, noFiles("a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE, after a line naming the file")
+	}
+	return blocksPatch(L, blocks)
+}
+
+// blockPath finds the path a block at line i names: the nearest line above
+// it (within [lo,i), at most three lines up) that is not blank or a fence,
+// when it reads as a path — one word, maybe in backticks or bold, maybe
+// followed by a colon.
+func blockPath(L []string, lo, i int) (string, bool) {
+	for j, seen := i-1, 0; j >= lo && seen < 3; j-- {
+		t := strings.TrimSpace(L[j])
+		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			continue
+		}
+		seen++
+		t = strings.TrimPrefix(t, "#")
+		t = strings.TrimSpace(t)
+		t = strings.TrimSuffix(t, ":")
+		t = strings.Trim(t, "*`'\"")
+		if t == "" || strings.ContainsAny(t, " \t") || len(t) > 4096 {
+			return "", false
+		}
+		return t, true
+	}
+	return "", false
+}
+
+// blocksPatch turns blocks into file operations: the blocks of one path
+// (in the order the paths first appear) are the chunks of its Update; a
+// single block whose SEARCH is empty is an Add of its REPLACE lines.
+func blocksPatch(L []string, blocks []block) (*Patch, error) {
+	p := &Patch{Format: SearchReplace}
+	ops := map[string]*FileOp{}
+	for _, b := range blocks {
+		f := ops[b.path]
+		empty := blank(L, b.search)
+		switch {
+		case f == nil && empty:
+			f = &FileOp{Kind: Add, Path: b.path, Line: b.line + 1}
+			for _, k := range b.replace {
+				f.Content = append(f.Content, L[k])
+			}
+			ops[b.path] = f
+			p.Files = append(p.Files, f)
+			continue
+		case f == nil:
+			f = &FileOp{Kind: Update, Path: b.path, Line: b.line + 1}
+			ops[b.path] = f
+			p.Files = append(p.Files, f)
+		case f.Kind == Add || empty:
+			return nil, hunkError(b.line, "give a new file one block with an empty SEARCH and the whole content as its REPLACE, or edit an existing file with blocks that each SEARCH for lines it has",
+				"%s: a block with an empty SEARCH creates the file, and it has another block", b.path)
+		}
+		c := &Chunk{Line: b.line + 1}
+		for _, k := range b.search {
+			c.Lines = append(c.Lines, ChunkLine{Op: '-', Text: L[k], Line: k + 1})
+		}
+		for _, k := range b.replace {
+			c.Lines = append(c.Lines, ChunkLine{Op: '+', Text: L[k], Line: k + 1})
+		}
+		f.Chunks = append(f.Chunks, c)
+	}
+	return p, nil
+}
+
+// blank reports whether the lines at idx are all blank (none included).
+func blank(L []string, idx []int) bool {
+	for _, k := range idx {
+		if !isBlank(L[k]) {
+			return false
+		}
+	}
+	return true
+}
