@@ -1,0 +1,115 @@
+package patchparse
+
+import (
+	"strings"
+	"testing"
+)
+
+// srLine is a content line for a block: the generator's text, or a line
+// that looks like a marker but is not one (a conflict marker, a short or
+// long run, a marker with a word after it).
+func (g *gen) srLine() string {
+	near := []string{"<<<<<<< HEAD", "======= x", ">>>>>>> main", "====", "==========", "<<<<<<< SEARCH!", "```", "```go", "*** Begin Patch", "--- a/x", "path.go"}
+	if g.n(4) == 0 {
+		return near[g.n(len(near))]
+	}
+	return g.text(10)
+}
+
+// FuzzSearchReplace renders random SEARCH/REPLACE blocks — aider's diff or
+// diff-fenced layout, marker lengths 5 to 9, prose and fences around,
+// blocks that omit their path after the first — and requires Parse to
+// read back exactly the blocks written: their files, their order, every
+// SEARCH and REPLACE line.
+func FuzzSearchReplace(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x03\x02\x01\x00\x05abc\x01\x02\x03\x04\x09\x08"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &gen{b: data}
+		type blk struct {
+			path            string
+			search, replace []string
+		}
+		var blocks []blk
+		var b strings.Builder
+		if g.n(2) == 0 {
+			b.WriteString("Here are the changes you asked for.\n\n")
+		}
+		paths := []string{g.path(), g.path()}
+		prev := ""
+		for i, n := 0, 1+g.n(4); i < n; i++ {
+			k := blk{path: paths[g.n(2)]}
+			for j, m := 0, 1+g.n(3); j < m; j++ {
+				k.search = append(k.search, g.srLine())
+			}
+			if isBlank(strings.Join(k.search, "")) {
+				k.search[0] = "x" // a non-empty SEARCH: an Update
+			}
+			for j, m := 0, g.n(3); j < m; j++ {
+				k.replace = append(k.replace, g.srLine())
+			}
+			mark := func(c byte, word string) string { return strings.Repeat(string(c), 5+g.n(5)) + word + "\n" }
+			named := k.path != prev || g.n(2) == 0
+			fenced := g.n(2) == 0
+			if named && !fenced {
+				b.WriteString(k.path + "\n")
+			}
+			b.WriteString("```go\n")
+			if named && fenced {
+				b.WriteString(k.path + "\n")
+			}
+			b.WriteString(mark('<', " SEARCH"))
+			for _, l := range k.search {
+				b.WriteString(l + "\n")
+			}
+			b.WriteString(mark('=', ""))
+			for _, l := range k.replace {
+				b.WriteString(l + "\n")
+			}
+			b.WriteString(mark('>', " REPLACE"))
+			b.WriteString("```\n\n")
+			prev = k.path
+			blocks = append(blocks, k)
+		}
+		if g.n(2) == 0 {
+			b.WriteString("That is all: run the tests.\n")
+		}
+		text := b.String()
+		p, err := Parse(text, Options{Strip: DefaultStrip})
+		if err != nil {
+			t.Fatalf("%v\ntext:\n%s", err, text)
+		}
+		if p.Format != SearchReplace {
+			t.Fatalf("read as %s:\n%s", p.Format, text)
+		}
+		// The blocks of each file, in order.
+		want := map[string][]blk{}
+		for _, k := range blocks {
+			want[k.path] = append(want[k.path], k)
+		}
+		for _, f := range p.Files {
+			w := want[f.Path]
+			if f.Kind != Update || len(f.Chunks) != len(w) {
+				t.Fatalf("%s: %s with %d chunks, want %d blocks\ntext:\n%s", f.Path, f.Kind, len(f.Chunks), len(w), text)
+			}
+			for i, c := range f.Chunks {
+				if got := strings.Join(c.Old(), "\n"); got != strings.Join(w[i].search, "\n") {
+					t.Fatalf("%s block %d: SEARCH %q, want %q\ntext:\n%s", f.Path, i+1, got, strings.Join(w[i].search, "\n"), text)
+				}
+				var added []string
+				for _, l := range c.Lines {
+					if l.Op == '+' {
+						added = append(added, l.Text)
+					}
+				}
+				if strings.Join(added, "\n") != strings.Join(w[i].replace, "\n") {
+					t.Fatalf("%s block %d: REPLACE %q, want %q\ntext:\n%s", f.Path, i+1, added, w[i].replace, text)
+				}
+			}
+			delete(want, f.Path)
+		}
+		if len(want) > 0 {
+			t.Fatalf("files not read: %v\ntext:\n%s", want, text)
+		}
+	})
+}
