@@ -101,9 +101,16 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 		DryRun:  req.DryRun,
 	}
 	out.Details = details
-	if notes := append(p.Notes, res.Notes...); len(notes) > 0 {
+	if len(p.Unwrapped) > 0 {
+		details.Unwrapped = p.Unwrapped
+	}
+	var notes []string
+	if len(p.Unwrapped) > 0 {
+		notes = append(notes, "read the patch from "+strings.Join(p.Unwrapped, ", then "))
+	}
+	if notes := append(append(notes, p.Notes...), res.Notes...); len(notes) > 0 {
 		// What was recovered from is said, to the user and the model.
-		details.Recovered = notes
+		details.Recovered = append(p.Notes, res.Notes...)
 		out.Notice = strings.Join(notes, "; ")
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 	}

@@ -21,12 +21,14 @@ type PatchSummary struct {
 type ApplyPatchDetails struct {
 	Summary PatchSummary       `json:"summary" jsonschema:"added, modified and deleted paths"`
 	Files   []apply.FileResult `json:"files,omitempty" jsonschema:"each changed file: action, path, how each chunk was located, its diff"`
-	Format  patchparse.Format  `json:"format" jsonschema:"the patch's format: codex or unified"`
+	Format  patchparse.Format  `json:"format" jsonschema:"the patch's format: codex, unified or search-replace"`
 	DryRun  bool               `json:"dryRun" jsonschema:"nothing was written"`
 	// AlreadyApplied: every change of the patch is in the files already.
 	AlreadyApplied bool `json:"alreadyApplied,omitempty" jsonschema:"every change of the patch was in the files already; nothing was written"`
 	// Recovered says which model mistakes were recovered from.
 	Recovered []string `json:"recovered,omitempty" jsonschema:"the mistakes of the patch that were recovered from"`
+	// Unwrapped says what the patch was found inside.
+	Unwrapped []string `json:"unwrapped,omitempty" jsonschema:"what the patch text was found inside (JSON, a shell heredoc), outermost first"`
 }
 
 // PatchStatDetails describe a patch without applying it (--stat, --numstat).

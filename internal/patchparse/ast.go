@@ -37,6 +37,9 @@ type Patch struct {
 	// Notes say what the parser recovered from (text around a Codex
 	// patch's markers, a missing '*** End Patch'), for the result's details.
 	Notes []string
+	// Unwrapped says what the patch was found inside, outermost first
+	// (JSON "input", a shell heredoc), for the result's details.
+	Unwrapped []string
 }
 
 // FileOp is one file's operation. Paths are as written in the patch (after

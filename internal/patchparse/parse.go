@@ -1,7 +1,9 @@
 package patchparse
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -45,12 +47,14 @@ type Options struct {
 // The AST's strings are substrings of text: Parse copies no line.
 func Parse(text string, opt Options) (*Patch, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
+	text, unwrapped := unwrapJSON(text)
 	L, cr := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.
 	in := &input{L: L, cr: cr, lo: 0, hi: len(L), opt: opt}
 	in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	if ilo, ihi, ok := unwrapHeredoc(L, in.tlo, in.thi); ok {
+		unwrapped = append(unwrapped, "a shell heredoc ("+strings.TrimSpace(L[in.tlo])+")")
 		in.lo, in.hi = ilo, ihi
 		in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	}
@@ -58,7 +62,65 @@ func Parse(text string, opt Options) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.parse(in)
+	p, err := f.parse(in)
+	if err != nil {
+		return nil, err
+	}
+	p.Unwrapped = unwrapped
+	return p, nil
+}
+
+// unwrapJSON reads a patch that came inside JSON — a tool call's arguments
+// as a model wrote them: {"patch": P}, {"input": P}, {"diff": P},
+// {"command": ["apply_patch", P]} (Codex's shell form, where P may be a
+// heredoc), {"arguments": "<more JSON>"}, or a JSON string — and returns
+// the patch and what it was found in. Text that is not such JSON is
+// returned as it is.
+func unwrapJSON(text string) (string, []string) {
+	var said []string
+	for depth := 0; depth < 4; depth++ {
+		t := strings.TrimSpace(text)
+		if t == "" || (t[0] != '{' && t[0] != '"') {
+			break
+		}
+		var v any
+		if json.Unmarshal([]byte(t), &v) != nil {
+			break
+		}
+		inner, where := jsonPatch(v)
+		if where == "" {
+			break
+		}
+		text = inner
+		said = append(said, "JSON "+where)
+	}
+	return text, said
+}
+
+// jsonPatch finds the patch text in a decoded JSON value, and names where.
+func jsonPatch(v any) (string, string) {
+	switch v := v.(type) {
+	case string:
+		return v, "string"
+	case map[string]any:
+		for _, k := range []string{"patch", "input", "diff", "arguments"} {
+			if s, ok := v[k].(string); ok {
+				return s, strconv.Quote(k)
+			}
+		}
+		for _, k := range []string{"command", "cmd"} {
+			list, ok := v[k].([]any)
+			if !ok {
+				continue
+			}
+			for i := len(list) - 1; i >= 0; i-- {
+				if s, ok := list[i].(string); ok && strings.Contains(s, "\n") {
+					return s, fmt.Sprintf("%q[%d]", k, i)
+				}
+			}
+		}
+	}
+	return "", ""
 }
 
 // input is the patch text Parse hands a format's parser: its lines, which
