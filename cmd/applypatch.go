@@ -38,16 +38,19 @@ type applyPatchOptions struct {
 	Stat    bool // --stat: a diffstat instead of applying
 	NumStat bool // --numstat: counts per file instead of applying
 	Input   string
+	Format  string // --format: codex, unified, search-replace, auto
 }
 
 func newApplyPatchCmd(app *App) *cobra.Command {
 	opts := &applyPatchOptions{}
 	cmd := &cobra.Command{
 		Use:   "apply-patch [FILE]",
-		Short: "Apply a Codex patch or a unified diff, all files or none",
+		Short: "Apply a Codex patch, a unified diff or SEARCH/REPLACE blocks, all files or none",
 		Long: `Apply a patch to the workspace: a Codex "*** Begin Patch" patch (and the
-variants other tools emit) or a unified diff (git diff, diff -u), read from
-FILE or from stdin when FILE is absent or "-".
+variants other tools emit), a unified diff (git diff, diff -u) or aider's
+SEARCH/REPLACE blocks, read from FILE or from stdin when FILE is absent or
+"-". The format is detected (--format names it); a patch inside a markdown
+fence, prose, JSON tool arguments or a shell heredoc is unwrapped.
 
 Chunks are located as Codex does (forward from the previous chunk: exact, then
 ignoring trailing whitespace, then surrounding whitespace, then Unicode
@@ -82,6 +85,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.BoolVar(&opts.Stat, "stat", false, "print a diffstat of the patch instead of applying it (as git apply --stat)")
 	f.BoolVar(&opts.NumStat, "numstat", false, "print added and removed lines per file instead of applying (as git apply --numstat)")
 	f.StringVarP(&opts.Input, "input", "i", "", "read the patch from `FILE` (as patch -i)")
+	f.StringVar(&opts.Format, "format", "auto", "the patch's format: codex, unified, search-replace or auto (detect it)")
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
 	f.Lookup("strip").DefValue = "0" // hides "(default -1)": -1 means git's a/ b/, said in the usage
@@ -91,6 +95,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	configKey(f, "strict", "apply-patch.strict")
 	configKey(f, "max-bytes", "apply-patch.max-bytes")
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "codex", "unified", "search-replace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -111,7 +116,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
-		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip}
+		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format}
 	switch {
 	case opts.NumStat:
 		req.Stat = "numstat"

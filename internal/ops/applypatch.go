@@ -12,7 +12,7 @@ import (
 
 // ApplyPatchRequest applies a Codex patch or a unified diff.
 type ApplyPatchRequest struct {
-	Patch   string `json:"patch" jsonschema:"the patch text: a Codex *** Begin Patch ... *** End Patch patch or a unified diff (git diff, diff -u)"`
+	Patch   string `json:"patch" jsonschema:"the patch text: a Codex *** Begin Patch ... *** End Patch patch, a unified diff (git diff, diff -u) or SEARCH/REPLACE blocks (the file's path on the line before each <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE block)"`
 	DryRun  bool   `json:"dryRun,omitempty" jsonschema:"check that the patch applies and write nothing"`
 	Diff    bool   `json:"diff,omitempty" jsonschema:"add a unified diff of each changed file to the result text"`
 	Reverse bool   `json:"reverse,omitempty" jsonschema:"undo the patch: apply it backwards"`
@@ -26,12 +26,23 @@ type ApplyPatchRequest struct {
 	Strip *int `json:"strip,omitempty" jsonschema:"remove N leading path components from unified diff paths (default: git's a/ and b/)"`
 	// Stat is "stat" or "numstat": describe the patch instead of applying it.
 	Stat string `json:"-"`
+	// Format names the patch's format (patchparse.Format); "" or "auto"
+	// detects it.
+	Format string `json:"-"`
 }
 
 // ApplyPatch plans, checks and commits every file of the patch, or none.
 func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if req.Compat != "" && req.Compat != "codex" {
 		return nil, result.Usagef("compat must be \"codex\" (or empty), not %q", req.Compat)
+	}
+	format := patchparse.Format(req.Format)
+	switch format {
+	case "auto":
+		format = ""
+	case "", patchparse.Codex, patchparse.Unified, patchparse.SearchReplace:
+	default:
+		return nil, result.Usagef("--format must be codex, unified, search-replace or auto, not %q", req.Format)
 	}
 	if max := env.Limits.PatchMaxBytes; max > 0 && int64(len(req.Patch)) > max {
 		return nil, result.Errorf(result.TooLarge, "the patch is over the limit of %d bytes", max).
@@ -44,7 +55,7 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if req.Strip != nil {
 		strip = *req.Strip
 	}
-	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex", Strict: req.Strict})
+	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex", Strict: req.Strict, Format: format})
 	if err != nil {
 		return nil, err
 	}

@@ -154,14 +154,23 @@ var formats = []format{
 // pick is the format that parses in: opt.Format when set, else the first
 // of formats that recognises the text.
 func pick(in *input) (format, error) {
-	for _, f := range formats {
-		if in.opt.Format != "" {
-			if f.name == in.opt.Format {
-				return f, nil
+	if in.opt.Format != "" {
+		for _, f := range formats {
+			if f.name != in.opt.Format {
+				continue
 			}
-			continue
+			if f.name != Codex && !f.is(in) {
+				detected := in.opt
+				detected.Format = ""
+				g, _ := pick(&input{L: in.L, cr: in.cr, lo: in.lo, hi: in.hi, tlo: in.tlo, thi: in.thi, opt: detected})
+				return format{}, patchError(0, fmt.Sprintf("the patch is not in the %s format (--format %s): it reads as %s", f.name, f.name, g.name),
+					"drop --format (or give --format auto) to detect the format")
+			}
+			return f, nil
 		}
-		if f.is(in) {
+	}
+	for _, f := range formats {
+		if in.opt.Format == "" && f.is(in) {
 			return f, nil
 		}
 	}

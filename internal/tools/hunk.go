@@ -28,7 +28,8 @@ func Hunk(network bool) Set {
 			Title: "Apply a patch",
 			Description: "Apply a patch to files of the workspace, all files or none. The patch is either Codex's format " +
 				"(*** Begin Patch / *** Add File: / *** Update File: / *** Delete File: / @@ chunks of ' ', '+', '-' lines / *** End Patch) " +
-				"or a unified diff (git diff). On failure every failing chunk is reported with the closest region of the file.",
+				"a unified diff (git diff), or SEARCH/REPLACE blocks (the file's path alone on a line, then <<<<<<< SEARCH / the exact lines to find / ======= / their replacement / >>>>>>> REPLACE). " +
+				"On failure every failing chunk is reported with the closest region of the file.",
 			Input:       schemaFor[ops.ApplyPatchRequest](),
 			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
