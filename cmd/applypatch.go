@@ -93,6 +93,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.Bool("strict", false, "recover no model mistakes: a chunk must match by Codex's passes (a loose envelope, a misremembered, elided or dropped context line is refused)")
 	configKey(f, "compat", "apply-patch.compat")
 	configKey(f, "strict", "apply-patch.strict")
+	addPlaceholderFlag(f)
 	configKey(f, "max-bytes", "apply-patch.max-bytes")
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "codex", "unified", "search-replace"}, cobra.ShellCompDirectiveNoFileComp))

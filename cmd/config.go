@@ -33,6 +33,9 @@ type Config struct {
 	// (fsync of the file and its directory); off, replacements are still
 	// atomic, and cost no disk flush.
 	Fsync bool
+	// AllowPlaceholders lets an edit write a placeholder comment ("...
+	// existing code ...") in place of lines it leaves out (LAZY_EDIT).
+	AllowPlaceholders bool
 	// ConfigFile is the file the configuration was read from ("" for none).
 	ConfigFile string
 	// Policy are the path policy's rules (flags, HUNK_* variables and the
@@ -97,6 +100,7 @@ var defaults = map[string]any{
 	"edit.max-bytes":        int64(1 << 30),
 	"apply-patch.compat":    "",
 	"apply-patch.strict":    false,
+	"allow-placeholders":    false,
 	"apply-patch.max-bytes": int64(256 << 20),
 	"exec.driver":           "auto",
 	"exec.image":            "",
@@ -231,16 +235,17 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		return d
 	}
 	*c = Config{
-		Root:          str("root"),
-		WorkspaceOnly: boolean("workspace-only"),
-		JSON:          boolean("json"),
-		Color:         str("color"),
-		Quiet:         boolean("quiet"),
-		Fsync:         boolean("fsync"),
-		Read:          ReadConfig{Limit: int(i64("read.limit")), MaxBytes: int(i64("read.max-bytes"))},
-		Write:         WriteConfig{MaxBytes: i64("write.max-bytes")},
-		Edit:          EditConfig{MaxBytes: i64("edit.max-bytes")},
-		Patch:         PatchConfig{Compat: str("apply-patch.compat"), Strict: boolean("apply-patch.strict"), MaxBytes: i64("apply-patch.max-bytes")},
+		Root:              str("root"),
+		WorkspaceOnly:     boolean("workspace-only"),
+		JSON:              boolean("json"),
+		Color:             str("color"),
+		Quiet:             boolean("quiet"),
+		Fsync:             boolean("fsync"),
+		AllowPlaceholders: boolean("allow-placeholders"),
+		Read:              ReadConfig{Limit: int(i64("read.limit")), MaxBytes: int(i64("read.max-bytes"))},
+		Write:             WriteConfig{MaxBytes: i64("write.max-bytes")},
+		Edit:              EditConfig{MaxBytes: i64("edit.max-bytes")},
+		Patch:             PatchConfig{Compat: str("apply-patch.compat"), Strict: boolean("apply-patch.strict"), MaxBytes: i64("apply-patch.max-bytes")},
 		Exec: ExecConfig{
 			Driver:    str("exec.driver"),
 			Image:     str("exec.image"),

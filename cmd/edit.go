@@ -102,6 +102,7 @@ the start of the file), in the file's line endings.`,
 		},
 	}
 	f := cmd.Flags()
+	addPlaceholderFlag(f)
 	f.StringVar(&oldText, "old", "", "the exact text to replace")
 	f.StringVar(&newText, "new", "", "the text to put in its place")
 	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (inside the workspace; - for stdin)")

@@ -274,6 +274,13 @@ func commandNamed(args []string) (string, bool) {
 	return name, ok
 }
 
+// addPlaceholderFlag adds --allow-placeholders to a command that changes
+// files (config key allow-placeholders).
+func addPlaceholderFlag(f *pflag.FlagSet) {
+	f.Bool("allow-placeholders", false, `write a placeholder comment ("// ... existing code ...") where the new text leaves out lines of the old (refused as LAZY_EDIT otherwise)`)
+	configKey(f, "allow-placeholders", "allow-placeholders")
+}
+
 // configKey marks flag name of fs as the command-line form of config key
 // (e.g. "exec.driver", settable as HUNK_EXEC_DRIVER or in the config file).
 func configKey(fs *pflag.FlagSet, name, key string) {
@@ -333,8 +340,9 @@ func (a *App) Env() (*ops.Env, error) {
 			ReadLimit: a.Cfg.Read.Limit, ReadMaxBytes: a.Cfg.Read.MaxBytes,
 			WriteMaxBytes: a.Cfg.Write.MaxBytes, EditMaxBytes: a.Cfg.Edit.MaxBytes, PatchMaxBytes: a.Cfg.Patch.MaxBytes,
 		},
-		Stdin: a.Stdin,
-		Warn:  func(msg string) { a.Warn("%s", msg) },
+		AllowPlaceholders: a.Cfg.AllowPlaceholders,
+		Stdin:             a.Stdin,
+		Warn:              func(msg string) { a.Warn("%s", msg) },
 	}, nil
 }
 

@@ -48,6 +48,7 @@ the workspace is followed. Identical content is a no-op.`,
 		},
 	}
 	f := c.Flags()
+	addPlaceholderFlag(f)
 	f.StringVar(&content, "content", "", "the new content")
 	f.StringVar(&opts.From, "from", "", "read the content from FILE (inside the workspace; - for stdin)")
 	f.BoolVar(&opts.AllowEmpty, "allow-empty", false, "accept empty content on stdin (otherwise refused: a closed stdin must not empty a file)")

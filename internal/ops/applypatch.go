@@ -67,6 +67,9 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if req.Stat != "" {
 		return patchStat(p, req.Stat == "numstat"), nil
 	}
+	if err := patchPlaceholders(env, p); err != nil {
+		return nil, err
+	}
 	ws := env.Workspace
 	fsys := env.FS(req.DryRun)
 	defer fsys.Done()

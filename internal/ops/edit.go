@@ -54,6 +54,15 @@ func Edit(env *Env, req EditRequest) (*Output, error) {
 	if err := edit.Validate(edits); err != nil {
 		return nil, err
 	}
+	for i, e := range edits {
+		what := "the new text"
+		if len(edits) > 1 {
+			what = fmt.Sprintf("edit %d's new text", i+1)
+		}
+		if err := textPlaceholders(env, req.Path, what, e.OldText, e.NewText); err != nil {
+			return nil, err
+		}
+	}
 	files, name, err := editTarget(env, req.Path, req.DryRun)
 	if err != nil {
 		return nil, err

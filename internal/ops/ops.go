@@ -29,6 +29,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Warn reports a warning (nil: dropped).
 	Warn func(msg string)
+	// AllowPlaceholders lets an edit write a placeholder comment in place
+	// of lines it leaves out (lazy.Find; LAZY_EDIT otherwise).
+	AllowPlaceholders bool
 }
 
 // Limits are the size limits of the configuration (0: none).

@@ -2,8 +2,10 @@ package ops
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/lazy"
 	"github.com/hunk-dev/hunk/internal/workspace"
 	"github.com/hunk-dev/hunk/internal/write"
 )
@@ -23,6 +25,17 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	data := []byte(req.Content)
 	fsys := env.FS(req.DryRun)
 	defer fsys.Done()
+	if !env.AllowPlaceholders && !req.CreateOnly && lazy.Has(req.Path, strings.Split(req.Content, "\n")) {
+		// Content over an existing file holding "... existing code ..."
+		// where the file has lines: the file would lose them.
+		if name, err := env.Workspace.Resolve(req.Path); err == nil {
+			if old, err := fsys.ReadFile(name); err == nil {
+				if err := textPlaceholders(env, req.Path, "the content", string(old), req.Content); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	res, err := write.Write(fsys, write.Options{
 		Path: req.Path, Content: data, CreateOnly: req.CreateOnly, IfMatch: req.IfMatch,
 		MaxBytes: env.Limits.WriteMaxBytes, WantOld: req.Diff,

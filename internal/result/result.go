@@ -44,6 +44,9 @@ const (
 	// Denied: the path policy (--deny-read, --deny-write, --allow-write)
 	// refuses the path; nothing was read or written.
 	Denied Code = "DENIED"
+	// LazyEdit: a replacement holds a placeholder comment ("... existing
+	// code ...") in place of lines it leaves out; nothing was written.
+	LazyEdit Code = "LAZY_EDIT"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

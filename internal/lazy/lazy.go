@@ -1,0 +1,156 @@
+// Package lazy finds the placeholders models write instead of code they
+// leave out — "// ... existing code ...", "# ... rest of the file ...",
+// "<!-- ... -->" — so that an edit holding one in place of real lines is
+// refused (LAZY_EDIT) rather than written over them.
+package lazy
+
+import (
+	"path"
+	"strings"
+)
+
+// Find returns the index of the first line of new that is a placeholder
+// comment standing for lines of old that new leaves out, and -1 when there
+// is none: the comment must be new (not a line old has), and old must have
+// lines new does not. Comments are read in the syntax of the file's
+// language, by its name (any of them for a name hunk does not know).
+func Find(name string, old, new []string) int {
+	markers := commentMarkers(name)
+	had := make(map[string]int, len(old))
+	for _, l := range old {
+		had[strings.TrimSpace(l)]++
+	}
+	at := -1
+	for i, l := range new {
+		t := strings.TrimSpace(l)
+		if had[t] == 0 && isPlaceholder(t, markers) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return -1
+	}
+	for _, l := range new {
+		had[strings.TrimSpace(l)]--
+	}
+	for t, n := range had {
+		if n > 0 && t != "" {
+			return at // a line of old that new leaves out
+		}
+	}
+	return -1
+}
+
+// Has reports whether some line of new is a placeholder comment at all (a
+// cheap look before reading what it would replace).
+func Has(name string, new []string) bool {
+	markers := commentMarkers(name)
+	for _, l := range new {
+		if isPlaceholder(strings.TrimSpace(l), markers) {
+			return true
+		}
+	}
+	return false
+}
+
+// comment syntaxes: a line comment marker, or an opening and closing pair.
+type marker struct{ open, close string }
+
+var (
+	slashes = []marker{{"//", ""}, {"/*", "*/"}, {"{/*", "*/}"}, {"*", ""}}
+	hashes  = []marker{{"#", ""}}
+	markup  = []marker{{"<!--", "-->"}}
+	dashes  = []marker{{"--", ""}}
+	semis   = []marker{{";", ""}}
+	percent = []marker{{"%", ""}}
+)
+
+// byExt are the comment syntaxes of the languages hunk knows by extension.
+var byExt = map[string][]marker{
+	".go": slashes, ".js": slashes, ".jsx": append(append([]marker{}, slashes...), markup...), ".ts": slashes, ".tsx": append(append([]marker{}, slashes...), markup...),
+	".mjs": slashes, ".cjs": slashes, ".java": slashes, ".kt": slashes, ".kts": slashes, ".scala": slashes, ".swift": slashes,
+	".c": slashes, ".h": slashes, ".cc": slashes, ".cpp": slashes, ".cxx": slashes, ".hpp": slashes, ".cs": slashes, ".m": slashes,
+	".rs": slashes, ".dart": slashes, ".php": append(append([]marker{}, slashes...), hashes...), ".css": slashes, ".scss": slashes, ".less": slashes,
+	".zig": slashes, ".proto": slashes, ".groovy": slashes, ".gradle": slashes, ".vue": append(append([]marker{}, slashes...), markup...), ".svelte": append(append([]marker{}, slashes...), markup...),
+	".py": hashes, ".rb": hashes, ".sh": hashes, ".bash": hashes, ".zsh": hashes, ".fish": hashes, ".pl": hashes, ".r": hashes,
+	".yaml": hashes, ".yml": hashes, ".toml": hashes, ".ini": append(append([]marker{}, hashes...), semis...), ".cfg": hashes, ".conf": hashes,
+	".mk": hashes, ".cmake": hashes, ".nix": hashes, ".ex": hashes, ".exs": hashes, ".jl": hashes, ".tf": append(append([]marker{}, hashes...), slashes...),
+	".html": markup, ".htm": markup, ".xml": markup, ".md": markup, ".svg": markup,
+	".sql": dashes, ".lua": dashes, ".hs": dashes, ".elm": dashes, ".ada": dashes,
+	".lisp": semis, ".clj": semis, ".el": semis, ".scm": semis, ".asm": semis,
+	".tex": percent, ".erl": percent, ".m4": percent,
+}
+
+// byName are the syntaxes of files known by their whole name.
+var byName = map[string][]marker{"Makefile": hashes, "Dockerfile": hashes, "Gemfile": hashes, "Rakefile": hashes, "CMakeLists.txt": hashes, "BUILD": hashes}
+
+func commentMarkers(name string) []marker {
+	base := path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if m, ok := byName[base]; ok {
+		return m
+	}
+	if m, ok := byExt[strings.ToLower(path.Ext(base))]; ok {
+		return m
+	}
+	var all []marker
+	for _, m := range [][]marker{slashes, hashes, markup, dashes} {
+		all = append(all, m...)
+	}
+	return all
+}
+
+// isPlaceholder reports whether the trimmed line t is a comment (in one of
+// the markers' syntaxes) that stands for code left out: "...", "…", or a
+// phrase like "existing code", "rest of the file", "unchanged".
+func isPlaceholder(t string, markers []marker) bool {
+	for _, m := range markers {
+		body, ok := strings.CutPrefix(t, m.open)
+		if !ok {
+			continue
+		}
+		if m.close != "" {
+			if body, ok = strings.CutSuffix(body, m.close); !ok {
+				continue
+			}
+		}
+		if elision(strings.TrimSpace(body)) {
+			return true
+		}
+	}
+	return false
+}
+
+// elision reports whether a comment's text stands for code left out.
+func elision(body string) bool {
+	b := strings.ToLower(body)
+	lead := strings.HasPrefix(b, "...") || strings.HasPrefix(b, "…")
+	trail := strings.HasSuffix(b, "...") || strings.HasSuffix(b, "…")
+	dots := lead || trail
+	b = strings.Trim(b, ".… \t[]()")
+	if b == "" {
+		return dots // "// ...", "# …"
+	}
+	if lead && trail && len(b) <= 60 {
+		return true // "// ... anything short ..."
+	}
+	// Without dots, only a short comment that opens with the phrase: "//
+	// rest of the code remains the same", not "// the rest of the loop
+	// retries".
+	lead3 := strings.TrimPrefix(strings.TrimPrefix(b, "the "), "all ")
+	for _, phrase := range phrases {
+		if dots && strings.Contains(b, phrase) || strings.HasPrefix(lead3, phrase) && len(lead3) <= len(phrase)+30 && !strings.HasPrefix(b, "the rest") {
+			return true
+		}
+	}
+	return false
+}
+
+// phrases are what models write in a placeholder comment.
+var phrases = []string{
+	"existing code", "existing implementation", "existing imports", "existing methods", "existing functions",
+	"rest of the", "rest of file", "unchanged", "rest of the code", "rest of code", "rest of the function", "rest of the class",
+	"rest of the method", "rest of the component", "rest of the implementation", "rest of the module",
+	"remains unchanged", "remain unchanged", "remains the same", "remain the same", "unchanged code", "code unchanged",
+	"other code", "previous code", "same as before", "keep existing", "keep the rest", "omitted for brevity", "truncated for brevity",
+}

@@ -1,0 +1,45 @@
+package lazy
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFind: a placeholder comment in the new text, standing for lines the
+// old text has and the new one leaves out, in the file's comment syntax.
+func TestFind(t *testing.T) {
+	for _, c := range []struct {
+		name, file, old, new string
+		want                 int
+	}{
+		{"go existing code", "a.go", "func a() {\n\tx()\n\ty()\n}", "func a() {\n\t// ... existing code ...\n\tz()\n}", 1},
+		{"python rest of file", "a.py", "import os\nimport sys\n\ndef f():\n    pass", "import os\n# ... rest of the file ...", 1},
+		{"bare dots", "a.js", "a()\nb()\nc()", "a()\n// ...\nd()", 1},
+		{"unicode ellipsis", "a.rs", "a();\nb();", "// …\nc();", 0},
+		{"html", "a.html", "<p>a</p>\n<p>b</p>", "<!-- ... existing markup ... -->\n<p>c</p>", 0},
+		{"sql dashes", "q.sql", "select 1;\nselect 2;", "-- ... rest of the queries unchanged\nselect 3;", 0},
+		{"block comment", "a.c", "int a;\nint b;", "/* ... existing code ... */\nint c;", 0},
+		{"phrase without dots", "a.ts", "a();\nb();", "// rest of the code remains the same\nc();", 0},
+		{"nothing left out", "a.go", "a()", "a()\n// ...", -1},
+		{"the comment was there", "a.go", "a()\n// ...\nb()", "// ...\nc()", -1},
+		{"python Ellipsis is code", "a.py", "def f():\n    return 1", "def f():\n    ...", -1},
+		{"a hash in Go is not a comment", "a.go", "a()\nb()", "# ...\nc()", -1},
+		{"a real comment", "a.go", "a()\nb()", "// call c instead: b was slow\nc()", -1},
+		{"a real comment naming the rest", "a.go", "a()\nb()", "// the rest of the loop retries on error\nc()", -1},
+		{"unknown language: any syntax", "notes.txt", "a\nb", "# ... existing text ...\nc", 0},
+	} {
+		if got := Find(c.file, strings.Split(c.old, "\n"), strings.Split(c.new, "\n")); got != c.want {
+			t.Errorf("%s: Find = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func FuzzFind(f *testing.F) {
+	f.Add("a.go", "a\nb", "// ...\nc")
+	f.Fuzz(func(t *testing.T, name, old, new string) {
+		n := strings.Split(new, "\n")
+		if i := Find(name, strings.Split(old, "\n"), n); i < -1 || i >= len(n) {
+			t.Fatalf("Find = %d of %d lines", i, len(n))
+		}
+	})
+}
