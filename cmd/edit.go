@@ -18,6 +18,7 @@ type EditOptions struct {
 	Path       string
 	Old, New   *string // --old/--new or the contents of --old-file/--new-file
 	EditsFile  string  // --edits FILE|-
+	BlocksFile string  // --blocks FILE|-
 	ReplaceAll bool
 	Exact      bool
 	IfMatch    string
@@ -33,7 +34,7 @@ func newEditCmd(app *App) *cobra.Command {
 	o := &EditOptions{}
 	var oldText, newText, oldFile, newFile string
 	cmd := &cobra.Command{
-		Use:   "edit PATH (--old TEXT --new TEXT | --old-file F --new-file F | --edits FILE|-)",
+		Use:   "edit PATH (--old TEXT --new TEXT | --old-file F --new-file F | --edits FILE|- | --blocks FILE|-)",
 		Short: "Replace exact text in a file, with careful fuzzy fallbacks and hints",
 		Long: `Replace text in one file. Each old text must occur exactly once (every
 occurrence with --replace-all). With --edits, a JSON list of
@@ -47,23 +48,30 @@ then a uniform indentation shift (the new text is re-indented the same way);
 text are identical, succeeds without changing anything.
 
 --insert-line N inserts the --new text as whole lines after line N (0: at
-the start of the file), in the file's line endings.`,
+the start of the file), in the file's line endings.
+
+--blocks reads SEARCH/REPLACE blocks for the file: Cline's "------- SEARCH",
+lines to find, "=======", their replacement, "+++++++ REPLACE" (or the
+<<<<<<< SEARCH / >>>>>>> REPLACE markers), and Roo Code's apply_diff blocks
+with :start_line: hints. They go through apply-patch's engine: each block a
+chunk found in one place, in any order, all or none.`,
 		Example: `  hunk edit src/main.go --old 'fmt.Println("hi")' --new 'fmt.Println("hello")'
   hunk edit src/main.go --old-file old.txt --new-file new.txt --diff
   echo '[{"oldText":"a := 1","newText":"a := 2"}]' | hunk edit src/main.go --edits -
-  hunk edit src/main.go --insert-line 3 --new 'import "os"'`,
+  hunk edit src/main.go --insert-line 3 --new 'import "os"'
+  hunk edit src/main.go --blocks - < blocks.txt`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Path = args[0]
 			fl := cmd.Flags()
 			stdins := 0
-			for _, name := range []string{o.EditsFile, oldFile, newFile} {
+			for _, name := range []string{o.EditsFile, o.BlocksFile, oldFile, newFile} {
 				if name == "-" {
 					stdins++
 				}
 			}
 			if stdins > 1 {
-				return result.Usagef("only one of --edits, --old-file and --new-file can read stdin")
+				return result.Usagef("only one of --edits, --blocks, --old-file and --new-file can read stdin")
 			}
 			var err error
 			if o.Old, err = textFlag(app, fl.Changed("old"), oldText, "old", fl.Changed("old-file"), oldFile); err != nil {
@@ -85,6 +93,9 @@ the start of the file), in the file's line endings.`,
 				o.InsertLine = -1
 			}
 			switch {
+			case o.BlocksFile != "" && (o.Old != nil || o.New != nil || o.EditsFile != "" || o.ReplaceAll || o.InsertLine >= 0):
+				return result.Usagef("--blocks cannot be combined with --old/--new, --edits, --replace-all or --insert-line").WithHint("put every change in the blocks")
+			case o.BlocksFile != "":
 			case o.InsertLine >= 0:
 			case o.EditsFile != "" && (o.Old != nil || o.New != nil):
 				return result.Usagef("--edits cannot be combined with --old/--new").WithHint("put every edit in the --edits list")
@@ -108,6 +119,7 @@ the start of the file), in the file's line endings.`,
 	f.StringVar(&oldFile, "old-file", "", "read the old text from FILE (inside the workspace; - for stdin)")
 	f.StringVar(&newFile, "new-file", "", "read the new text from FILE (inside the workspace; - for stdin)")
 	f.StringVar(&o.EditsFile, "edits", "", `read a JSON list of {"oldText","newText","replaceAll"} edits from FILE (inside the workspace; - for stdin)`)
+	f.StringVar(&o.BlocksFile, "blocks", "", "read SEARCH/REPLACE blocks for the file from FILE (inside the workspace; - for stdin)")
 	f.IntVar(&o.InsertLine, "insert-line", 0, "insert the --new text after line `N` instead of replacing (0: at the start)")
 	f.BoolVar(&o.ReplaceAll, "replace-all", false, "replace every occurrence of the old text")
 	f.BoolVar(&o.Exact, "exact", false, "match the old text exactly only (no fuzzy matching)")
@@ -166,6 +178,21 @@ func editRun(app *App, o *EditOptions) error {
 		}
 		out, err := ops.Insert(env, ops.InsertRequest{Path: o.Path, After: o.InsertLine, Text: *o.New,
 			IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun})
+		if err != nil {
+			return err
+		}
+		return app.Render(out)
+	}
+	if o.BlocksFile != "" {
+		b, err := readInput(app, o.BlocksFile)
+		if err != nil {
+			return result.Wrap(result.As(err).Code, err, "--blocks")
+		}
+		env, err := app.Env()
+		if err != nil {
+			return err
+		}
+		out, err := ops.Edit(env, ops.EditRequest{Path: o.Path, Blocks: string(b), Exact: o.Exact, IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun})
 		if err != nil {
 			return err
 		}

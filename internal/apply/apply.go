@@ -688,7 +688,7 @@ func (o Options) hint(codex, unified string) string {
 
 // hint3 is hint with its own words for SEARCH/REPLACE blocks.
 func (o Options) hint3(codex, unified, blocks string) string {
-	if o.format == patchparse.SearchReplace {
+	if o.blocks() {
 		return blocks
 	}
 	return o.hint(codex, unified)
@@ -697,10 +697,16 @@ func (o Options) hint3(codex, unified, blocks string) string {
 // unit is what a message calls one chunk of the patch: a SEARCH/REPLACE
 // block, or a chunk.
 func (o Options) unit() string {
-	if o.format == patchparse.SearchReplace {
+	if o.blocks() {
 		return "block"
 	}
 	return "chunk"
+}
+
+// blocks reports whether the patch is SEARCH/REPLACE blocks (aider's,
+// Cline's, Roo's).
+func (o Options) blocks() bool {
+	return o.format == patchparse.SearchReplace || o.format == patchparse.Cline || o.format == patchparse.Roo
 }
 
 // AlreadyApplied reports whether every change of p is in fsys already: each

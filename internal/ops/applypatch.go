@@ -59,6 +59,13 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	return applyParsed(env, p, req)
+}
+
+// applyParsed applies a parsed patch as req asks (apply-patch, and edit's
+// blocks).
+func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output, error) {
+	var err error
 	if req.Reverse {
 		if p, err = patchparse.Reverse(p); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -17,6 +18,7 @@ type EditRequest struct {
 	NewText    string     `json:"newText,omitempty" jsonschema:"the text to put in its place (empty deletes the old text)"`
 	ReplaceAll bool       `json:"replaceAll,omitempty" jsonschema:"replace every occurrence of oldText"`
 	Edits      []EditSpec `json:"edits,omitempty" jsonschema:"several edits, each matched against the original file, applied together or not at all (instead of oldText/newText)"`
+	Blocks     string     `json:"blocks,omitempty" jsonschema:"SEARCH/REPLACE blocks for this file, instead of oldText/newText: ------- SEARCH / the exact lines to find / ======= / their replacement / +++++++ REPLACE (also <<<<<<< SEARCH ... >>>>>>> REPLACE, and Roo Code's :start_line: hints)"`
 	Exact      bool       `json:"exact,omitempty" jsonschema:"match exactly only: no fuzzy fallbacks (line endings, trailing whitespace, Unicode punctuation, indentation)"`
 	IfMatch    string     `json:"ifMatch,omitempty" jsonschema:"refuse (STALE) unless the file's current SHA-256 is this"`
 	Diff       bool       `json:"diff,omitempty" jsonschema:"add a unified diff of the change to the result text"`
@@ -47,6 +49,9 @@ func (r EditRequest) edits() ([]edit.Edit, error) {
 
 // Edit replaces text in one file, all edits or none.
 func Edit(env *Env, req EditRequest) (*Output, error) {
+	if req.Blocks != "" {
+		return editBlocks(env, req)
+	}
 	edits, err := req.edits()
 	if err != nil {
 		return nil, err
@@ -157,4 +162,28 @@ func editMessage(res *edit.Result, path string, dryRun bool) string {
 		b.WriteString("\n" + n)
 	}
 	return b.String()
+}
+
+// editBlocks applies SEARCH/REPLACE blocks to the request's file through
+// the patch engine: each block a chunk (a unique place, the engine's
+// passes and hints, any order, all or nothing, an applied block a no-op).
+func editBlocks(env *Env, req EditRequest) (*Output, error) {
+	switch {
+	case len(req.Edits) > 0 || req.OldText != "" || req.NewText != "" || req.ReplaceAll:
+		return nil, result.Usagef("give the edit as blocks or as old and new text, not both")
+	case req.IfMatch != "":
+		return nil, result.Usagef("--if-match cannot be combined with blocks").WithHint("check the file's hash with hunk read, then apply the blocks")
+	}
+	if max := env.Limits.PatchMaxBytes; max > 0 && int64(len(req.Blocks)) > max {
+		return nil, result.Errorf(result.TooLarge, "the blocks are over the limit of %d bytes", max)
+	}
+	name, err := env.Workspace.Resolve(req.Path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := patchparse.ParseBlocks(req.Blocks, name)
+	if err != nil {
+		return nil, err
+	}
+	return applyParsed(env, p, ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact})
 }
