@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,96 @@ func FuzzSearchReplace(f *testing.F) {
 		}
 		if len(want) > 0 {
 			t.Fatalf("files not read: %v\ntext:\n%s", want, text)
+		}
+	})
+}
+
+// FuzzBlocks renders random file-less blocks — Cline's markers, the legacy
+// ones, Roo's with hints and a ------- line — whose content may hold
+// marker lines escaped with a backslash, and requires ParseBlocks to read
+// back every SEARCH and REPLACE line (unescaped) and every hint.
+func FuzzBlocks(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &gen{b: data}
+		markers := []string{"=======", "------- SEARCH", "+++++++ REPLACE", "<<<<<<< SEARCH", ">>>>>>> REPLACE", "-------"}
+		line := func() (raw, want string) {
+			if g.n(5) == 0 {
+				m := markers[g.n(len(markers))]
+				return `\` + m, m
+			}
+			l := g.srLine()
+			for {
+				t := strings.TrimSpace(l)
+				if !blockStart(t) && !blockEnd(t) && !isRun(t, '=') && !isRun(t, '-') && !strings.HasPrefix(t, `\`) && !strings.HasPrefix(t, ":start_line:") && !strings.HasPrefix(t, ":end_line:") {
+					return l, l
+				}
+				l = "x" + l
+			}
+		}
+		type blk struct {
+			search, replace []string
+			hint            int
+		}
+		var blocks []blk
+		var b strings.Builder
+		style := g.n(3) // 0 Cline, 1 legacy, 2 Roo
+		for i, n := 0, 1+g.n(4); i < n; i++ {
+			k := blk{}
+			switch style {
+			case 0:
+				b.WriteString(strings.Repeat("-", 3+g.n(5)) + " SEARCH\n")
+			default:
+				b.WriteString(strings.Repeat("<", 3+g.n(5)) + " SEARCH\n")
+			}
+			if style == 2 {
+				if g.n(2) == 0 {
+					k.hint = 1 + g.n(200)
+					b.WriteString(":start_line:" + strconv.Itoa(k.hint) + "\n")
+				}
+				b.WriteString("-------\n")
+			}
+			for j, m := 0, 1+g.n(3); j < m; j++ {
+				raw, want := line()
+				b.WriteString(raw + "\n")
+				k.search = append(k.search, want)
+			}
+			if isBlank(strings.Join(k.search, "")) {
+				b.WriteString("x\n")
+				k.search = append(k.search, "x")
+			}
+			b.WriteString(strings.Repeat("=", 3+g.n(5)) + "\n")
+			for j, m := 0, g.n(3); j < m; j++ {
+				raw, want := line()
+				b.WriteString(raw + "\n")
+				k.replace = append(k.replace, want)
+			}
+			if style == 0 {
+				b.WriteString(strings.Repeat("+", 3+g.n(5)) + " REPLACE\n")
+			} else {
+				b.WriteString(strings.Repeat(">", 3+g.n(5)) + " REPLACE\n")
+			}
+			blocks = append(blocks, k)
+		}
+		text := b.String()
+		p, err := ParseBlocks(text, "f.go")
+		if err != nil {
+			t.Fatalf("%v\ntext:\n%s", err, text)
+		}
+		if len(p.Files) != 1 || len(p.Files[0].Chunks) != len(blocks) {
+			t.Fatalf("read %d files, want 1 with %d chunks\ntext:\n%s", len(p.Files), len(blocks), text)
+		}
+		for i, c := range p.Files[0].Chunks {
+			var added []string
+			for _, l := range c.Lines {
+				if l.Op == '+' {
+					added = append(added, l.Text)
+				}
+			}
+			if strings.Join(c.Old(), "\n") != strings.Join(blocks[i].search, "\n") || strings.Join(added, "\n") != strings.Join(blocks[i].replace, "\n") || c.OldStart != blocks[i].hint {
+				t.Fatalf("block %d: read %q / %q @%d, want %q / %q @%d\ntext:\n%s", i+1, c.Old(), added, c.OldStart, blocks[i].search, blocks[i].replace, blocks[i].hint, text)
+			}
 		}
 	})
 }
