@@ -438,6 +438,14 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if m != nil || err != nil {
 		return m, err
 	}
+	if q := p.numbered(); q != nil && !lc.opt.Strict {
+		// Lines copied with a read tool's line numbers: taken without
+		// them only where the numbers say.
+		if m, _ := lc.locateStrict(q, cursor, taken); m != nil && m.pos == q.hint {
+			m.rule += ",numbered-lines"
+			return m, nil
+		}
+	}
 	if q := p.dropTrailingEmpty(); q != nil {
 		m, err = strict(q)
 		if m != nil || err != nil {
@@ -466,6 +474,15 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		}
 	}
 	e := lc.noMatch(p)
+	if q := p.numbered(); q != nil {
+		h := fmt.Sprintf("the chunk's lines start with line numbers (%d, …) as a read prints them; they are matched without them only where the numbers say", q.hint+1)
+		r := *q
+		r.hint = -1
+		if m, _ := lc.locateStrict(&r, 0, taken); m != nil {
+			h += fmt.Sprintf(", and without them the lines are at line %d: copy the lines again, without the numbers", m.pos+1)
+		}
+		e.Hints = append([]string{h}, e.Hints...)
+	}
 	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
 		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
 			// Codex checks the context line first and says so; keep its

@@ -1,0 +1,109 @@
+package apply
+
+import (
+	"strings"
+)
+
+// Lines copied with the line numbers a read tool printed before them —
+// "    12\t" (cat -n, hunk read -n), "    12→" (Claude Code's Read), "12:",
+// "L12:", "12|" — are matched without them when every context and removed
+// line of the chunk carries one, in one form, numbered consecutively, and
+// the lines then fit the file exactly where the numbers say. Added lines
+// lose theirs only when every one carries one in the same form (a line the
+// model copied and changed); otherwise they are text.
+
+// numberForm is one way of printing a line number before a line.
+type numberForm struct {
+	prefix string // before the digits ("L"), after leading spaces
+	sep    string // after the digits: "\t", "→", ":", "|"
+}
+
+var numberForms = []numberForm{{"", "\t"}, {"", "→"}, {"", ":"}, {"L", ":"}, {"", "|"}}
+
+// cut reads a line number in form f at the start of s: the number and the
+// text after it (one space after ":" and "|" is part of the prefix).
+func (f numberForm) cut(s string) (int, string, bool) {
+	t := strings.TrimLeft(s, " ")
+	t, ok := strings.CutPrefix(t, f.prefix)
+	if !ok {
+		return 0, "", false
+	}
+	i, n := 0, 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' && i < 9 {
+		n = n*10 + int(t[i]-'0')
+		i++
+	}
+	if i == 0 || n == 0 {
+		return 0, "", false
+	}
+	if f.sep == "|" || f.sep == ":" {
+		t = strings.TrimLeft(t[i:], " ")
+	} else {
+		t = t[i:]
+	}
+	rest, ok := strings.CutPrefix(t, f.sep)
+	if !ok {
+		return 0, "", false
+	}
+	if f.sep == "|" || f.sep == ":" {
+		rest = strings.TrimPrefix(rest, " ")
+	}
+	return n, rest, true
+}
+
+// numbered returns the chunk with its lines' numbers removed, its hint the
+// first number, or nil when its lines do not all carry them as above.
+func (p *prepared) numbered() *prepared {
+	if len(p.old) == 0 {
+		return nil
+	}
+	for _, f := range numberForms {
+		first, _, ok := f.cut(p.old[0])
+		if !ok {
+			continue
+		}
+		q := *p
+		q.lines = make([]cline, len(p.lines))
+		q.old = nil
+		next := first
+		good := true
+		for i, l := range p.lines {
+			q.lines[i] = l
+			if l.op == '+' {
+				continue
+			}
+			n, rest, ok := f.cut(l.text)
+			if !ok || n != next {
+				good = false
+				break
+			}
+			next++
+			q.lines[i].text = rest
+			q.old = append(q.old, rest)
+		}
+		if !good {
+			continue
+		}
+		// Added lines: all numbered in the same form, or left as written.
+		all, some := true, false
+		for _, l := range p.lines {
+			if l.op == '+' {
+				if _, _, ok := f.cut(l.text); ok {
+					some = true
+				} else {
+					all = false
+				}
+			}
+		}
+		if all && some {
+			for i, l := range q.lines {
+				if l.op == '+' {
+					_, q.lines[i].text, _ = f.cut(l.text)
+				}
+			}
+		}
+		q.hint = first - 1
+		return &q
+	}
+	return nil
+}
