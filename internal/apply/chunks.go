@@ -54,10 +54,13 @@ type prepared struct {
 	lines []cline
 	old   []string
 	hint  int // 0-based line the old lines start at per the header; -1 for none
+	// guessed: a block whose removed lines were told from its context by
+	// a guess (patchparse.Chunk.Guessed): no recovery keeps file lines.
+	guessed bool
 }
 
 func prepare(c *patchparse.Chunk, n int) *prepared {
-	p := &prepared{src: c, n: n, hint: -1}
+	p := &prepared{src: c, n: n, hint: -1, guessed: c.Guessed}
 	p.lines = make([]cline, 0, len(c.Lines))
 	for _, l := range c.Lines {
 		// A file line never holds a CR (workspace.Text ends lines at
@@ -417,7 +420,7 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	}
 	strict := func(q *prepared) (*placed, error) {
 		m, err := lc.locateStrict(q, cursor, taken)
-		if m == nil || m.pass < Trim || lc.opt.Strict {
+		if m == nil || m.pass < Trim || lc.opt.Strict || q.guessed {
 			return m, err
 		}
 		// Matched only with indentation ignored, and no single shift
@@ -435,10 +438,19 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		return m, err
 	}
 	m, err := strict(p)
+	if m != nil && p.guessed && m.pass != Exact {
+		// Which of two equal lines of the block is removed was guessed:
+		// where the file's lines differ (matched leniently), the guess
+		// decides the result. Only an exact match leaves it no say.
+		e := lc.noMatch(p)
+		e.Hints = append([]string{fmt.Sprintf("the block repeats a line its REPLACE text keeps only once, and its lines fit the file (line %d) only leniently (whitespace or punctuation), so which of them goes is not known: copy the SEARCH lines exactly as the file has them", m.pos+1)}, e.Hints...)
+		return nil, e
+	}
 	if m != nil || err != nil {
 		return m, err
 	}
 	if q := p.numbered(); q != nil && !lc.opt.Strict {
+		q.guessed = q.guessed || p.guessed
 		// Lines copied with a read tool's line numbers: taken without
 		// them only where the numbers say.
 		if m, _ := lc.locateStrict(q, cursor, taken); m != nil && m.pos == q.hint {
@@ -446,18 +458,18 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 			return m, nil
 		}
 	}
-	if q := p.dropTrailingEmpty(); q != nil {
+	if q := p.dropTrailingEmpty(); q != nil && !p.guessed {
 		m, err = strict(q)
 		if m != nil || err != nil {
 			return m, err
 		}
-		if !lc.opt.Strict {
+		if !lc.opt.Strict && !p.guessed {
 			if m, err = lc.recover(q, cursor, taken); err != nil || m != nil && !lc.rivalNear(q, m, 1, taken) {
 				return m, err
 			}
 		}
 	}
-	if !lc.opt.Strict {
+	if !lc.opt.Strict && !p.guessed {
 		// Each recovery is taken only when no other place fits with one
 		// mistake more (the composed search's rule).
 		if m, err = lc.recover(p, cursor, taken); err != nil || m != nil && !lc.rivalNear(p, m, 1, taken) {

@@ -112,6 +112,16 @@ var corpusMistakes = []struct {
 	}}, false},
 }
 
+// blockMistakes are the SEARCH/REPLACE blocks' own: their SEARCH lines
+// copied with the line numbers a read tool prints (hunk read -n's
+// "N<tab>", Claude Code's "     N→").
+var blockMistakes = []mistake{
+	{"numbered-lines", false, func(rng *rand.Rand, f *form) bool {
+		f.numbered = []string{"%d\t", "%6d→"}[rng.IntN(2)]
+		return true
+	}},
+}
+
 // corpusSources returns the corpus's files: name -> content, and their
 // languages.
 func corpusSources(t *testing.T) ([]string, map[string]string, map[string]*lang) {
@@ -195,6 +205,53 @@ func TestMistakeCorpus(t *testing.T) {
 		}
 	}
 
+	// exercise runs a change's clean patch in one format and the patch
+	// with each mistake, then with combinations of two and three.
+	exercise := func(rng *rand.Rand, c *change, lg *lang, format string, clean *form, usable []mistake, first map[string]bool) {
+		run(c, clean, true, format+" clean", format+" clean "+lg.name)
+		for _, m := range usable {
+			f := clean.clone()
+			if m.fn(rng, f) {
+				run(c, f, false, format+" "+m.name)
+			}
+		}
+		for k := 0; k < corpusPairs+corpusTriples; k++ {
+			n := 2
+			if k >= corpusPairs {
+				n = 3
+			}
+			var picked []mistake
+			for _, i := range rng.Perm(len(usable)) {
+				m := usable[i]
+				var used []string
+				for _, p := range picked {
+					used = append(used, p.name)
+				}
+				if len(picked) < n && !conflicting(m.name, used) {
+					picked = append(picked, m)
+				}
+			}
+			// A changed file line is chosen on the clean chunk.
+			sort.SliceStable(picked, func(a, b int) bool { return first[picked[a].name] && !first[picked[b].name] })
+			f := clean.clone()
+			var used []string
+			for _, m := range picked {
+				if m.fn(rng, f) {
+					used = append(used, m.name)
+				}
+			}
+			if len(used) < 2 {
+				continue
+			}
+			keys := []string{fmt.Sprintf("%s %d mistakes", format, len(used)), fmt.Sprintf("%s %d mistakes, %s", format, len(used), lg.name)}
+			for _, u := range used {
+				keys = append(keys, fmt.Sprintf("%s %dx with %s", format, len(used), u))
+			}
+			run(c, f, false, keys...)
+		}
+	}
+	rngBlocks := rand.New(rand.NewPCG(seed, seed^0x22))
+
 	changes := 0
 	for _, name := range names {
 		lg := langs[name]
@@ -215,7 +272,6 @@ func TestMistakeCorpus(t *testing.T) {
 					format = "unified"
 				}
 				clean := &form{unified: unified, hunks: c.hunks, comment: lg.comment, changed: -1}
-				run(c, clean, true, format+" clean", format+" clean "+lg.name)
 				var usable []mistake
 				first := map[string]bool{}
 				for _, m := range mistakes {
@@ -229,47 +285,26 @@ func TestMistakeCorpus(t *testing.T) {
 						first[m.name] = m.name == "file-changed"
 					}
 				}
-				for _, m := range usable {
-					f := clean.clone()
-					if m.fn(rng, f) {
-						run(c, f, false, format+" "+m.name)
-					}
-				}
-				for k := 0; k < corpusPairs+corpusTriples; k++ {
-					n := 2
-					if k >= corpusPairs {
-						n = 3
-					}
-					var picked []mistake
-					for _, i := range rng.Perm(len(usable)) {
-						m := usable[i]
-						var used []string
-						for _, p := range picked {
-							used = append(used, p.name)
-						}
-						if len(picked) < n && !conflicting(m.name, used) {
-							picked = append(picked, m)
-						}
-					}
-					// A changed file line is chosen on the clean chunk.
-					sort.SliceStable(picked, func(a, b int) bool { return first[picked[a].name] && !first[picked[b].name] })
-					f := clean.clone()
-					var used []string
-					for _, m := range picked {
-						if m.fn(rng, f) {
-							used = append(used, m.name)
-						}
-					}
-					if len(used) < 2 {
-						continue
-					}
-					keys := []string{fmt.Sprintf("%s %d mistakes", format, len(used)), fmt.Sprintf("%s %d mistakes, %s", format, len(used), lg.name)}
-					for _, u := range used {
-						keys = append(keys, fmt.Sprintf("%s %dx with %s", format, len(used), u))
-					}
-					run(c, f, false, keys...)
+				exercise(rng, c, lg, format, clean, usable, first)
+			}
+			// SEARCH/REPLACE blocks, on their own random numbers (the
+			// figures of the two formats above stay as they were).
+			blocks := &form{blocks: true, hunks: c.hunks, comment: lg.comment, changed: -1}
+			var usable []mistake
+			first := map[string]bool{}
+			for _, m := range mistakes {
+				if !m.unified {
+					usable = append(usable, m)
 				}
 			}
+			for _, m := range corpusMistakes {
+				if m.name == "prose-around" || m.name == "file-changed" {
+					usable = append(usable, m.mistake)
+					first[m.name] = m.name == "file-changed"
+				}
+			}
+			usable = append(usable, blockMistakes...)
+			exercise(rngBlocks, c, lg, "blocks", blocks, usable, first)
 		}
 	}
 	t.Log(rateTable(fmt.Sprintf("mistake corpus: %d changes to Go, Python, JavaScript and C files, one in %d CRLF (seed %d):", changes, corpusCRLF, seed), rates))

@@ -2,6 +2,8 @@ package apply
 
 import (
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
 )
 
 // Lines copied with the line numbers a read tool printed before them —
@@ -103,7 +105,43 @@ func (p *prepared) numbered() *prepared {
 			}
 		}
 		q.hint = first - 1
+		if !hasContext(q.lines) {
+			// A SEARCH/REPLACE block whose SEARCH lines carried numbers:
+			// the lines it only repeats are context once the numbers are
+			// gone (patchparse.BlockLines).
+			q.lines, q.guessed = realign(q.lines)
+		}
 		return &q
 	}
 	return nil
+}
+
+// hasContext reports whether a chunk has context lines.
+func hasContext(lines []cline) bool {
+	for _, l := range lines {
+		if l.op == ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// realign makes the lines a chunk's removed and added lines share context
+// lines, as patchparse.BlockLines does for a block.
+func realign(lines []cline) ([]cline, bool) {
+	var search, replace []patchparse.ChunkLine
+	for i, l := range lines {
+		c := patchparse.ChunkLine{Op: l.op, EOL: l.eol, Text: l.text, Line: i + 1}
+		if l.op == '-' {
+			search = append(search, c)
+		} else {
+			replace = append(replace, c)
+		}
+	}
+	var out []cline
+	aligned, guessed := patchparse.BlockLines(search, replace)
+	for _, c := range aligned {
+		out = append(out, cline{op: c.Op, eol: c.EOL, text: c.Text})
+	}
+	return out, guessed
 }

@@ -330,6 +330,11 @@ type form struct {
 	// changed: a context line of the file changed since the model read it
 	// (its index in the old file; -1 for none)
 	changed int
+	// blocks renders the hunks as SEARCH/REPLACE blocks (corpus only);
+	// numbered prefixes their SEARCH lines with line numbers in that
+	// form ("%d\t", "%6d→") from the hunk's first line on.
+	blocks   bool
+	numbered string
 }
 
 func (f *form) clone() *form {
@@ -346,6 +351,9 @@ func (f *form) render(name string) string {
 	var b strings.Builder
 	if f.prose {
 		b.WriteString("Here is the change, as a patch:\n\n")
+	}
+	if f.blocks {
+		return f.renderBlocks(&b, name)
 	}
 	if f.unified {
 		fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
@@ -374,6 +382,46 @@ func (f *form) render(name string) string {
 	}
 	if f.prose {
 		b.WriteString("\nThis adds the new lines; run the tests after applying it.\n")
+	}
+	s := b.String()
+	if f.crlf {
+		s = strings.ReplaceAll(s, "\n", "\r\n")
+	}
+	return s
+}
+
+// renderBlocks writes the hunks as aider's SEARCH/REPLACE blocks, each in
+// a fence after the file's path: SEARCH the old lines, REPLACE the new.
+func (f *form) renderBlocks(b *strings.Builder, name string) string {
+	for _, h := range f.hunks {
+		fmt.Fprintf(b, "%s\n```\n<<<<<<< SEARCH\n", name)
+		n := h.oldStart
+		for _, l := range h.lines {
+			if l == "" {
+				l = " " // an empty context line, as Codex reads one
+			}
+			if l[0] == '+' {
+				continue
+			}
+			if f.numbered != "" {
+				fmt.Fprintf(b, f.numbered, n)
+				n++
+			}
+			b.WriteString(l[1:] + "\n")
+		}
+		b.WriteString("=======\n")
+		for _, l := range h.lines {
+			if l == "" {
+				l = " "
+			}
+			if l[0] != '-' {
+				b.WriteString(l[1:] + "\n")
+			}
+		}
+		b.WriteString(">>>>>>> REPLACE\n```\n\n")
+	}
+	if f.prose {
+		b.WriteString("This adds the new lines; run the tests after applying it.\n")
 	}
 	s := b.String()
 	if f.crlf {

@@ -104,6 +104,11 @@ type Chunk struct {
 	OldNoNewline, NewNoNewline bool
 	// NoHeader is set for a Codex first chunk written without "@@".
 	NoHeader bool
+	// Guessed: a block's lines were told apart — context, removed, added —
+	// by one of several equally good readings (BlockLines), so which line
+	// is removed beside an equal context line is not known: only the
+	// strict passes may place it, no recovery that keeps lines of the file.
+	Guessed bool
 	Line     int // 1-based patch line of the chunk header (or first line)
 }
 

@@ -56,6 +56,7 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			continue
 		}
 		c := &Chunk{Line: i + 1}
+		var search, replace []ChunkLine
 		j := i + 1
 		// Roo's hints and separator.
 		for ; j < len(L); j++ {
@@ -82,7 +83,7 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			if t := strings.TrimSpace(L[j]); blockStart(t) || blockEnd(t) {
 				return nil, hunkError(j, "a block is ------- SEARCH, the lines to find, =======, the lines to put in their place, +++++++ REPLACE", "expected ======= before %q (the block begun on line %d)", t, i+1)
 			}
-			c.Lines = append(c.Lines, ChunkLine{Op: '-', Text: unescapeMarker(L[j]), Line: j + 1})
+			search = append(search, ChunkLine{Op: '-', Text: unescapeMarker(L[j]), Line: j + 1})
 		}
 		if j == len(L) {
 			return nil, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
@@ -92,11 +93,12 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			if blockStart(strings.TrimSpace(L[k])) {
 				return nil, hunkError(k, "end the block's REPLACE lines with a +++++++ REPLACE (or >>>>>>> REPLACE) line", "expected the REPLACE marker before another SEARCH (the block begun on line %d)", i+1)
 			}
-			c.Lines = append(c.Lines, ChunkLine{Op: '+', Text: unescapeMarker(L[k]), Line: k + 1})
+			replace = append(replace, ChunkLine{Op: '+', Text: unescapeMarker(L[k]), Line: k + 1})
 		}
 		if k == len(L) {
 			return nil, hunkError(i, "end the block's REPLACE lines with a +++++++ REPLACE (or >>>>>>> REPLACE) line", "the block has no REPLACE line")
 		}
+		c.Lines, c.Guessed = BlockLines(search, replace)
 		if len(c.Old()) == 0 || isBlank(strings.Join(c.Old(), "")) {
 			empty = c
 		}

@@ -164,14 +164,15 @@ func blocksPatch(L []string, blocks []block) (*Patch, error) {
 			return nil, hunkError(b.line, "give a new file one block with an empty SEARCH and the whole content as its REPLACE, or edit an existing file with blocks that each SEARCH for lines it has",
 				"%s: a block with an empty SEARCH creates the file, and it has another block", b.path)
 		}
-		c := &Chunk{Line: b.line + 1}
+		var search, replace []ChunkLine
 		for _, k := range b.search {
-			c.Lines = append(c.Lines, ChunkLine{Op: '-', Text: L[k], Line: k + 1})
+			search = append(search, ChunkLine{Op: '-', Text: L[k], Line: k + 1})
 		}
 		for _, k := range b.replace {
-			c.Lines = append(c.Lines, ChunkLine{Op: '+', Text: L[k], Line: k + 1})
+			replace = append(replace, ChunkLine{Op: '+', Text: L[k], Line: k + 1})
 		}
-		f.Chunks = append(f.Chunks, c)
+		lines, guessed := BlockLines(search, replace)
+		f.Chunks = append(f.Chunks, &Chunk{Line: b.line + 1, Lines: lines, Guessed: guessed})
 	}
 	return p, nil
 }
@@ -184,4 +185,113 @@ func blank(L []string, idx []int) bool {
 		}
 	}
 	return true
+}
+
+// BlockLines is a block's chunk: the lines its SEARCH and REPLACE texts
+// share (a longest common subsequence) are context, the rest removed and
+// added lines — so that a line the block only repeats keeps the file's
+// own text where it matched loosely (its trailing whitespace, its quotes),
+// as a careful person applying the block by hand would keep it. guessed
+// reports that another reading as good tells the lines apart otherwise
+// (which of two equal lines is removed).
+func BlockLines(search, replace []ChunkLine) (lines []ChunkLine, guessed bool) {
+	n, m := len(search), len(replace)
+	if n == 0 || m == 0 {
+		return append(search, replace...), false
+	}
+	if n*m > 1<<20 {
+		return append(search, replace...), true
+	}
+	first := align(search, replace, false)
+	last := align(search, replace, true)
+	if len(first) != len(last) {
+		return first, true
+	}
+	for i := range first {
+		if first[i].Op != last[i].Op || first[i].Line != last[i].Line {
+			return first, true
+		}
+	}
+	return first, false
+}
+
+// align is a longest common subsequence of the two texts as a chunk:
+// matched as early as possible, or (late) as late as possible.
+func align(search, replace []ChunkLine, late bool) []ChunkLine {
+	n, m := len(search), len(replace)
+	at := func(s []ChunkLine, i, n int) ChunkLine {
+		if late {
+			return s[n-1-i]
+		}
+		return s[i]
+	}
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case at(search, i, n).Text == at(replace, j, m).Text:
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			case lcs[i+1][j] >= lcs[i][j+1]:
+				lcs[i][j] = lcs[i+1][j]
+			default:
+				lcs[i][j] = lcs[i][j+1]
+			}
+		}
+	}
+	out := make([]ChunkLine, 0, n+m)
+	i, j := 0, 0
+	for i < n && j < m {
+		s, r := at(search, i, n), at(replace, j, m)
+		switch {
+		case s.Text == r.Text:
+			s.Op = ' '
+			out = append(out, s)
+			i++
+			j++
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			out = append(out, s)
+			i++
+		default:
+			out = append(out, r)
+			j++
+		}
+	}
+	for ; i < n; i++ {
+		out = append(out, at(search, i, n))
+	}
+	for ; j < m; j++ {
+		out = append(out, at(replace, j, m))
+	}
+	if late {
+		for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+			out[a], out[b] = out[b], out[a]
+		}
+		// Reversed, removed lines follow added ones: put each run of
+		// removed and added lines back in the order -, +.
+		for a := 0; a < len(out); {
+			if out[a].Op == ' ' {
+				a++
+				continue
+			}
+			b := a
+			for b < len(out) && out[b].Op != ' ' {
+				b++
+			}
+			run := append([]ChunkLine(nil), out[a:b]...)
+			k := a
+			for _, op := range []byte{'-', '+'} {
+				for _, l := range run {
+					if l.Op == op {
+						out[k] = l
+						k++
+					}
+				}
+			}
+			a = b
+		}
+	}
+	return out
 }

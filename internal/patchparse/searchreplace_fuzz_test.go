@@ -97,12 +97,7 @@ func FuzzSearchReplace(f *testing.F) {
 				if got := strings.Join(c.Old(), "\n"); got != strings.Join(w[i].search, "\n") {
 					t.Fatalf("%s block %d: SEARCH %q, want %q\ntext:\n%s", f.Path, i+1, got, strings.Join(w[i].search, "\n"), text)
 				}
-				var added []string
-				for _, l := range c.Lines {
-					if l.Op == '+' {
-						added = append(added, l.Text)
-					}
-				}
+				added := c.New()
 				if strings.Join(added, "\n") != strings.Join(w[i].replace, "\n") {
 					t.Fatalf("%s block %d: REPLACE %q, want %q\ntext:\n%s", f.Path, i+1, added, w[i].replace, text)
 				}
@@ -192,12 +187,7 @@ func FuzzBlocks(f *testing.F) {
 			t.Fatalf("read %d files, want 1 with %d chunks\ntext:\n%s", len(p.Files), len(blocks), text)
 		}
 		for i, c := range p.Files[0].Chunks {
-			var added []string
-			for _, l := range c.Lines {
-				if l.Op == '+' {
-					added = append(added, l.Text)
-				}
-			}
+			added := c.New()
 			if strings.Join(c.Old(), "\n") != strings.Join(blocks[i].search, "\n") || strings.Join(added, "\n") != strings.Join(blocks[i].replace, "\n") || c.OldStart != blocks[i].hint {
 				t.Fatalf("block %d: read %q / %q @%d, want %q / %q @%d\ntext:\n%s", i+1, c.Old(), added, c.OldStart, blocks[i].search, blocks[i].replace, blocks[i].hint, text)
 			}
