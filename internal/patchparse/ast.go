@@ -109,7 +109,7 @@ type Chunk struct {
 	// is removed beside an equal context line is not known: only the
 	// strict passes may place it, no recovery that keeps lines of the file.
 	Guessed bool
-	Line     int // 1-based patch line of the chunk header (or first line)
+	Line    int // 1-based patch line of the chunk header (or first line)
 }
 
 // ChunkLine is one line of a chunk: Op is ' ' (context), '-' (removed) or '+'
