@@ -381,7 +381,15 @@ func (f *form) render(name string) string {
 		b.WriteString("*** End Patch\n")
 	}
 	if f.prose {
-		b.WriteString("\nThis adds the new lines; run the tests after applying it.\n")
+		b.WriteString("\n")
+	}
+	return f.finish(&b)
+}
+
+// finish ends the patch text: prose after it, CRLF line endings.
+func (f *form) finish(b *strings.Builder) string {
+	if f.prose {
+		b.WriteString("This adds the new lines; run the tests after applying it.\n")
 	}
 	s := b.String()
 	if f.crlf {
@@ -420,14 +428,7 @@ func (f *form) renderBlocks(b *strings.Builder, name string) string {
 		}
 		b.WriteString(">>>>>>> REPLACE\n```\n\n")
 	}
-	if f.prose {
-		b.WriteString("This adds the new lines; run the tests after applying it.\n")
-	}
-	s := b.String()
-	if f.crlf {
-		s = strings.ReplaceAll(s, "\n", "\r\n")
-	}
-	return s
+	return f.finish(b)
 }
 
 // A mistake perturbs a patch; it reports false when it does not apply to it.

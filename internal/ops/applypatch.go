@@ -74,8 +74,10 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	if req.Stat != "" {
 		return patchStat(p, req.Stat == "numstat"), nil
 	}
-	if err := patchPlaceholders(env, p); err != nil {
-		return nil, err
+	if req.Compat != "codex" { // Codex applies placeholders as text
+		if err := patchPlaceholders(env, p); err != nil {
+			return nil, err
+		}
 	}
 	ws := env.Workspace
 	fsys := env.FS(req.DryRun)
