@@ -21,13 +21,14 @@ func TestApplyPatchFlags(t *testing.T) {
 		env  map[string]string
 		want applyPatchOptions
 	}{
-		{"defaults", []string{"apply-patch"}, nil, applyPatchOptions{Strip: -1}},
+		{"defaults", []string{"apply-patch"}, nil, applyPatchOptions{Strip: -1, Format: "auto"}},
 		{"file and flags", []string{"apply-patch", "--diff", "--check", "-p", "2", "x.patch"}, nil,
-			applyPatchOptions{File: "x.patch", Diff: true, DryRun: true, Strip: 2}},
-		{"dry-run", []string{"apply-patch", "--dry-run", "-"}, nil, applyPatchOptions{File: "-", DryRun: true, Strip: -1}},
-		{"compat flag", []string{"apply-patch", "--compat", "codex"}, nil, applyPatchOptions{Compat: "codex", Strip: -1}},
-		{"compat env", []string{"apply-patch"}, map[string]string{"HUNK_APPLY_PATCH_COMPAT": "codex"}, applyPatchOptions{Compat: "codex", Strip: -1}},
-		{"compat config", []string{"--config", cfg, "apply-patch"}, nil, applyPatchOptions{Compat: "codex", Strip: -1}},
+			applyPatchOptions{File: "x.patch", Diff: true, DryRun: true, Strip: 2, Format: "auto"}},
+		{"dry-run", []string{"apply-patch", "--dry-run", "-"}, nil, applyPatchOptions{File: "-", DryRun: true, Strip: -1, Format: "auto"}},
+		{"compat flag", []string{"apply-patch", "--compat", "codex"}, nil, applyPatchOptions{Compat: "codex", Strip: -1, Format: "auto"}},
+		{"compat env", []string{"apply-patch"}, map[string]string{"HUNK_APPLY_PATCH_COMPAT": "codex"}, applyPatchOptions{Compat: "codex", Strip: -1, Format: "auto"}},
+		{"compat config", []string{"--config", cfg, "apply-patch"}, nil, applyPatchOptions{Compat: "codex", Strip: -1, Format: "auto"}},
+		{"format", []string{"apply-patch", "--format", "search-replace"}, nil, applyPatchOptions{Strip: -1, Format: "search-replace"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
