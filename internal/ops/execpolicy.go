@@ -58,8 +58,11 @@ func (l execLayout) sandboxMounts(dir string) ([]sandbox.Mount, []string) {
 // workspace is going. Each run with policy mounts holds a shared lock (the
 // workspace's ".lock" file) while it goes; the placeholders made are listed
 // in the ".list" file, whose exclusive lock orders starts and ends; the
-// last run to end removes them.
+// last run to end removes them — only paths inside the workspace, only
+// empty directories. Both files are in a private directory of hunk's
+// (placeholderDir).
 type placeholders struct {
+	dir  string   // the workspace
 	base string   // the two files' path, without the extension
 	use  *os.File // the shared lock held while the run goes
 	// used: a mount of this run is a placeholder (made now, or listed).
@@ -77,7 +80,12 @@ func (l execLayout) place(dir string) (*placeholders, error) {
 		return p, nil
 	}
 	sum := sha256.Sum256([]byte(dir))
-	p.base = filepath.Join(os.TempDir(), fmt.Sprintf("hunk-%d-placeholders-%x", os.Getuid(), sum[:8]))
+	private, err := placeholderDir()
+	if err != nil {
+		return p, result.Errorf(result.IOError, "exec: no private directory for the path policy's placeholders: %v; the command was not run", err)
+	}
+	p.dir = dir
+	p.base = filepath.Join(private, fmt.Sprintf("%x", sum[:8]))
 	list, err := lockedFile(p.base+".list", unix.LOCK_EX)
 	if err != nil {
 		return p, result.Errorf(result.IOError, "exec: cannot lock the path policy's placeholders: %v; the command was not run", err)
@@ -145,16 +153,34 @@ func (p *placeholders) remove() {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if filepath.IsAbs(lines[i]) {
+		if strings.HasPrefix(lines[i], p.dir+string(filepath.Separator)) {
 			_ = unix.Rmdir(lines[i]) // an empty directory only, never what took its place
 		}
 	}
 	_ = list.Truncate(0)
 }
 
-// lockedFile opens (making it) a file of hunk's user in the host's
-// temporary directory — private to a sandboxed command under the drivers
-// that place mounts — and locks it (how: unix.LOCK_SH or LOCK_EX).
+// placeholderDir is the private directory of the placeholders' lock and
+// list files: in hunk's state directory (out of every sandbox's reach,
+// sandbox.OwnState), or one of hunk's user in the temporary directory when
+// there is none — never a file another user or a command could plant.
+func placeholderDir() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) {
+		if home := os.Getenv("HOME"); filepath.IsAbs(home) && home != "/" {
+			base = filepath.Join(home, ".local", "state")
+		}
+	}
+	if filepath.IsAbs(base) {
+		if d, err := workspace.PrivateDir(base, "hunk", "placeholders"); err == nil {
+			return d, nil
+		}
+	}
+	return workspace.PrivateDir(os.TempDir(), fmt.Sprintf("hunk-%d", os.Getuid()), "placeholders")
+}
+
+// lockedFile opens (making it) a file in the placeholders' private
+// directory and locks it (how: unix.LOCK_SH or LOCK_EX).
 func lockedFile(name string, how int) (*os.File, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
