@@ -42,12 +42,19 @@ func Find(name string, old, new []string) int {
 	return -1
 }
 
-// Has reports whether some line of new is a placeholder comment at all (a
-// cheap look before reading what it would replace).
-func Has(name string, new []string) bool {
+// Has reports whether some line of text is a placeholder comment at all
+// (a cheap look, line by line without splitting, before reading what the
+// text would replace).
+func Has(name, text string) bool {
 	markers := commentMarkers(name)
-	for _, l := range new {
-		if isPlaceholder(strings.TrimSpace(l), markers) {
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if isPlaceholder(strings.TrimSpace(line), markers) {
 			return true
 		}
 	}

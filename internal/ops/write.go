@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/lazy"
@@ -25,7 +24,7 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	data := []byte(req.Content)
 	fsys := env.FS(req.DryRun)
 	defer fsys.Done()
-	if !env.AllowPlaceholders && !req.CreateOnly && lazy.Has(req.Path, strings.Split(req.Content, "\n")) {
+	if !env.AllowPlaceholders && !req.CreateOnly && lazy.Has(req.Path, req.Content) {
 		// Content over an existing file holding "... existing code ..."
 		// where the file has lines: the file would lose them.
 		if name, err := env.Workspace.Resolve(req.Path); err == nil {
