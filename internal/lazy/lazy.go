@@ -16,14 +16,22 @@ import (
 // language, by its name (any of them for a name hunk does not know).
 func Find(name string, old, new []string) int {
 	markers := commentMarkers(name)
+	var cands []int // placeholder lines of new (most changes have none)
+	for i, l := range new {
+		if isPlaceholder(strings.TrimSpace(l), markers) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return -1
+	}
 	had := make(map[string]int, len(old))
 	for _, l := range old {
 		had[strings.TrimSpace(l)]++
 	}
 	at := -1
-	for i, l := range new {
-		t := strings.TrimSpace(l)
-		if had[t] == 0 && isPlaceholder(t, markers) {
+	for _, i := range cands {
+		if had[strings.TrimSpace(new[i])] == 0 {
 			at = i
 			break
 		}
