@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -31,6 +32,7 @@ var policyToolAttacks = []struct {
 	{"exec", `{"tool":"exec","arguments":{"command":"cat .env link; echo x > .github/ci.yml"}}`},
 	{"read_file", `{"tool":"read_file","arguments":{"path":".env"}}`},
 	{"read_text_file", `{"type":"function_call","call_id":"c","name":"read_text_file","arguments":"{\"path\":\"link\",\"head\":5}"}`},
+	{"read_text_file", `{"tool":"read_text_file","arguments":{"path":".env","tail":3}}`},
 	{"read_media_file", `{"tool":"read_media_file","arguments":{"path":".env"}}`},
 	{"read_multiple_files", `{"tool":"read_multiple_files","arguments":{"paths":[".env","link","src/main.go"]}}`},
 	{"write_file", `{"tool":"write_file","arguments":{"path":".github/new.yml","content":"x"}}`},
@@ -136,4 +138,70 @@ func TestPolicyEveryTool(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPolicyMCP runs the same attacks through `hunk mcp` itself, both tool
+// sets, with the policy given to the server — every tool the server lists
+// attacked, no secret in any answer, nothing protected changed — and in a
+// session narrowed to a client's root, where the rules still name paths
+// from the workspace root.
+func TestPolicyMCP(t *testing.T) {
+	needDriver(t, "bwrap")
+	for _, set := range []string{"hunk", "filesystem"} {
+		t.Run(set, func(t *testing.T) {
+			ws := t.TempDir()
+			for name, body := range map[string]string{".env": "SECRET=1\n", ".github/ci.yml": "on: push\n", "src/main.go": "package main\n"} {
+				p := filepath.Join(ws, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(body), 0o644)
+			}
+			os.Symlink(".env", filepath.Join(ws, "link"))
+			protected := snapshotTree(t, filepath.Join(ws, ".github")) + snapshotTree(t, filepath.Join(ws, ".env"))
+			cs := mcpSession(t, ws, nil, "--tools", set, "--driver", "bwrap", "--deny-read", ".env", "--deny-write", "/.github/")
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			attacked := map[string]bool{}
+			for _, a := range policyToolAttacks {
+				var c struct {
+					Tool      string         `json:"tool"`
+					Arguments map[string]any `json:"arguments"`
+				}
+				if json.Unmarshal([]byte(a.call), &c) != nil || c.Tool == "" {
+					continue // a provider's shape: hunk call's, tested above
+				}
+				listed := false
+				for _, tl := range tools.Tools {
+					listed = listed || tl.Name == c.Tool
+				}
+				if !listed {
+					continue
+				}
+				attacked[c.Tool] = true
+				_, text, sc := callTool(t, cs, c.Tool, c.Arguments)
+				b, _ := json.Marshal(sc)
+				if strings.Contains(text, "SECRET") || strings.Contains(string(b), "SECRET") {
+					t.Errorf("%s %v: the answer shows the secret: %s", c.Tool, c.Arguments, text)
+				}
+				if got := snapshotTree(t, filepath.Join(ws, ".github")) + snapshotTree(t, filepath.Join(ws, ".env")); got != protected {
+					t.Fatalf("%s %v changed what the policy protects", c.Tool, c.Arguments)
+				}
+			}
+			for _, tl := range tools.Tools {
+				if !attacked[tl.Name] {
+					t.Errorf("hunk mcp --tools %s lists %s, which the suite does not attack", set, tl.Name)
+				}
+			}
+		})
+	}
+	t.Run("narrowed root", func(t *testing.T) {
+		ws := t.TempDir()
+		os.MkdirAll(filepath.Join(ws, "sub"), 0o755)
+		os.WriteFile(filepath.Join(ws, "sub", ".env"), []byte("SECRET=1\n"), 0o644)
+		cs := mcpSession(t, ws, []string{filepath.Join(ws, "sub")}, "--deny-read", "/sub/.env")
+		if res, text, sc := callTool(t, cs, "read", map[string]any{"path": ".env"}); !res.IsError || sc["code"] != "DENIED" || strings.Contains(text, "SECRET") {
+			t.Errorf("read .env in a session narrowed to sub/: %v %q", sc["code"], text)
+		}
+	})
 }
