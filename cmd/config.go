@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -161,10 +162,15 @@ func (a *App) configure(cmd *cobra.Command) error {
 			file = ""
 		}
 	}
+	var text []byte // the config file's text, read once (its policy is parsed from it too)
 	if file != "" {
-		v.SetConfigFile(file)
 		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		b, err := os.ReadFile(file)
+		if err == nil {
+			err = v.ReadConfig(bytes.NewReader(b))
+			text = b
+		}
+		if err != nil {
 			var pe *fs.PathError
 			if !explicit && (errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist)) {
 				file = "" // the default location is optional
@@ -177,7 +183,7 @@ func (a *App) configure(cmd *cobra.Command) error {
 		return err
 	}
 	a.Cfg.ConfigFile = file
-	rules, err := policyRules(cmd, file)
+	rules, err := policyRules(cmd, file, text)
 	if err != nil {
 		return err
 	}

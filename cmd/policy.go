@@ -38,15 +38,15 @@ func addPolicyFlags(pf *pflag.FlagSet) {
 }
 
 // policyRules gathers the rules of the flags, the HUNK_* variables and the
-// config file (file: "" for none).
-func policyRules(cmd *cobra.Command, file string) ([]policy.Rule, error) {
+// config file (file: "" for none; text: its content, as configure read it).
+func policyRules(cmd *cobra.Command, file string, text []byte) ([]policy.Rule, error) {
 	var rules []policy.Rule
 	// The file's own rules, apart from the HUNK_* variables viper merges
-	// in: its text read once more, and parsed only when it sets a policy.
+	// in: parsed from its text again only when it sets a policy.
 	var fileRules *viper.Viper
 	var lines []string
 	if file != "" {
-		if b, err := os.ReadFile(file); err == nil && bytes.Contains(b, []byte("policy")) {
+		if b := text; bytes.Contains(b, []byte("policy")) {
 			fileRules = viper.New()
 			fileRules.SetConfigType("yaml")
 			if fileRules.ReadConfig(bytes.NewReader(b)) != nil {
