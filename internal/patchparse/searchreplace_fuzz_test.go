@@ -194,3 +194,23 @@ func FuzzBlocks(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseBlocksText feeds ParseBlocks arbitrary text: an error or a
+// patch of the one file, never a panic, and every chunk line from the text.
+func FuzzParseBlocksText(f *testing.F) {
+	f.Add("------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n")
+	f.Add("<<<<<<< SEARCH\n:start_line:3\n-------\n\\=======\n=======\nx\n>>>>>>> REPLACE\n")
+	f.Add(`{"diff": "<<<<<<< SEARCH\na\n=======\n>>>>>>> REPLACE"}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		p, err := ParseBlocks(text, "f.go")
+		if err != nil {
+			if p != nil {
+				t.Fatal("a patch and an error")
+			}
+			return
+		}
+		if len(p.Files) != 1 || p.Files[0].Path != "f.go" {
+			t.Fatalf("files: %+v", p.Files)
+		}
+	})
+}
