@@ -19,6 +19,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -52,6 +53,10 @@ type Options struct {
 	Display func(name string) string
 	// Workers bounds the files planned at once (default: GOMAXPROCS, at least 2).
 	Workers int
+	// IfMatch, by workspace name, is the SHA-256 (hex, as
+	// workspace.ParseIfMatch gives it) a file must have when the patch is
+	// applied, checked under the files' lock (STALE otherwise).
+	IfMatch map[string]string
 
 	format patchparse.Format // the patch's syntax, for hints in its own terms (set by Apply)
 }
@@ -174,6 +179,16 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 		return nil, err
 	}
 	defer unlock()
+	for name, want := range opt.IfMatch {
+		content, err := fsys.ReadFile(name)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && result.As(err).Code != result.NotFound {
+			return nil, err
+		}
+		if err := workspace.CheckHash(opt.display(name), content, exists, want); err != nil {
+			return nil, err
+		}
+	}
 
 	groups := groupOps(ops)
 	txn := fsys.Begin()

@@ -29,6 +29,9 @@ type ApplyPatchRequest struct {
 	// Format names the patch's format (patchparse.Format); "" or "auto"
 	// detects it.
 	Format string `json:"-"`
+	// ifMatch, by workspace name: the hash a file must have (edit's blocks
+	// under --if-match).
+	ifMatch map[string]string
 }
 
 // ApplyPatch plans, checks and commits every file of the patch, or none.
@@ -82,7 +85,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	ws := env.Workspace
 	fsys := env.FS(req.DryRun)
 	defer fsys.Done()
-	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult}
+	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	res, err := apply.Apply(fsys, p, aopt)
 	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
 		apply.AlreadyApplied(fsys, p, aopt) {

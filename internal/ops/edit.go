@@ -168,11 +168,12 @@ func editMessage(res *edit.Result, path string, dryRun bool) string {
 // the patch engine: each block a chunk (a unique place, the engine's
 // passes and hints, any order, all or nothing, an applied block a no-op).
 func editBlocks(env *Env, req EditRequest) (*Output, error) {
-	switch {
-	case len(req.Edits) > 0 || req.OldText != "" || req.NewText != "" || req.ReplaceAll:
+	if len(req.Edits) > 0 || req.OldText != "" || req.NewText != "" || req.ReplaceAll {
 		return nil, result.Usagef("give the edit as blocks or as old and new text, not both")
-	case req.IfMatch != "":
-		return nil, result.Usagef("--if-match cannot be combined with blocks").WithHint("check the file's hash with hunk read, then apply the blocks")
+	}
+	ifMatch, err := workspace.ParseIfMatch(req.IfMatch)
+	if err != nil {
+		return nil, err
 	}
 	if max := env.Limits.PatchMaxBytes; max > 0 && int64(len(req.Blocks)) > max {
 		return nil, result.Errorf(result.TooLarge, "the blocks are over the limit of %d bytes", max)
@@ -185,5 +186,9 @@ func editBlocks(env *Env, req EditRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return applyParsed(env, p, ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact})
+	apply := ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact}
+	if ifMatch != "" {
+		apply.ifMatch = map[string]string{name: ifMatch}
+	}
+	return applyParsed(env, p, apply)
 }
