@@ -45,9 +45,12 @@ func policyLayout(ws *workspace.Workspace, readOnly bool) (execLayout, error) {
 // sandboxMounts are the layout's mounts as host paths for the sandbox, and
 // the host paths outside the workspace it hides.
 func (l execLayout) sandboxMounts(dir string) ([]sandbox.Mount, []string) {
+	modes := map[policy.MountMode]sandbox.MountMode{
+		policy.Hidden: sandbox.MountHidden, policy.ReadOnly: sandbox.MountReadOnly, policy.Writable: sandbox.MountWritable,
+	}
 	var out []sandbox.Mount
 	for _, m := range l.Mounts {
-		out = append(out, sandbox.Mount{Path: filepath.Join(dir, filepath.FromSlash(m.Name)), Mode: sandbox.MountMode(m.Mode), Dir: m.Dir})
+		out = append(out, sandbox.Mount{Path: filepath.Join(dir, filepath.FromSlash(m.Name)), Mode: modes[m.Mode], Dir: m.Dir})
 	}
 	return out, l.Outside
 }

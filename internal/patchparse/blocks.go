@@ -51,12 +51,11 @@ func ParseBlocks(text, path string) (*Patch, error) {
 		t := strings.TrimSpace(L[i])
 		if !blockStart(t) {
 			if blockEnd(t) {
-				return nil, hunkError(i, "a block is ------- SEARCH, the lines to find, =======, the lines to put in their place, +++++++ REPLACE", "%q without a SEARCH line before it", t)
+				return nil, hunkError(i, clineBlocks.shape, "%q without a SEARCH line before it", t)
 			}
 			continue
 		}
 		c := &Chunk{Line: i + 1}
-		var search, replace []ChunkLine
 		j := i + 1
 		// Roo's hints and separator.
 		for ; j < len(L); j++ {
@@ -79,27 +78,12 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			}
 			break
 		}
-		for ; j < len(L) && !isRun(strings.TrimSpace(L[j]), '='); j++ {
-			if t := strings.TrimSpace(L[j]); blockStart(t) || blockEnd(t) {
-				return nil, hunkError(j, "a block is ------- SEARCH, the lines to find, =======, the lines to put in their place, +++++++ REPLACE", "expected ======= before %q (the block begun on line %d)", t, i+1)
-			}
-			search = append(search, ChunkLine{Op: '-', Text: unescapeMarker(L[j]), Line: j + 1})
-		}
-		if j == len(L) {
-			return nil, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
-		}
-		k := j + 1
-		for ; k < len(L) && !blockEnd(strings.TrimSpace(L[k])); k++ {
-			if blockStart(strings.TrimSpace(L[k])) {
-				return nil, hunkError(k, "end the block's REPLACE lines with a +++++++ REPLACE (or >>>>>>> REPLACE) line", "expected the REPLACE marker before another SEARCH (the block begun on line %d)", i+1)
-			}
-			replace = append(replace, ChunkLine{Op: '+', Text: unescapeMarker(L[k]), Line: k + 1})
-		}
-		if k == len(L) {
-			return nil, hunkError(i, "end the block's REPLACE lines with a +++++++ REPLACE (or >>>>>>> REPLACE) line", "the block has no REPLACE line")
+		search, replace, k, err := clineBlocks.body(L, i, j, len(L))
+		if err != nil {
+			return nil, err
 		}
 		c.Lines, c.Guessed = BlockLines(search, replace)
-		if len(c.Old()) == 0 || isBlank(strings.Join(c.Old(), "")) {
+		if emptySearch(search) {
 			empty = c
 		}
 		f.Chunks = append(f.Chunks, c)

@@ -62,8 +62,70 @@ func marker(l string, c byte, word string) bool {
 // block is one SEARCH/REPLACE block.
 type block struct {
 	path            string
-	search, replace []int // indexes of the lines in the text
-	line            int   // 0-based index of its SEARCH marker
+	search, replace []ChunkLine
+	line            int // 0-based index of its SEARCH marker
+}
+
+// blockGrammar is how one kind of block marks its parts: the marker lines
+// (trimmed) that start it, divide it and end it, and how a content line is
+// read (unescape: Roo's backslash; nil: as it is).
+type blockGrammar struct {
+	start, divider, end func(string) bool
+	unescape            func(string) string
+	shape               string // a block as a hint describes it
+	endName             string // the end marker, as messages name it
+}
+
+// aider's markers (searchreplace.go) and Cline's and Roo's (blocks.go).
+var (
+	aiderBlocks = blockGrammar{start: searchMarker, divider: divider, end: replaceMarker,
+		shape:   "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE",
+		endName: ">>>>>>> REPLACE"}
+	clineBlocks = blockGrammar{start: blockStart, divider: func(t string) bool { return isRun(t, '=') }, end: blockEnd, unescape: unescapeMarker,
+		shape:   "a block is ------- SEARCH, the lines to find, =======, the lines to put in their place, +++++++ REPLACE",
+		endName: "+++++++ REPLACE (or >>>>>>> REPLACE)"}
+)
+
+// body reads a block's SEARCH lines from line j (after its start marker
+// at line i and any header) to its divider, then its REPLACE lines to its
+// end marker, whose index it returns; hi bounds the text.
+func (g blockGrammar) body(L []string, i, j, hi int) (search, replace []ChunkLine, end int, err error) {
+	text := func(k int) string {
+		if g.unescape != nil {
+			return g.unescape(L[k])
+		}
+		return L[k]
+	}
+	for ; j < hi && !g.divider(strings.TrimSpace(L[j])); j++ {
+		if t := strings.TrimSpace(L[j]); g.start(t) || g.end(t) {
+			return nil, nil, 0, hunkError(j, g.shape, "expected ======= before %q (the block begun on line %d)", t, i+1)
+		}
+		search = append(search, ChunkLine{Op: '-', Text: text(j), Line: j + 1})
+	}
+	if j == hi {
+		return nil, nil, 0, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
+	}
+	k := j + 1
+	for ; k < hi && !g.end(strings.TrimSpace(L[k])); k++ {
+		if g.start(strings.TrimSpace(L[k])) {
+			return nil, nil, 0, hunkError(k, "end the block's REPLACE lines with a "+g.endName+" line", "expected %s before another SEARCH (the block begun on line %d)", g.endName, i+1)
+		}
+		replace = append(replace, ChunkLine{Op: '+', Text: text(k), Line: k + 1})
+	}
+	if k == hi {
+		return nil, nil, 0, hunkError(i, "end the block's REPLACE lines with a "+g.endName+" line", "the block has no REPLACE line")
+	}
+	return search, replace, k, nil
+}
+
+// emptySearch reports whether a block's SEARCH text is empty or blank.
+func emptySearch(search []ChunkLine) bool {
+	for _, l := range search {
+		if !isBlank(l.Text) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseSearchReplaceInput parses in as SEARCH/REPLACE blocks (formats).
@@ -74,7 +136,7 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 	for i := in.tlo; i < in.thi; i++ {
 		if !searchMarker(strings.TrimSpace(L[i])) {
 			if t := strings.TrimSpace(L[i]); replaceMarker(t) {
-				return nil, hunkError(i, "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE", "%q without a <<<<<<< SEARCH line before it", t)
+				return nil, hunkError(i, aiderBlocks.shape, "%q without a <<<<<<< SEARCH line before it", t)
 			}
 			continue
 		}
@@ -86,25 +148,10 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 			return nil, hunkError(i, "put the file's path alone on the line before the block (or before its ``` fence)", "the SEARCH/REPLACE block names no file")
 		}
 		b.path = path
-		j := i + 1
-		for ; j < in.thi && !divider(strings.TrimSpace(L[j])); j++ {
-			if t := strings.TrimSpace(L[j]); searchMarker(t) || replaceMarker(t) {
-				return nil, hunkError(j, "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE", "expected ======= before %q (the block begun on line %d)", t, i+1)
-			}
-			b.search = append(b.search, j)
-		}
-		if j == in.thi {
-			return nil, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
-		}
-		k := j + 1
-		for ; k < in.thi && !replaceMarker(strings.TrimSpace(L[k])); k++ {
-			if searchMarker(strings.TrimSpace(L[k])) {
-				return nil, hunkError(k, "end the block's REPLACE lines with a >>>>>>> REPLACE line", "expected >>>>>>> REPLACE before another <<<<<<< SEARCH (the block begun on line %d)", i+1)
-			}
-			b.replace = append(b.replace, k)
-		}
-		if k == in.thi {
-			return nil, hunkError(i, "end the block's REPLACE lines with a >>>>>>> REPLACE line", "the block has no >>>>>>> REPLACE line")
+		var err error
+		var k int
+		if b.search, b.replace, k, err = aiderBlocks.body(L, i, i+1, in.thi); err != nil {
+			return nil, err
 		}
 		blocks = append(blocks, b)
 		last, i = k, k
@@ -112,7 +159,7 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 	if len(blocks) == 0 {
 		return nil, noFiles("a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE, after a line naming the file")
 	}
-	return blocksPatch(L, blocks)
+	return blocksPatch(blocks)
 }
 
 // blockPath finds the path a block at line i names: the nearest line above
@@ -141,17 +188,17 @@ func blockPath(L []string, lo, i int) (string, bool) {
 // blocksPatch turns blocks into file operations: the blocks of one path
 // (in the order the paths first appear) are the chunks of its Update; a
 // single block whose SEARCH is empty is an Add of its REPLACE lines.
-func blocksPatch(L []string, blocks []block) (*Patch, error) {
+func blocksPatch(blocks []block) (*Patch, error) {
 	p := &Patch{Format: SearchReplace}
 	ops := map[string]*FileOp{}
 	for _, b := range blocks {
 		f := ops[b.path]
-		empty := blank(L, b.search)
+		empty := emptySearch(b.search)
 		switch {
 		case f == nil && empty:
 			f = &FileOp{Kind: Add, Path: b.path, Line: b.line + 1}
-			for _, k := range b.replace {
-				f.Content = append(f.Content, L[k])
+			for _, l := range b.replace {
+				f.Content = append(f.Content, l.Text)
 			}
 			ops[b.path] = f
 			p.Files = append(p.Files, f)
@@ -164,27 +211,10 @@ func blocksPatch(L []string, blocks []block) (*Patch, error) {
 			return nil, hunkError(b.line, "give a new file one block with an empty SEARCH and the whole content as its REPLACE, or edit an existing file with blocks that each SEARCH for lines it has",
 				"%s: a block with an empty SEARCH creates the file, and it has another block", b.path)
 		}
-		var search, replace []ChunkLine
-		for _, k := range b.search {
-			search = append(search, ChunkLine{Op: '-', Text: L[k], Line: k + 1})
-		}
-		for _, k := range b.replace {
-			replace = append(replace, ChunkLine{Op: '+', Text: L[k], Line: k + 1})
-		}
-		lines, guessed := BlockLines(search, replace)
+		lines, guessed := BlockLines(b.search, b.replace)
 		f.Chunks = append(f.Chunks, &Chunk{Line: b.line + 1, Lines: lines, Guessed: guessed})
 	}
 	return p, nil
-}
-
-// blank reports whether the lines at idx are all blank (none included).
-func blank(L []string, idx []int) bool {
-	for _, k := range idx {
-		if !isBlank(L[k]) {
-			return false
-		}
-	}
-	return true
 }
 
 // BlockLines is a block's chunk: the lines its SEARCH and REPLACE texts
