@@ -5,17 +5,22 @@
 //
 //	$XDG_STATE_HOME/hunk/history/<sha256 of the workspace path, 16 hex digits>/
 //	    entries/<seq, 12 digits>-<id>.json   one operation: its files' pre- and post-images
+//	    pending/<pid>.<seq>-<id>.json         an operation being committed (Op)
 //	    blobs/<first 2 hex>/<sha256>          contents, by hash, shared between entries
 //	    lock                                  flock(2) while an entry is recorded or pruned
 //
-// An entry is written whole (a temporary file renamed into place) and
-// names only blobs already stored, so a reader never sees half of one.
-// Retention keeps the newest entries within a count, a size of blobs and
-// an age; a blob no entry names any more is removed.
+// An operation is recorded in two steps around the change of the tree
+// (Op): its entry is written to pending/ before the first file changes and
+// renamed into entries/ once every file has, all under the lock. An entry
+// names only blobs already stored, so a reader never sees half of one. A
+// pending entry a killed hunk left behind is settled by the next one
+// (Settle): kept when the tree holds its post-images (the change was
+// committed), dropped otherwise — the entry and the tree agree. Retention
+// keeps the newest entries within a count, a size of blobs and an age; a
+// blob no entry names any more is removed.
 package history
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -37,6 +42,7 @@ type Image struct {
 	Hash string      `json:"hash,omitempty"` // SHA-256 of the content, hex (a blob); "" for a link
 	Mode fs.FileMode `json:"mode,omitempty"` // permission bits
 	Link string      `json:"link,omitempty"` // a symbolic link's target
+	Dir  bool        `json:"dir,omitempty"`  // an (empty) directory
 }
 
 // FileChange is one file of an operation. Pre nil: the operation created
@@ -87,7 +93,7 @@ func Dir(base, workspaceDir string) string {
 // Open opens the history at dir (made when missing, mode 0700), keeping
 // within limits.
 func Open(dir string, limits Limits) (*Store, error) {
-	for _, d := range []string{dir, filepath.Join(dir, "entries"), filepath.Join(dir, "blobs")} {
+	for _, d := range []string{dir, filepath.Join(dir, "entries"), filepath.Join(dir, "blobs"), filepath.Join(dir, "pending")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, err
 		}
@@ -139,39 +145,18 @@ func (s *Store) Blob(hash string) ([]byte, error) {
 	return b, nil
 }
 
-// Record gives e its sequence number, id and time, writes it, and prunes
-// the history to its limits.
+// Record records e as an operation whose files have changed already (a
+// test's, or one that needs no crash safety): Prepare and Commit at once.
 func (s *Store) Record(e *Entry) error {
-	unlock, err := s.lock()
+	o, err := s.Begin()
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	names, err := s.entryNames()
-	if err != nil {
+	if err := o.Prepare(e); err != nil {
+		o.Abort()
 		return err
 	}
-	e.Seq = 1
-	if len(names) > 0 {
-		last, _ := seqOf(names[len(names)-1])
-		e.Seq = last + 1
-	}
-	if e.ID == "" {
-		var r [4]byte
-		_, _ = rand.Read(r[:])
-		e.ID = fmt.Sprintf("%04x%s", e.Seq&0xffff, hex.EncodeToString(r[:]))
-	}
-	if e.Time.IsZero() {
-		e.Time = s.now().UTC()
-	}
-	b, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(s.dir, "entries", fmt.Sprintf("%012d-%s.json", e.Seq, e.ID)), append(b, '\n')); err != nil {
-		return err
-	}
-	return s.prune(append(names, fmt.Sprintf("%012d-%s.json", e.Seq, e.ID)))
+	return o.Commit()
 }
 
 // List returns the entries, newest first, and what it could not read (a
@@ -225,7 +210,12 @@ func (s *Store) Find(id string) (*Entry, error) {
 
 // read reads one entry file.
 func (s *Store) read(name string) (*Entry, error) {
-	b, err := os.ReadFile(filepath.Join(s.dir, "entries", name))
+	return s.readFile(filepath.Join(s.dir, "entries", name), name)
+}
+
+// readFile reads the entry at path, whose entry name is name.
+func (s *Store) readFile(path, name string) (*Entry, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -313,6 +303,17 @@ func (s *Store) prune(names []string) error {
 		kept[e] = true
 		for _, h := range blobHashes(e) {
 			used[h] = true
+		}
+	}
+	// A pending entry (a killed hunk's, not settled yet) keeps its blobs.
+	pend, _ := os.ReadDir(filepath.Join(s.dir, "pending"))
+	for _, p := range pend {
+		if _, name, ok := strings.Cut(p.Name(), "."); ok {
+			if e, err := s.readFile(filepath.Join(s.dir, "pending", p.Name()), name); err == nil {
+				for _, h := range blobHashes(e) {
+					used[h] = true
+				}
+			}
 		}
 	}
 	for _, e := range entries {

@@ -32,6 +32,15 @@ type ApplyPatchRequest struct {
 	// ifMatch, by workspace name: the hash a file must have (edit's blocks
 	// under --if-match).
 	ifMatch map[string]string
+	// as names the operation in the history ("" apply-patch).
+	as string
+}
+
+func (r ApplyPatchRequest) command() string {
+	if r.as != "" {
+		return r.as
+	}
+	return "apply-patch"
 }
 
 // ApplyPatch plans, checks and commits every file of the patch, or none.
@@ -83,7 +92,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 	}
 	ws := env.Workspace
-	fsys := env.FS(req.DryRun)
+	fsys, rec := env.FS(req.DryRun, req.command())
 	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	res, err := apply.Apply(fsys, p, aopt)
@@ -125,6 +134,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		Files:   res.Files,
 		Format:  p.Format,
 		DryRun:  req.DryRun,
+		OpID:    opID(rec),
 	}
 	out.Details = details
 	if len(p.Unwrapped) > 0 {

@@ -29,6 +29,7 @@ type ApplyPatchDetails struct {
 	Recovered []string `json:"recovered,omitempty" jsonschema:"the mistakes of the patch that were recovered from"`
 	// Unwrapped says what the patch was found inside.
 	Unwrapped []string `json:"unwrapped,omitempty" jsonschema:"what the patch text was found inside (JSON, a shell heredoc), outermost first"`
+	OpID      string   `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
 }
 
 // PatchStatDetails describe a patch without applying it (--stat, --numstat).
@@ -47,12 +48,14 @@ type WriteDetails struct {
 	DryRun   bool   `json:"dryRun" jsonschema:"nothing was written"`
 	Previous string `json:"previousSha256,omitempty" jsonschema:"the replaced content's SHA-256"`
 	Diff     string `json:"diff,omitempty" jsonschema:"the change as a unified diff (when asked for)"`
+	OpID     string `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
 }
 
 // EditDetails are edit's and insert's facts.
 type EditDetails struct {
 	edit.Result
-	DryRun bool `json:"dryRun,omitempty" jsonschema:"nothing was written"`
+	DryRun bool   `json:"dryRun,omitempty" jsonschema:"nothing was written"`
+	OpID   string `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
 }
 
 // ExecDetails are exec's facts.

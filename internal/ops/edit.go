@@ -68,7 +68,7 @@ func Edit(env *Env, req EditRequest) (*Output, error) {
 			return nil, err
 		}
 	}
-	files, name, err := editTarget(env, req.Path, req.DryRun)
+	files, rec, name, err := editTarget(env, req.Path, req.DryRun, "edit")
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func Edit(env *Env, req EditRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff), nil
+	return editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff, opID(rec)), nil
 }
 
 // InsertRequest inserts text after a line of a file.
@@ -92,7 +92,7 @@ type InsertRequest struct {
 
 // Insert inserts text after a line.
 func Insert(env *Env, req InsertRequest) (*Output, error) {
-	files, name, err := editTarget(env, req.Path, req.DryRun)
+	files, rec, name, err := editTarget(env, req.Path, req.DryRun, "insert")
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func Insert(env *Env, req InsertRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff)
+	out := editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff, opID(rec))
 	if res.Changed {
 		path := workspace.Quote(env.Workspace.Display(name))
 		msg := fmt.Sprintf("Inserted the text after line %d of %s.", req.After, path)
@@ -117,12 +117,13 @@ func Insert(env *Env, req InsertRequest) (*Output, error) {
 	return out, nil
 }
 
-func editTarget(env *Env, path string, dryRun bool) (workspace.FS, string, error) {
+func editTarget(env *Env, path string, dryRun bool, command string) (workspace.FS, *workspace.Recording, string, error) {
 	name, err := env.Workspace.Resolve(path)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	return env.FS(dryRun), name, nil
+	fsys, rec := env.FS(dryRun, command)
+	return fsys, rec, name, nil
 }
 
 func editOptions(env *Env, exact bool, ifMatch string, diff bool) edit.Options {
@@ -135,14 +136,14 @@ func editOptions(env *Env, exact bool, ifMatch string, diff bool) edit.Options {
 	}
 }
 
-func editOutput(res *edit.Result, path string, dryRun, diff bool) *Output {
+func editOutput(res *edit.Result, path string, dryRun, diff bool, opID string) *Output {
 	msg := editMessage(res, path, dryRun)
 	out := &Output{Text: msg, Message: msg}
 	if diff && res.Diff != "" {
 		out.Text += "\n\n" + res.Diff
 		out.Diff = res.Diff
 	}
-	out.Details = &EditDetails{Result: *res, DryRun: dryRun}
+	out.Details = &EditDetails{Result: *res, DryRun: dryRun, OpID: opID}
 	return out
 }
 
@@ -186,7 +187,7 @@ func editBlocks(env *Env, req EditRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	apply := ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact}
+	apply := ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact, as: "edit"}
 	if ifMatch != "" {
 		apply.ifMatch = map[string]string{name: ifMatch}
 	}

@@ -191,7 +191,7 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 			return nil, err
 		}
 	}
-	files, name, err := editTarget(env, p, dryRun)
+	files, rec, name, err := editTarget(env, p, dryRun, "edit_file")
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 	text := fence + "diff\n" + d + fence + "\n\n"
 	res.Old, res.New = nil, nil
 	res.Diff = d
-	return &Output{Text: text, Message: text, Diff: d, Details: &EditDetails{Result: *res, DryRun: dryRun}}, nil
+	return &Output{Text: text, Message: text, Diff: d, Details: &EditDetails{Result: *res, DryRun: dryRun, OpID: opID(rec)}}, nil
 }
 
 // Mkdir creates a directory and its parents; an existing one is fine.

@@ -32,6 +32,12 @@ type Env struct {
 	// AllowPlaceholders lets an edit write a placeholder comment in place
 	// of lines it leaves out (lazy.Find; LAZY_EDIT otherwise).
 	AllowPlaceholders bool
+	// Session tags the operations' history entries (--session, the MCP
+	// session) and keys read tracking ("" none).
+	Session string
+	// Reads, when set, tracks what the session read (read tracking):
+	// writes over what it has not seen are refused as STALE.
+	Reads *ReadTracker
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -46,12 +52,27 @@ type Limits struct {
 // FS is the workspace as the engines that change files take it: the disk,
 // or under dryRun the disk with every write discarded. The caller calls
 // Done when the operation is over.
-func (e *Env) FS(dryRun bool) workspace.FS {
-	fsys := workspace.Disk(e.Workspace)
+//
+// A real run's commits are recorded in the workspace's history as the
+// operation command (rec.ID is the entry's id once it committed; rec is nil
+// for a dry run, which records nothing).
+func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace.Recording) {
 	if dryRun {
-		fsys = workspace.DryRun(fsys)
+		return workspace.DryRun(workspace.Disk(e.Workspace)), nil
 	}
-	return fsys
+	if e.Workspace.HistoryOff {
+		return workspace.Disk(e.Workspace), nil
+	}
+	rec = &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
+	return workspace.Recorded(e.Workspace, rec), rec
+}
+
+// opID is the id of what rec recorded ("" none).
+func opID(rec *workspace.Recording) string {
+	if rec == nil {
+		return ""
+	}
+	return rec.ID
 }
 
 func (e *Env) warn(msg string) {

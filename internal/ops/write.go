@@ -22,7 +22,7 @@ type WriteRequest struct {
 // Write creates or replaces the file atomically, keeping its mode.
 func Write(env *Env, req WriteRequest) (*Output, error) {
 	data := []byte(req.Content)
-	fsys := env.FS(req.DryRun)
+	fsys, rec := env.FS(req.DryRun, "write")
 	defer fsys.Done()
 	if !env.AllowPlaceholders && !req.CreateOnly && lazy.Has(req.Path, req.Content) {
 		// Content over an existing file holding "... existing code ..."
@@ -53,7 +53,7 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	}
 	details := &WriteDetails{
 		Path: res.Path, Bytes: res.Bytes, Created: res.Created, NoOp: res.NoOp,
-		SHA256: res.SHA256, DryRun: req.DryRun, Previous: res.Previous,
+		SHA256: res.SHA256, DryRun: req.DryRun, Previous: res.Previous, OpID: opID(rec),
 	}
 	out := &Output{Text: msg, Message: msg, Details: details, DiffFirst: true}
 	if req.Diff && !res.NoOp {

@@ -27,6 +27,9 @@ type WriteOptions struct {
 	CreateOnly bool
 	// ForcePerm gives an existing file Perm too (a patch's mode change).
 	ForcePerm bool
+	// ExactPerm gives a new file Perm exactly, the umask aside (an undo
+	// bringing a file back with its mode).
+	ExactPerm bool
 	// ReplaceLink replaces a symbolic link at name itself (a patch that
 	// deletes the link and adds a file there) instead of writing through it.
 	ReplaceLink bool
@@ -75,7 +78,7 @@ func joinName(dir, base string) string {
 // replaced. On any error the temporary file is removed and the target is as
 // it was. It is a transaction of one operation (Txn, FS.WriteFile).
 func (w *Workspace) WriteFile(name string, data []byte, opt WriteOptions) error {
-	return w.writeOne(nil, name, [][]byte{data}, opt) // which holds the path policy
+	return w.writeOne(nil, nil, name, [][]byte{data}, opt) // which holds the path policy
 }
 
 // unwrapPath strips a PathError (whose path would be the temporary file's)

@@ -65,9 +65,19 @@ type Txn interface {
 // one system call per access, not one per path component.
 func Disk(w *Workspace) FS { return &disk{w: w, b: w.Batch()} }
 
+// Recorded is Disk whose commits are recorded in the workspace's history
+// as one operation each (rec: what to record them as; rec.ID gets the
+// entry's id).
+func Recorded(w *Workspace, rec *Recording) FS {
+	b := w.Batch()
+	b.hashes = &hashCache{m: map[[2]uint64]cachedHash{}}
+	return &disk{w: w, b: b, rec: rec}
+}
+
 type disk struct {
-	w *Workspace
-	b *Batch
+	w   *Workspace
+	b   *Batch
+	rec *Recording // nil: not recorded
 }
 
 func (d *disk) Resolve(p string) (string, error)           { return d.w.Resolve(p) }
@@ -81,11 +91,11 @@ func (d *disk) ReadFile(name string) ([]byte, error)       { return d.b.ReadFile
 func (d *disk) Lock(names ...string) (func(), error)       { return d.b.Lock(names...) }
 func (d *disk) DidYouMean(name string, err error) error    { return d.w.DidYouMean(name, err) }
 func (d *disk) CheckWrite(name string) error               { return d.w.checkIn(d.b, name, true) }
-func (d *disk) Begin() Txn                                 { return d.w.Begin(d.b) }
+func (d *disk) Begin() Txn                                 { return d.w.begin(d.b, d.rec) }
 func (d *disk) Done()                                      { d.b.Close() }
 
 func (d *disk) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
-	return d.w.writeOne(d.b, name, parts, opt)
+	return d.w.writeOne(d.b, d.rec, name, parts, opt)
 }
 
 // DryRun wraps an FS so that nothing is written: reads, locks and checks

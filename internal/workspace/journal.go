@@ -164,13 +164,19 @@ func randHex() string {
 // content the transaction staged — a cryptographic hash, so that content a
 // sandboxed command made up cannot pass for it.
 func contentHash(parts ...[]byte) string {
+	sum, n := hashParts(parts)
+	return fmt.Sprintf("%s-%d", sum, n)
+}
+
+// hashParts is the SHA-256 (hex) and length of parts joined.
+func hashParts(parts [][]byte) (string, int) {
 	h := sha256.New()
 	n := 0
 	for _, p := range parts {
 		h.Write(p)
 		n += len(p)
 	}
-	return fmt.Sprintf("%x-%d", h.Sum(nil), n)
+	return fmt.Sprintf("%x", h.Sum(nil)), n
 }
 
 // A journal in the workspace (the fallback, or one a sandboxed command

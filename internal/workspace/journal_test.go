@@ -188,7 +188,7 @@ func TestRecoverJournalInStateDir(t *testing.T) {
 	}
 
 	// A transaction writes its journal there, and removes it when done.
-	txn := w.begin(nil)
+	txn := w.begin(nil, nil)
 	must(t, txn.Stage("b.txt", []byte("b\n"), WriteOptions{}))
 	must(t, txn.Stage("c.txt", []byte("c\n"), WriteOptions{}))
 	ents, _ := os.ReadDir(jdir)

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -57,6 +59,10 @@ type diskTxn struct {
 
 	prune bool // PruneEmptyDirs was asked
 
+	// rec, when set, records the transaction in the workspace's history
+	// (history.go).
+	rec *Recording
+
 	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
 	failAt int
 }
@@ -71,27 +77,33 @@ type txnOp struct {
 	existed    bool   // the target existed when staged
 	backup     string // old content, once the step is done
 	applied    bool
+
+	// The post-image, for the history: the staged content's SHA-256 (when
+	// recording or journaled), its mode, a link's target.
+	hash       string
+	mode       fs.FileMode
+	linkTarget string
 }
 
 // Begin starts a transaction on the workspace. Its file operations go
 // through b (nil: a Batch of its own), which the caller keeps open until
 // the transaction is finished.
-func (w *Workspace) Begin(b *Batch) Txn { return w.begin(b) }
+func (w *Workspace) Begin(b *Batch) Txn { return w.begin(b, nil) }
 
-func (w *Workspace) begin(b *Batch) *diskTxn {
+func (w *Workspace) begin(b *Batch, rec *Recording) *diskTxn {
 	if b == nil {
-		return &diskTxn{w: w, b: w.Batch(), ownBatch: true, j: journal{w: w}}
+		return &diskTxn{w: w, b: w.Batch(), ownBatch: true, j: journal{w: w}, rec: rec}
 	}
-	return &diskTxn{w: w, b: b, j: journal{w: w}}
+	return &diskTxn{w: w, b: b, j: journal{w: w}, rec: rec}
 }
 
 // writeOne replaces or creates one file atomically, through b (nil: a
 // Batch of its own): a transaction of that one write.
-func (w *Workspace) writeOne(b *Batch, name string, parts [][]byte, opt WriteOptions) error {
+func (w *Workspace) writeOne(b *Batch, rec *Recording, name string, parts [][]byte, opt WriteOptions) error {
 	if err := w.checkIn(b, name, true); err != nil {
 		return err
 	}
-	t := w.begin(b)
+	t := w.begin(b, rec)
 	t.single = true
 	if err := t.stage(name, parts, opt); err != nil {
 		t.Abort()
@@ -148,14 +160,22 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 			chown, uid, gid = true, int(st.Uid), int(st.Gid)
 		}
 	}
-	if !t.single { // the hash reads all of the content: only for a journal
-		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: contentHash(parts...)})
+	var sum string
+	if !t.single || t.rec != nil { // the hash reads all of the content: only for a journal or the history
+		var n int
+		sum, n = hashParts(parts)
+		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: fmt.Sprintf("%s-%d", sum, n)})
 	}
-	if err := b.create(tmp, parts, perm, inherit, chown, uid, gid, true); err != nil {
+	exact := inherit || opt.ExactPerm
+	if err := b.create(tmp, parts, perm, exact, chown, uid, gid, true); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
+	mode := perm
+	if !exact {
+		mode &^= fs.FileMode(umask())
+	}
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil})
+	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil, hash: sum, mode: mode})
 	t.mu.Unlock()
 	return nil
 }
@@ -201,7 +221,7 @@ func (t *diskTxn) StageLink(name, target string) error {
 		return w.Error(name, unwrapPath(err))
 	}
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: name, tmp: tmp, link: true, existed: old != nil})
+	t.ops = append(t.ops, &txnOp{name: name, target: name, tmp: tmp, link: true, existed: old != nil, linkTarget: target})
 	t.mu.Unlock()
 	return nil
 }
@@ -330,6 +350,12 @@ func (t *diskTxn) Commit() error {
 		t.rollback(0)
 		return err
 	}
+	var hop *history.Op
+	if t.rec != nil && t.single {
+		// No journal and no backup: the pre-image is stored and the entry
+		// written pending before the one rename.
+		hop = t.prepareHistory(true)
+	}
 	// The steps are independent (one target each), so two workers share
 	// them; on a failure the others stop and every step done is undone.
 	var failed atomic.Bool
@@ -346,7 +372,15 @@ func (t *diskTxn) Commit() error {
 	})
 	if failed.Load() {
 		t.rollback(len(t.ops))
+		t.abortHistory(hop)
 		return firstErr
+	}
+	if t.rec != nil && !t.single {
+		// Every step done, the old contents in their backups: they become
+		// the entry's blobs, and the entry is pending before the journal
+		// says committed (a crash before that rolls the tree back and the
+		// next hunk drops the entry; after it, keeps it).
+		hop = t.prepareHistory(false)
 	}
 	t.log(journalEntry{Op: "committed"})
 	t.parallel(func(i int) {
@@ -360,6 +394,7 @@ func (t *diskTxn) Commit() error {
 		t.pruneDirs()
 	}
 	t.j.close()
+	t.commitHistory(hop)
 	return err
 }
 

@@ -44,7 +44,7 @@ func listing(t *testing.T, dir string) string {
 
 func TestTxnCommit(t *testing.T) {
 	w, dir := txnTree(t)
-	tx := w.begin(nil)
+	tx := w.begin(nil, nil)
 	for _, err := range []error{
 		tx.Stage("a.txt", []byte("A\n"), WriteOptions{}),
 		tx.Stage("new/dir/n.txt", []byte("N\n"), WriteOptions{}),
@@ -69,7 +69,7 @@ func TestTxnRollback(t *testing.T) {
 	for step := 1; step <= 4; step++ {
 		w, dir := txnTree(t)
 		before := listing(t, dir)
-		tx := w.begin(nil)
+		tx := w.begin(nil, nil)
 		tx.failAt = step
 		for _, err := range []error{
 			tx.Stage("a.txt", []byte("A\n"), WriteOptions{}),
@@ -93,7 +93,7 @@ func TestTxnRollback(t *testing.T) {
 func TestTxnAbort(t *testing.T) {
 	w, dir := txnTree(t)
 	before := listing(t, dir)
-	tx := w.begin(nil)
+	tx := w.begin(nil, nil)
 	if err := tx.Stage("x/y/z.txt", []byte("z"), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestTxnRealFailure(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "sub", "s.txt"), []byte("s\n"), 0o644)
 	before := listing(t, dir)
-	tx := w.begin(nil)
+	tx := w.begin(nil, nil)
 	if err := tx.Stage("a.txt", []byte("A\n"), WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -43,6 +45,16 @@ type Workspace struct {
 	stateBase string
 	stateRel  []string
 	rfd       rootFD // the policy's descriptor of the root (noLinks)
+
+	// HistoryOff keeps the history from being opened (--no-history);
+	// HistoryLimits bound it (nil: history.DefaultLimits). HistoryNotes
+	// say what opening it settled (a killed hunk's operation).
+	HistoryOff    bool
+	HistoryLimits *history.Limits
+	HistoryNotes  []string
+	histOnce      sync.Once
+	hist          *history.Store
+	histErr       error
 }
 
 // Open opens dir as a workspace. confined=false is host mode.

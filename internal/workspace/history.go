@@ -1,0 +1,313 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/hunk-dev/hunk/internal/history"
+)
+
+// Recording asks that the changes of one operation be recorded in the
+// workspace's history (package history): Disk(w).Recording(r) writes
+// through transactions that, when they commit, leave one entry naming
+// every file's pre-image (kept as a blob: a transaction's backup, linked
+// rather than removed) and post-image. A history that cannot be written
+// never stops the operation: Warn says what was not recorded.
+type Recording struct {
+	Command string // the command or tool ("apply-patch", "edit", "write_file", …)
+	Session string // --session or the MCP session's id ("" none)
+	Undoes  string // the entry an undo takes back
+	Warn    func(string)
+	// ID is the recorded entry's id, once the operation committed ("" when
+	// nothing was recorded).
+	ID string
+}
+
+func (r *Recording) warn(msg string) {
+	if r.Warn != nil {
+		r.Warn(msg)
+	}
+}
+
+// History opens the workspace's history (once; made when missing), or
+// says why there is none: no state directory, history turned off
+// (HistoryOff), or one that cannot be used. Interrupted operations a
+// killed hunk left pending are settled against the tree first.
+func (w *Workspace) History() (*history.Store, error) {
+	w.histOnce.Do(func() {
+		switch {
+		case w.HistoryOff:
+			w.histErr = errors.New("history is off")
+			return
+		case w.stateBase == "":
+			w.histErr = errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
+			return
+		}
+		rel := append([]string{"hunk", "history"}, w.stateRel[len(w.stateRel)-1])
+		dir, err := PrivateDir(w.stateBase, rel...)
+		if err != nil {
+			w.histErr = err
+			return
+		}
+		limits := history.DefaultLimits
+		if w.HistoryLimits != nil {
+			limits = *w.HistoryLimits
+		}
+		if w.hist, w.histErr = history.Open(dir, limits); w.histErr != nil {
+			return
+		}
+		w.HistoryNotes = append(w.HistoryNotes, w.hist.Settle(w.holdsPost)...)
+	})
+	return w.hist, w.histErr
+}
+
+// holdsPost reports whether the workspace holds f's post-image.
+func (w *Workspace) holdsPost(f history.FileChange) bool {
+	cur, err := w.Image(f.Path)
+	if err != nil {
+		return false
+	}
+	return SameImage(cur, f.Post)
+}
+
+// Image is what name is now (nil: nothing there), as history records it.
+func (w *Workspace) Image(name string) (*history.Image, error) {
+	fi, err := w.Lstat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || isNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := w.Readlink(name)
+		return &history.Image{Link: t}, err
+	case fi.IsDir():
+		return &history.Image{Dir: true, Mode: fi.Mode().Perm()}, nil
+	}
+	data, err := w.ReadFileRaw(name)
+	if err != nil {
+		return nil, err
+	}
+	return &history.Image{Hash: history.Hash(data), Mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)}, nil
+}
+
+// SameImage reports whether a (what is there now) is b in content: the
+// same bytes, the same link target, a directory for a directory, nothing
+// for nothing. Modes are not compared.
+func SameImage(a, b *history.Image) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == nil && b == nil
+	case b.Dir || a.Dir:
+		return a.Dir == b.Dir
+	case b.Link != "" || a.Link != "":
+		return a.Link == b.Link && a.Hash == "" && b.Hash == ""
+	}
+	return a.Hash == b.Hash
+}
+
+func isNotFound(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrNotExist) || strings.Contains(err.Error(), "no such file")
+}
+
+// ReadFileRaw reads name's content without asking the path policy: what
+// history keeps and compares, never handed to a command's caller.
+func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
+	if w.root != nil && !filepath.IsAbs(name) {
+		return w.root.ReadFile(name)
+	}
+	return os.ReadFile(w.host(name))
+}
+
+// hashCache remembers the SHA-256 of each file a recording batch read,
+// by inode, so that the blob of its old content (the transaction's backup,
+// the same inode) needs no second read.
+type hashCache struct {
+	mu sync.Mutex
+	m  map[[2]uint64]cachedHash
+}
+
+type cachedHash struct {
+	size  int64
+	mtime unix.Timespec
+	hash  string
+}
+
+func (c *hashCache) put(st *unix.Stat_t, data []byte) {
+	if c == nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	sum := sha256.Sum256(data)
+	c.mu.Lock()
+	c.m[[2]uint64{st.Dev, st.Ino}] = cachedHash{st.Size, st.Mtim, hex.EncodeToString(sum[:])}
+	c.mu.Unlock()
+}
+
+// get returns the hash of the file st describes, when it was read and has
+// not changed since ("" otherwise).
+func (c *hashCache) get(st *unix.Stat_t) string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.m[[2]uint64{st.Dev, st.Ino}]
+	if !ok || h.size != st.Size || h.mtime != st.Mtim {
+		return ""
+	}
+	return h.hash
+}
+
+// openNoFollow opens name (never following a last-component link) for
+// reading, with a function that hard-links it to a host path.
+func (b *Batch) openNoFollow(name string) (*os.File, func(string) error, error) {
+	if fd, base, ok := b.at(name); ok {
+		f, err := unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, nil, pathErr("open", name, err)
+		}
+		return os.NewFile(uintptr(f), name), func(to string) error {
+			return unix.Linkat(fd, base, unix.AT_FDCWD, to, 0)
+		}, nil
+	}
+	p := b.w.host(name)
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	return f, func(to string) error { return os.Link(p, to) }, err
+}
+
+// preImage stores what name holds now as a blob of op and returns its
+// image: a link's target, a directory, or a file's content (linked into
+// the history when link is true — name is a backup nothing else will
+// change — copied otherwise).
+func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Image, error) {
+	fi, err := t.b.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := t.w.Readlink(name)
+		return &history.Image{Link: target}, err
+	case fi.IsDir():
+		return &history.Image{Dir: true, Mode: fi.Mode().Perm()}, nil
+	}
+	f, linkTo, err := t.b.openNoFollow(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, err
+	}
+	if !link {
+		linkTo = nil
+	}
+	h, err := op.PutFile(f, int64(st.Nlink), t.b.hashes.get(&st), linkTo)
+	if err != nil {
+		return nil, err
+	}
+	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode & 0o7777).Perm() | modeBits(st.Mode)}, nil
+}
+
+func modeBits(m uint32) fs.FileMode {
+	var out fs.FileMode
+	if m&unix.S_ISUID != 0 {
+		out |= fs.ModeSetuid
+	}
+	if m&unix.S_ISGID != 0 {
+		out |= fs.ModeSetgid
+	}
+	if m&unix.S_ISVTX != 0 {
+		out |= fs.ModeSticky
+	}
+	return out
+}
+
+// prepareHistory begins recording the transaction: each file's pre-image
+// stored (before is true before the steps, when the target still holds
+// it; otherwise after them, from the backups), its entry written pending.
+// Any failure is said and leaves the transaction unrecorded (nil).
+func (t *diskTxn) prepareHistory(before bool) *history.Op {
+	rec := t.rec
+	store, err := t.w.History()
+	if err != nil {
+		if !t.w.HistoryOff {
+			rec.warn("history: this operation is not recorded: " + err.Error())
+		}
+		return nil
+	}
+	hop, err := store.Begin()
+	if err != nil {
+		rec.warn("history: this operation is not recorded: " + err.Error())
+		return nil
+	}
+	e := &history.Entry{Command: rec.Command, Session: rec.Session, Undoes: rec.Undoes}
+	for _, op := range t.ops {
+		fc := history.FileChange{Path: op.target}
+		switch {
+		case op.remove:
+			src, link := op.backup, true
+			if before {
+				src, link = op.target, false
+			}
+			fc.Pre, err = t.preImage(hop, src, link)
+		default:
+			if op.existed {
+				src, link := op.backup, true
+				if before || src == "" {
+					src, link = op.target, false
+				}
+				fc.Pre, err = t.preImage(hop, src, link)
+			}
+			fc.Post = &history.Image{Hash: op.hash, Mode: op.mode, Link: op.linkTarget}
+		}
+		if err != nil {
+			hop.Abort()
+			rec.warn(fmt.Sprintf("history: this operation is not recorded: %s: %v", op.name, err))
+			return nil
+		}
+		e.Files = append(e.Files, fc)
+	}
+	for _, d := range t.dirs { // an undo removes them again, when empty
+		e.Files = append(e.Files, history.FileChange{Path: d, Post: &history.Image{Dir: true}})
+	}
+	if err := hop.Prepare(e); err != nil {
+		hop.Abort()
+		rec.warn("history: this operation is not recorded: " + err.Error())
+		return nil
+	}
+	rec.ID = e.ID
+	return hop
+}
+
+// commitHistory makes the prepared entry part of the history.
+func (t *diskTxn) commitHistory(hop *history.Op) {
+	if hop == nil {
+		return
+	}
+	if err := hop.Commit(); err != nil {
+		t.rec.warn("history: " + err.Error())
+	}
+}
+
+// abortHistory drops the prepared entry: the transaction rolled back.
+func (t *diskTxn) abortHistory(hop *history.Op) {
+	if hop != nil {
+		hop.Abort()
+		t.rec.ID = ""
+	}
+}
+
