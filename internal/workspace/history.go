@@ -219,7 +219,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if err != nil {
 		return nil, err
 	}
-	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode & 0o7777).Perm() | modeBits(st.Mode)}, nil
+	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode&0o7777).Perm() | modeBits(st.Mode)}, nil
 }
 
 func modeBits(m uint32) fs.FileMode {
@@ -310,4 +310,3 @@ func (t *diskTxn) abortHistory(hop *history.Op) {
 		t.rec.ID = ""
 	}
 }
-
