@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -42,6 +43,13 @@ type Config struct {
 	// Policy are the path policy's rules (flags, HUNK_* variables and the
 	// config file, added up), compiled when the workspace opens.
 	Policy []policy.Rule
+
+	// History records every change in the workspace's history (hunk log,
+	// hunk undo); HistoryLimits bound what it keeps.
+	History       bool
+	HistoryLimits history.Limits
+	// Session tags the operations' history entries and keys read tracking.
+	Session string
 
 	Read  ReadConfig
 	Write WriteConfig
@@ -114,6 +122,11 @@ var defaults = map[string]any{
 	"exec.caches":           true,
 	"exec.git-write":        false,
 	"exec.idle":             10 * time.Minute,
+	"history":                true,
+	"history-max-operations": history.DefaultLimits.Count,
+	"history-max-bytes":      history.DefaultLimits.Bytes,
+	"history-max-age":        history.DefaultLimits.Age,
+	"session":                "",
 }
 
 // configure builds the configuration for the command about to run.
@@ -188,6 +201,9 @@ func (a *App) configure(cmd *cobra.Command) error {
 		return err
 	}
 	a.Cfg.Policy = rules
+	if no, _ := cmd.Flags().GetBool("no-history"); no {
+		a.Cfg.History = false
+	}
 	switch a.Cfg.Color {
 	case "auto", "always", "never":
 	default:
@@ -248,6 +264,10 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		Quiet:             boolean("quiet"),
 		Fsync:             boolean("fsync"),
 		AllowPlaceholders: boolean("allow-placeholders"),
+		History:           boolean("history"),
+		HistoryLimits: history.Limits{Count: int(i64("history-max-operations")), Bytes: i64("history-max-bytes"),
+			Age: dur("history-max-age")},
+		Session: str("session"),
 		Read:              ReadConfig{Limit: int(i64("read.limit")), MaxBytes: int(i64("read.max-bytes"))},
 		Write:             WriteConfig{MaxBytes: i64("write.max-bytes")},
 		Edit:              EditConfig{MaxBytes: i64("edit.max-bytes")},

@@ -67,6 +67,9 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 			return nil, err
 		}
 		ws.Durable = a.Cfg.Fsync
+		ws.HistoryOff = !a.Cfg.History
+		limits := a.Cfg.HistoryLimits
+		ws.HistoryLimits = &limits
 		for _, r := range ws.Refused {
 			a.Warn("crash journal %s", r)
 		}
@@ -231,9 +234,12 @@ tool result.`,
 	pf.BoolP("quiet", "q", false, "print nothing on success")
 	pf.Bool("fsync", false, "fsync every replaced file and its directory (durable against power loss)")
 	addPolicyFlags(pf)
+	pf.Bool("history", true, "record each change in the workspace's history, for hunk log and hunk undo (--history=false or --no-history: not)")
+	pf.Bool("no-history", false, "do not record this run's changes in the history")
+	pf.String("session", "", "tag this run's history entries with a session name (hunk log --session, hunk undo --session)")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.MarkPersistentFlagDirname("root")
-	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet", "fsync"} {
+	for _, f := range []string{"root", "workspace-only", "json", "color", "quiet", "fsync", "history", "session"} {
 		configKey(pf, f, f)
 	}
 	// Build only the command being run when it is plain which one it is
@@ -341,6 +347,7 @@ func (a *App) Env() (*ops.Env, error) {
 			WriteMaxBytes: a.Cfg.Write.MaxBytes, EditMaxBytes: a.Cfg.Edit.MaxBytes, PatchMaxBytes: a.Cfg.Patch.MaxBytes,
 		},
 		AllowPlaceholders: a.Cfg.AllowPlaceholders,
+		Session:           a.Cfg.Session,
 		Stdin:             a.Stdin,
 		Warn:              func(msg string) { a.Warn("%s", msg) },
 	}, nil

@@ -1,0 +1,562 @@
+package ops
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// LogRequest lists the workspace's history (hunk log).
+type LogRequest struct {
+	N       int    `json:"n,omitempty" jsonschema:"list at most this many operations, newest first (0: all)"`
+	Session string `json:"session,omitempty" jsonschema:"only the operations of this session"`
+	// Diff names one operation whose change is shown as a diff.
+	Diff string `json:"diff,omitempty" jsonschema:"show what the operation with this id changed, as a diff"`
+}
+
+// LogDetails are hunk log's facts.
+type LogDetails struct {
+	Operations []LogOperation `json:"operations" jsonschema:"the operations, newest first"`
+	Skipped    []string       `json:"skipped,omitempty" jsonschema:"history files that could not be read, and why"`
+	Diff       string         `json:"diff,omitempty" jsonschema:"the operation's change, as a unified diff (--diff)"`
+}
+
+// LogOperation is one operation of the history.
+type LogOperation struct {
+	ID       string       `json:"id"`
+	Seq      int64        `json:"seq"`
+	Time     time.Time    `json:"time"`
+	Command  string       `json:"command"`
+	Session  string       `json:"session,omitempty"`
+	Undoes   []string     `json:"undoes,omitempty" jsonschema:"the operations this undo took back"`
+	UndoneBy string       `json:"undoneBy,omitempty" jsonschema:"the undo that took this operation back"`
+	Summary  PatchSummary `json:"summary"`
+}
+
+// history opens the workspace's history, a NOT_FOUND error saying why
+// there is none.
+func openHistory(env *Env) (*history.Store, error) {
+	s, err := env.Workspace.History()
+	if err != nil {
+		return nil, result.Errorf(result.NotFound, "no history: %v", err).
+			WithHint("hunk records each change in $XDG_STATE_HOME/hunk/history unless --no-history or history: false")
+	}
+	for _, n := range env.Workspace.HistoryNotes {
+		env.warn(n)
+	}
+	env.Workspace.HistoryNotes = nil
+	return s, nil
+}
+
+// Log lists the history, newest first, or shows one operation's diff.
+func Log(env *Env, req LogRequest) (*Output, error) {
+	store, err := openHistory(env)
+	if err != nil {
+		return nil, err
+	}
+	list, skipped, err := store.List()
+	if err != nil {
+		return nil, result.Wrap(result.IOError, err, "history")
+	}
+	for _, s := range skipped {
+		env.warn("history: skipped " + s)
+	}
+	undoneBy := undoneBy(list)
+	if req.Diff != "" {
+		e, err := store.Find(req.Diff)
+		if err != nil {
+			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
+		}
+		d := entryDiff(env, store, e)
+		text := logLine(opOf(e, undoneBy)) + "\n"
+		return &Output{Text: text + d, Message: strings.TrimSuffix(text, "\n"), Diff: d, Data: true,
+			Details: &LogDetails{Operations: []LogOperation{opOf(e, undoneBy)}, Skipped: skipped, Diff: d}}, nil
+	}
+	details := &LogDetails{Operations: []LogOperation{}, Skipped: skipped}
+	var b strings.Builder
+	for _, e := range list {
+		if req.Session != "" && e.Session != req.Session {
+			continue
+		}
+		if req.N > 0 && len(details.Operations) == req.N {
+			break
+		}
+		op := opOf(e, undoneBy)
+		details.Operations = append(details.Operations, op)
+		b.WriteString(logLine(op) + "\n")
+		for _, p := range op.Summary.Added {
+			b.WriteString("  A " + p + "\n")
+		}
+		for _, p := range op.Summary.Modified {
+			b.WriteString("  M " + p + "\n")
+		}
+		for _, p := range op.Summary.Deleted {
+			b.WriteString("  D " + p + "\n")
+		}
+	}
+	text := strings.TrimSuffix(b.String(), "\n")
+	if len(details.Operations) == 0 {
+		text = "No operations in the history."
+	}
+	return &Output{Text: text, Message: text, Data: true, Details: details}, nil
+}
+
+// logLine is an operation's heading line: id, time, command, session, and
+// what undid it or what it undid.
+func logLine(op LogOperation) string {
+	s := fmt.Sprintf("%s  %s  %s", op.ID, op.Time.Local().Format("2006-01-02 15:04:05"), op.Command)
+	if op.Session != "" {
+		s += "  session " + op.Session
+	}
+	if len(op.Undoes) > 0 {
+		s += "  (undoes " + strings.Join(op.Undoes, ", ") + ")"
+	}
+	if op.UndoneBy != "" {
+		s += "  (undone by " + op.UndoneBy + ")"
+	}
+	return s
+}
+
+func opOf(e *history.Entry, undoneBy map[string]string) LogOperation {
+	op := LogOperation{ID: e.ID, Seq: e.Seq, Time: e.Time, Command: e.Command, Session: e.Session,
+		UndoneBy: undoneBy[e.ID], Summary: PatchSummary{Added: []string{}, Modified: []string{}, Deleted: []string{}}}
+	if e.Undoes != "" {
+		op.Undoes = strings.Split(e.Undoes, ",")
+	}
+	for _, f := range e.Files {
+		switch {
+		case f.Pre == nil && f.Post != nil && f.Post.Dir:
+			// a directory made for a new file: the file says it
+		case f.Pre == nil:
+			op.Summary.Added = append(op.Summary.Added, f.Path)
+		case f.Post == nil:
+			op.Summary.Deleted = append(op.Summary.Deleted, f.Path)
+		default:
+			op.Summary.Modified = append(op.Summary.Modified, f.Path)
+		}
+	}
+	return op
+}
+
+// undoneBy maps each operation that stands undone to the undo that took it
+// back: an undo that was itself undone brings its operations back.
+func undoneBy(list []*history.Entry) map[string]string {
+	m := map[string]string{}
+	for i := len(list) - 1; i >= 0; i-- { // oldest first
+		e := list[i]
+		if e.Undoes == "" {
+			continue
+		}
+		for _, id := range strings.Split(e.Undoes, ",") {
+			m[id] = e.ID
+			if u := find(list, id); u != nil && u.Undoes != "" {
+				for _, back := range strings.Split(u.Undoes, ",") {
+					delete(m, back)
+				}
+			}
+		}
+	}
+	return m
+}
+
+func find(list []*history.Entry, id string) *history.Entry {
+	for _, e := range list {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// entryDiff renders what e changed, file by file: its pre-images against
+// its post-images, as far as the history (or the file, where it still
+// holds the post-image) has them. A file the path policy keeps from being
+// read is named, not shown.
+func entryDiff(env *Env, store *history.Store, e *history.Entry) string {
+	var b strings.Builder
+	for _, f := range e.Files {
+		if (f.Pre != nil && f.Pre.Dir) || (f.Post != nil && f.Post.Dir) {
+			continue
+		}
+		if err := env.Workspace.CheckRead(f.Path); err != nil {
+			fmt.Fprintf(&b, "# %s: not shown (%v)\n", f.Path, result.As(err).Msg)
+			continue
+		}
+		oldData, okOld := imageData(env, store, f.Path, f.Pre)
+		newData, okNew := imageData(env, store, f.Path, f.Post)
+		if !okOld || !okNew {
+			fmt.Fprintf(&b, "# %s: not shown (the history no longer holds its content)\n", f.Path)
+			continue
+		}
+		if f.Post == nil {
+			b.WriteString(deletionDiff(f.Path, oldData))
+			continue
+		}
+		b.WriteString(FileDiff(f.Path, oldData, newData, f.Pre == nil))
+	}
+	return b.String()
+}
+
+// imageData is im's content: a link's target, a blob, or the workspace's
+// file when it still holds im.
+func imageData(env *Env, store *history.Store, name string, im *history.Image) ([]byte, bool) {
+	switch {
+	case im == nil:
+		return nil, true
+	case im.Link != "":
+		return []byte(im.Link), true
+	}
+	if data, err := store.Blob(im.Hash); err == nil {
+		return data, true
+	}
+	if data, err := env.Workspace.ReadFileRaw(name); err == nil && history.Hash(data) == im.Hash {
+		return data, true
+	}
+	return nil, false
+}
+
+func deletionDiff(name string, old []byte) string {
+	d := FileDiff(name, old, nil, false)
+	return strings.Replace(d, "+++ b/"+name, "+++ /dev/null", 1)
+}
+
+// UndoRequest takes operations back (hunk undo, the undo tool).
+type UndoRequest struct {
+	ID      string `json:"id,omitempty" jsonschema:"the operation to take back (its id, or 4 or more of its first characters; hunk log lists them); default: the newest one not undone"`
+	N       int    `json:"n,omitempty" jsonschema:"take back the newest N operations not undone"`
+	Session string `json:"session,omitempty" jsonschema:"take back every operation of this session not undone"`
+	// Path takes back the newest operation that changed this file
+	// (Anthropic's undo_edit).
+	Path   string `json:"path,omitempty" jsonschema:"take back the newest operation not undone that changed this file"`
+	Force  bool   `json:"force,omitempty" jsonschema:"take back even files changed since the operation (their current content is kept in the history as the undo's)"`
+	DryRun bool   `json:"dryRun,omitempty" jsonschema:"say what would be restored and write nothing"`
+	Diff   bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the restore to the result"`
+}
+
+// UndoDetails are undo's facts.
+type UndoDetails struct {
+	Undone  []string     `json:"undone" jsonschema:"the operations taken back"`
+	Summary PatchSummary `json:"summary" jsonschema:"what the undo added, modified and deleted"`
+	DryRun  bool         `json:"dryRun"`
+	Diff    string       `json:"diff,omitempty"`
+	OpID    string       `json:"opId,omitempty" jsonschema:"the undo's own id in the history (it can be undone too)"`
+}
+
+// Undo restores the pre-images of the chosen operations' files in one
+// transaction, refusing (STALE) when a file no longer holds what the
+// operations left there, unless Force.
+func Undo(env *Env, req UndoRequest) (*Output, error) {
+	store, err := openHistory(env)
+	if err != nil {
+		return nil, err
+	}
+	list, skipped, err := store.List()
+	if err != nil {
+		return nil, result.Wrap(result.IOError, err, "history")
+	}
+	for _, s := range skipped {
+		env.warn("history: skipped " + s)
+	}
+	chosen, err := chooseUndo(env, store, list, req)
+	if err != nil {
+		return nil, err
+	}
+	// Each file: what the oldest chosen operation found (restored) and
+	// what the newest left (checked), oldest operation first.
+	type plan struct {
+		path      string
+		pre, post *history.Image
+	}
+	var plans []*plan
+	byPath := map[string]*plan{}
+	for i := len(chosen) - 1; i >= 0; i-- {
+		for _, f := range chosen[i].Files {
+			if p, ok := byPath[f.Path]; ok {
+				p.post = f.Post
+				continue
+			}
+			p := &plan{path: f.Path, pre: f.Pre, post: f.Post}
+			byPath[f.Path] = p
+			plans = append(plans, p)
+		}
+	}
+	ws := env.Workspace
+	var stale []string
+	for _, p := range plans {
+		if err := checkHistoryPath(ws, p.path); err != nil {
+			return nil, err
+		}
+		cur, err := ws.Image(p.path)
+		if err != nil {
+			return nil, err
+		}
+		if p.post != nil && p.post.Dir && p.pre == nil {
+			continue // a directory made for a file: removed after, if empty
+		}
+		if !workspace.SameImage(cur, p.post) {
+			stale = append(stale, fmt.Sprintf("%s (%s)", p.path, describeChange(cur, p.post)))
+		}
+	}
+	ids := make([]string, len(chosen))
+	for i, e := range chosen {
+		ids[i] = e.ID
+	}
+	if len(stale) > 0 && !req.Force {
+		return nil, result.Errorf(result.Stale, "cannot undo %s: %s changed since: %s", strings.Join(ids, ", "),
+			plural2(len(stale), "a file", "files"), strings.Join(stale, "; ")).
+			WithHint("look at them (hunk log --diff ID shows what the operation did); --force restores them anyway, keeping their current content in the history as the undo's")
+	}
+	fsys, rec := env.FS(req.DryRun, "undo")
+	defer fsys.Done()
+	if rec != nil {
+		rec.Undoes = strings.Join(ids, ",")
+	}
+	names := make([]string, 0, len(plans))
+	for _, p := range plans {
+		names = append(names, p.path)
+	}
+	unlock, err := fsys.Lock(names...)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	txn := fsys.Begin()
+	summary := PatchSummary{Added: []string{}, Modified: []string{}, Deleted: []string{}}
+	var diffs strings.Builder
+	var madeDirs []string
+	for _, p := range plans {
+		cur, _ := ws.Image(p.path)
+		if p.post != nil && p.post.Dir && p.pre == nil {
+			madeDirs = append(madeDirs, p.path)
+			continue
+		}
+		if workspace.SameImage(cur, p.pre) && (p.pre == nil || p.pre.Mode == 0 || cur.Mode == p.pre.Mode || p.pre.Link != "") {
+			continue // already as it was
+		}
+		var oldData []byte
+		if cur != nil && cur.Hash != "" {
+			oldData, _ = ws.ReadFileRaw(p.path)
+		}
+		switch {
+		case p.pre == nil:
+			if cur == nil {
+				continue
+			}
+			if cur.Dir {
+				err = txn.RemoveDir(p.path)
+			} else {
+				err = txn.Remove(p.path)
+			}
+			summary.Deleted = append(summary.Deleted, p.path)
+			if req.Diff && oldData != nil {
+				diffs.WriteString(deletionDiff(p.path, oldData))
+			}
+		case p.pre.Dir:
+			if cur != nil && cur.Dir {
+				continue
+			}
+			err = txn.Mkdir(p.path)
+			summary.Added = append(summary.Added, p.path)
+		case p.pre.Link != "":
+			err = txn.StageLink(p.path, p.pre.Link)
+			addOrModify(&summary, p.path, cur)
+		default:
+			data, berr := store.Blob(p.pre.Hash)
+			if berr != nil {
+				txn.Abort()
+				return nil, result.Errorf(result.NotFound, "cannot undo %s: the history no longer holds %s's content before it (%v)", strings.Join(ids, ", "), p.path, berr).
+					WithHint("nothing was changed; the history keeps a bounded number of operations (history-max-operations, -bytes, -age in the config)")
+			}
+			err = txn.Stage(p.path, data, workspace.WriteOptions{Perm: p.pre.Mode, ForcePerm: true, ExactPerm: true, ReplaceLink: true})
+			addOrModify(&summary, p.path, cur)
+			if req.Diff {
+				diffs.WriteString(FileDiff(p.path, oldData, data, cur == nil))
+			}
+		}
+		if err != nil {
+			txn.Abort()
+			return nil, err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return nil, err
+	}
+	if !req.DryRun {
+		// The directories the operations made for new files go when the
+		// undo left them empty, deepest first.
+		sort.Slice(madeDirs, func(i, j int) bool { return strings.Count(madeDirs[i], "/") > strings.Count(madeDirs[j], "/") })
+		for _, d := range madeDirs {
+			_ = ws.Remove(d)
+		}
+	}
+	n := len(summary.Added) + len(summary.Modified) + len(summary.Deleted)
+	var b strings.Builder
+	switch {
+	case req.DryRun:
+		fmt.Fprintf(&b, "Would undo %s (dry run: nothing was written).", strings.Join(ids, ", "))
+	case n == 0:
+		fmt.Fprintf(&b, "Undid %s: the files were as before it already; nothing was written.", strings.Join(ids, ", "))
+	default:
+		fmt.Fprintf(&b, "Undid %s. Restored the following files:", strings.Join(ids, ", "))
+	}
+	for _, p := range summary.Added {
+		b.WriteString("\nA " + p)
+	}
+	for _, p := range summary.Modified {
+		b.WriteString("\nM " + p)
+	}
+	for _, p := range summary.Deleted {
+		b.WriteString("\nD " + p)
+	}
+	if len(stale) > 0 {
+		b.WriteString("\nnote: --force: restored over later changes to " + strings.Join(stale, "; "))
+	}
+	msg := b.String()
+	out := &Output{Text: msg, Message: msg, Details: &UndoDetails{Undone: ids, Summary: summary, DryRun: req.DryRun, OpID: opID(rec)}}
+	if req.Diff && diffs.Len() > 0 {
+		out.Diff = diffs.String()
+		out.Text += "\n" + strings.TrimSuffix(out.Diff, "\n")
+		out.Details.(*UndoDetails).Diff = out.Diff
+	}
+	return out, nil
+}
+
+// chooseUndo picks the operations req names, newest first: an id; the
+// newest N (default 1), a session's, or the newest that changed a path,
+// among those that are neither undone nor undos themselves.
+func chooseUndo(env *Env, store *history.Store, list []*history.Entry, req UndoRequest) ([]*history.Entry, error) {
+	given := 0
+	for _, b := range []bool{req.ID != "", req.N != 0, req.Session != "", req.Path != ""} {
+		if b {
+			given++
+		}
+	}
+	if given > 1 {
+		return nil, result.Usagef("name the operations one way: an id, -n N, --session S or a path")
+	}
+	if req.N < 0 {
+		return nil, result.Usagef("-n must be 1 or more, not %d", req.N)
+	}
+	if req.ID != "" {
+		e, err := store.Find(req.ID)
+		if err != nil {
+			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
+		}
+		if by := undoneBy(list)[e.ID]; by != "" {
+			return nil, result.Errorf(result.Stale, "operation %s was undone already (by %s)", e.ID, by).
+				WithHint("to bring it back, undo the undo: hunk undo " + by)
+		}
+		return []*history.Entry{e}, nil
+	}
+	var name string
+	if req.Path != "" {
+		var err error
+		if name, err = env.Workspace.Resolve(req.Path); err != nil {
+			return nil, err
+		}
+	}
+	undone := undoneBy(list)
+	n := req.N
+	if n == 0 && req.Session == "" {
+		n = 1
+	}
+	var out []*history.Entry
+	for _, e := range list {
+		if undone[e.ID] != "" || e.Undoes != "" {
+			continue
+		}
+		if req.Session != "" && e.Session != req.Session {
+			continue
+		}
+		if name != "" && !touches(e, name) {
+			continue
+		}
+		out = append(out, e)
+		if n > 0 && len(out) == n {
+			break
+		}
+	}
+	if len(out) == 0 {
+		what := "no operation to undo in the history"
+		switch {
+		case req.Session != "":
+			what = fmt.Sprintf("no operation of session %q to undo in the history", req.Session)
+		case name != "":
+			what = fmt.Sprintf("no change to %s to undo in the history", name)
+		}
+		return nil, result.Errorf(result.NotFound, "%s", what).WithHint("hunk log lists what the history holds")
+	}
+	return out, nil
+}
+
+func touches(e *history.Entry, name string) bool {
+	for _, f := range e.Files {
+		if f.Path == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkHistoryPath refuses a path an entry names that hunk would never
+// write: one that leaves the workspace or enters a repository's .git (the
+// history lies outside every sandbox, but an undo writes what it names).
+func checkHistoryPath(ws *workspace.Workspace, name string) error {
+	if name == "" || path.IsAbs(name) && ws.Confined() || strings.HasPrefix(name, "../") || name == ".." {
+		return result.Errorf(result.OutsideWorkspace, "the history names %q, outside the workspace; refusing to undo", name)
+	}
+	for _, c := range strings.Split(name, "/") {
+		if strings.EqualFold(c, ".git") {
+			return result.Errorf(result.Denied, "the history names %q, inside a repository's .git; refusing to undo", name)
+		}
+	}
+	if _, err := ws.Resolve(name); err != nil {
+		return err
+	}
+	return nil
+}
+
+func addOrModify(s *PatchSummary, name string, cur *history.Image) {
+	if cur == nil {
+		s.Added = append(s.Added, name)
+	} else {
+		s.Modified = append(s.Modified, name)
+	}
+}
+
+// describeChange says how cur differs from want, for a STALE message.
+func describeChange(cur, want *history.Image) string {
+	switch {
+	case want == nil:
+		return "it exists again"
+	case cur == nil:
+		return "it was removed"
+	case cur.Dir != want.Dir:
+		return "a directory and a file changed places"
+	case want.Link != "" || cur.Link != "":
+		return "its link target changed"
+	}
+	return fmt.Sprintf("now sha256 %s, the operation left %s", short(cur.Hash), short(want.Hash))
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func plural2(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+
