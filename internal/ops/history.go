@@ -558,5 +558,3 @@ func plural2(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-
