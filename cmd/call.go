@@ -52,6 +52,7 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 			if strings.TrimSpace(string(raw)) == "" {
 				return result.Usagef("no tool call given").WithHint("pass the call as JSON on stdin or as the argument")
 			}
+			o.call = true
 			sess, _, err := app.session(o)
 			if err != nil {
 				return err
@@ -59,6 +60,11 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 			ctx, handling := early.Interrupt()
 			sess.Ready = handling
 			out, failed := call.Run(ctx, sess, raw, format)
+			if r := sess.Env.Reads; r != nil {
+				if err := r.Save(); err != nil {
+					app.Warn("read tracking: %v", err)
+				}
+			}
 			enc := json.NewEncoder(app.Stdout)
 			enc.SetEscapeHTML(false)
 			if err := enc.Encode(out); err != nil {

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -11,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -23,12 +26,17 @@ type agentOptions struct {
 	Tools    string
 	Network  bool
 	ReadOnly bool
+	NoTrack  bool // no read tracking
+	// call: one tool call per run (read tracking needs --session, kept in
+	// the history store); otherwise a server whose connection is the session.
+	call bool
 }
 
 func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.StringVar(&o.Tools, "tools", "hunk", "the tool set: hunk (apply_patch, read, write, edit, exec) or filesystem (the reference MCP filesystem server's tools)")
 	f.BoolVar(&o.Network, "network", false, "let exec's commands reach the network")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
+	f.BoolVar(&o.NoTrack, "no-track", false, "no read tracking: let a write replace a file the session has not read or that changed since it read it")
 	f.String("driver", "auto", "exec's sandbox driver: auto, bwrap, landlock, docker or none")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "exec's default and longest timeout, e.g. 30 (seconds), 10m; 0 for none")
 	f.Bool("git-write", false, "let exec's commands change the workspace's .git (its hooks and config then run outside the sandbox)")
@@ -51,6 +59,9 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 		return nil, nil, err
 	}
 	policy.Network, policy.ReadOnly = o.Network, o.ReadOnly
+	if err := a.trackReads(env, o); err != nil {
+		return nil, nil, err
+	}
 	sess := &tools.Session{Env: env, Exec: policy}
 	var set tools.Set
 	switch o.Tools {
@@ -62,6 +73,37 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 		return nil, nil, result.Usagef("--tools must be hunk or filesystem, not %q", o.Tools)
 	}
 	return sess, set, nil
+}
+
+// trackReads sets up the session's read tracking (ops.ReadTracker): a
+// server's in memory, its entries tagged with a session id of its own; a
+// call's under --session, in the history store across runs.
+func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
+	if !o.call {
+		if env.Session == "" {
+			var r [4]byte
+			_, _ = rand.Read(r[:])
+			env.Session = "mcp-" + hex.EncodeToString(r[:])
+		}
+		if !o.NoTrack {
+			env.Reads = ops.NewReadTracker()
+		}
+		return nil
+	}
+	if o.NoTrack || env.Session == "" {
+		return nil
+	}
+	store, err := env.Workspace.History()
+	if err != nil {
+		a.Warn("no read tracking for session %s: %v", env.Session, err)
+		return nil
+	}
+	t, err := ops.LoadReadTracker(store, env.Session)
+	if err != nil {
+		a.Warn("read tracking: %v; starting afresh", err)
+	}
+	env.Reads = t
+	return nil
 }
 
 func newMCPCmd(app *App) *cobra.Command {

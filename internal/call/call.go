@@ -681,8 +681,12 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		}
 		return ok(fmt.Sprintf("Text inserted successfully after line %d of %s.", *in.InsertLine, in.Path))
 	case "undo_edit":
-		return fail(result.Errorf(result.InvalidArgument, "undo_edit is not supported: hunk keeps no edit history").
-			WithHint("redo the change with str_replace"))
+		// The newest change to the path (this session's, under --session),
+		// taken back from the history.
+		if _, err := ops.UndoOwn(s.Env, ops.UndoRequest{Path: in.Path}); err != nil {
+			return fail(err)
+		}
+		return ok("Last edit to " + in.Path + " undone successfully.")
 	}
 	return fail(result.Errorf(result.InvalidArgument, "%s: unknown command %q (view, create, str_replace, insert)", e.Name, in.Command))
 }

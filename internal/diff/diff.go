@@ -351,3 +351,84 @@ func rangeOf(line, n int, counts bool) string {
 	}
 	return fmt.Sprintf("%d,%d", line, n)
 }
+
+// Touched reports, for each line of a, whether turning a into b changes
+// it: the line is deleted or replaced, or lines are inserted right before
+// or after it. Read tracking asks it twice — which lines of the file
+// changed since the model read it, and which lines an edit changes — and
+// compares the answers.
+func Touched(a, b []byte) []bool {
+	al, bl := splitLines(string(a)), splitLines(string(b))
+	out := make([]bool, len(al))
+	ops := lineOps(al, bl)
+	for n, o := range ops {
+		switch o.k {
+		case del:
+			out[o.i] = true
+		case ins:
+			// An insertion touches the lines of a around it.
+			if o.i < len(al) {
+				out[o.i] = true
+			}
+			if o.i > 0 && (n == 0 || ops[n-1].k != ins || ops[n-1].i != o.i) {
+				out[o.i-1] = true
+			}
+		}
+	}
+	return out
+}
+
+// hunk is one change of a line diff: a[a0:a1] replaced by lines.
+type hunk struct {
+	a0, a1 int
+	lines  []string
+}
+
+func hunksOf(a, b []string) []hunk {
+	var out []hunk
+	var cur *hunk
+	for _, o := range lineOps(a, b) {
+		if o.k == equal {
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			out = append(out, hunk{a0: o.i, a1: o.i})
+			cur = &out[len(out)-1]
+		}
+		if o.k == del {
+			cur.a1 = o.i + 1
+		} else {
+			cur.lines = append(cur.lines, b[o.j])
+		}
+	}
+	return out
+}
+
+// Rebase applies the change that turns a into b to c, a version of a
+// changed elsewhere: ok is false when the two changes touch the same lines
+// of a, or lines next to each other.
+func Rebase(a, b, c []byte) ([]byte, bool) {
+	al := splitLines(string(a))
+	h1, h2 := hunksOf(al, splitLines(string(b))), hunksOf(al, splitLines(string(c)))
+	all := append(append([]hunk{}, h1...), h2...)
+	sort.Slice(all, func(i, j int) bool { return all[i].a0 < all[j].a0 || all[i].a0 == all[j].a0 && all[i].a1 < all[j].a1 })
+	var sb strings.Builder
+	pos := 0
+	for k, h := range all {
+		if k > 0 && h.a0 <= all[k-1].a1 {
+			return nil, false // overlapping or adjacent
+		}
+		for _, l := range al[pos:h.a0] {
+			sb.WriteString(l)
+		}
+		for _, l := range h.lines {
+			sb.WriteString(l)
+		}
+		pos = h.a1
+	}
+	for _, l := range al[pos:] {
+		sb.WriteString(l)
+	}
+	return []byte(sb.String()), true
+}

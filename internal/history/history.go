@@ -305,6 +305,9 @@ func (s *Store) prune(names []string) error {
 			used[h] = true
 		}
 	}
+	for h := range s.readHashes() {
+		used[h] = true
+	}
 	// A pending entry (a killed hunk's, not settled yet) keeps its blobs.
 	pend, _ := os.ReadDir(filepath.Join(s.dir, "pending"))
 	for _, p := range pend {

@@ -247,3 +247,63 @@ func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
 }
+
+// A session's reads (read tracking across `hunk call --session S` runs):
+// reads/<sha256 of the session name, 16 hex>.json maps each path the
+// session read or wrote to the hash of what it held then; the contents
+// are blobs, kept as long as the file names them.
+
+func (s *Store) readsPath(session string) string {
+	return filepath.Join(s.dir, "reads", Hash([]byte(session))[:16]+".json")
+}
+
+// Reads returns what session saw of each path (path: hash), empty when it
+// saw nothing yet.
+func (s *Store) Reads(session string) (map[string]string, error) {
+	m := map[string]string{}
+	b, err := os.ReadFile(s.readsPath(session))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return map[string]string{}, fmt.Errorf("session %q's reads: %v", session, err)
+	}
+	return m, nil
+}
+
+// SaveReads stores what session saw (m: path to hash).
+func (s *Store) SaveReads(session string, m map[string]string) error {
+	p := s.readsPath(session)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(p, b)
+}
+
+// readHashes are the blobs the sessions' reads name (prune keeps them); a
+// reads file older than the age limit goes.
+func (s *Store) readHashes() map[string]bool {
+	used := map[string]bool{}
+	ents, _ := os.ReadDir(filepath.Join(s.dir, "reads"))
+	for _, e := range ents {
+		p := filepath.Join(s.dir, "reads", e.Name())
+		if fi, err := e.Info(); err == nil && s.limits.Age > 0 && fi.ModTime().Before(s.now().Add(-s.limits.Age)) {
+			os.Remove(p)
+			continue
+		}
+		var m map[string]string
+		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &m) == nil {
+			for _, h := range m {
+				used[h] = true
+			}
+		}
+	}
+	return used
+}

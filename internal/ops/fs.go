@@ -46,6 +46,7 @@ func ReadText(env *Env, p string, headN, tailN float64) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.Reads.saw(name, data)
 	text := string(data)
 	if headN < 0 || tailN < 0 || (tailN > 0 && tail == 0) {
 		text = ""
@@ -116,11 +117,12 @@ func ReadMany(env *Env, paths []string) (*Output, error) {
 	}
 	parts := make([]string, len(paths))
 	for i, p := range paths {
-		_, data, err := readText(env.Workspace, p)
+		name, data, err := readText(env.Workspace, p)
 		if err != nil {
 			parts[i] = fmt.Sprintf("%s: Error - %s", p, result.As(err).Msg)
 			continue
 		}
+		env.Reads.saw(name, data)
 		parts[i] = fmt.Sprintf("%s:\n%s\n", p, data)
 	}
 	text := strings.Join(parts, "\n---\n")
@@ -155,6 +157,7 @@ func ReadMedia(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.Reads.saw(name, data)
 	b64 := base64.StdEncoding.EncodeToString(data)
 	var item FSMediaItem
 	var block result.Content

@@ -237,6 +237,8 @@ type UndoRequest struct {
 	Force  bool   `json:"force,omitempty" jsonschema:"take back even files changed since the operation (their current content is kept in the history as the undo's)"`
 	DryRun bool   `json:"dryRun,omitempty" jsonschema:"say what would be restored and write nothing"`
 	Diff   bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the restore to the result"`
+	// own keeps the choice (N, Path, the default) to this session's.
+	own string
 }
 
 // UndoDetails are undo's facts.
@@ -427,6 +429,15 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	return out, nil
 }
 
+// UndoOwn is Undo for a tool call: without a session named, the operations
+// are the calling session's own (env.Session).
+func UndoOwn(env *Env, req UndoRequest) (*Output, error) {
+	if req.Session == "" && req.ID == "" {
+		req.own = env.Session
+	}
+	return Undo(env, req)
+}
+
 // chooseUndo picks the operations req names, newest first: an id; the
 // newest N (default 1), a session's, or the newest that changed a path,
 // among those that are neither undone nor undos themselves.
@@ -471,7 +482,7 @@ func chooseUndo(env *Env, store *history.Store, list []*history.Entry, req UndoR
 		if undone[e.ID] != "" || e.Undoes != "" {
 			continue
 		}
-		if req.Session != "" && e.Session != req.Session {
+		if req.Session != "" && e.Session != req.Session || req.own != "" && e.Session != req.own {
 			continue
 		}
 		if name != "" && !touches(e, name) {

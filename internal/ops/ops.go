@@ -56,15 +56,24 @@ type Limits struct {
 // A real run's commits are recorded in the workspace's history as the
 // operation command (rec.ID is the entry's id once it committed; rec is nil
 // for a dry run, which records nothing).
+//
+// In a session that tracks its reads (e.Reads), the writes are checked
+// against what the session read (ReadTracker): command "write" replaces
+// files whole, the others change regions of them.
 func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace.Recording) {
-	if dryRun {
-		return workspace.DryRun(workspace.Disk(e.Workspace)), nil
+	switch {
+	case dryRun:
+		fsys = workspace.DryRun(workspace.Disk(e.Workspace))
+	case e.Workspace.HistoryOff:
+		fsys = workspace.Disk(e.Workspace)
+	default:
+		rec = &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
+		fsys = workspace.Recorded(e.Workspace, rec)
 	}
-	if e.Workspace.HistoryOff {
-		return workspace.Disk(e.Workspace), nil
+	if e.Reads != nil {
+		fsys = &trackedFS{FS: fsys, t: e.Reads, whole: command == "write", dry: dryRun}
 	}
-	rec = &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
-	return workspace.Recorded(e.Workspace, rec), rec
+	return fsys, rec
 }
 
 // opID is the id of what rec recorded ("" none).

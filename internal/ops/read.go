@@ -37,6 +37,7 @@ func Read(env *Env, req ReadRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.track(req.Path, res.Details)
 	out := &Output{Text: res.Text, Message: res.Text, Details: res.Details, Data: true}
 	if res.Image != nil {
 		out.Images = append(out.Images, result.Image(res.Image.MimeType, base64.StdEncoding.EncodeToString(res.Image.Data)))

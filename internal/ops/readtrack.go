@@ -1,4 +1,309 @@
 package ops
 
-// ReadTracker remembers what a session read (read tracking).
-type ReadTracker struct{}
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/read"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// ReadTracker remembers, for one session (an MCP connection, or `hunk call
+// --session S` across runs), what each file held when the session last
+// read or wrote it, so that a change a person or a formatter made since is
+// never overwritten unseen:
+//
+//   - a whole-file write over an existing file the session never read, or
+//     that changed since it read it, is refused (STALE, with the current
+//     hash);
+//   - an edit or a patch is refused (STALE) when the lines it changes, or
+//     the three lines around them (a patch's context), changed since the
+//     read; an edit elsewhere in a file a formatter touched still lands;
+//   - a file the session never read may be edited or patched (the old text
+//     anchors the change) and created.
+//
+// What the session writes is what it knows of the file from then on.
+type ReadTracker struct {
+	mu   sync.Mutex
+	seen map[string]seenFile
+	// store and session persist the reads between runs (hunk call).
+	store   *history.Store
+	session string
+	dirty   bool
+}
+
+type seenFile struct {
+	hash string
+	data []byte // nil: only the hash is kept (too large, or persisted)
+}
+
+// trackContext is how many lines around an edit's changed lines must be as
+// the session read them.
+const trackContext = 3
+
+// maxTracked bounds the content kept in memory per file; a larger file is
+// tracked by its hash alone (any change since the read refuses an edit).
+const maxTracked = 8 << 20
+
+// NewReadTracker tracks an MCP session's reads in memory.
+func NewReadTracker() *ReadTracker { return &ReadTracker{seen: map[string]seenFile{}} }
+
+// LoadReadTracker tracks session's reads in the history store, where the
+// session's earlier runs left them.
+func LoadReadTracker(store *history.Store, session string) (*ReadTracker, error) {
+	m, err := store.Reads(session)
+	t := &ReadTracker{seen: map[string]seenFile{}, store: store, session: session}
+	for p, h := range m {
+		t.seen[p] = seenFile{hash: h}
+	}
+	return t, err
+}
+
+// Save stores what the session saw, when it persists its reads.
+func (t *ReadTracker) Save() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.store == nil || !t.dirty {
+		return nil
+	}
+	m := make(map[string]string, len(t.seen))
+	for p, s := range t.seen {
+		m[p] = s.hash
+	}
+	t.dirty = false
+	return t.store.SaveReads(t.session, m)
+}
+
+// saw records that the session saw data as name's content (nil data with
+// hash: only the hash is known).
+func (t *ReadTracker) saw(name string, data []byte) {
+	if t == nil {
+		return
+	}
+	h := history.Hash(data)
+	keep := data
+	if len(data) > maxTracked {
+		keep = nil
+	}
+	if t.store != nil {
+		if _, err := t.store.Put(data); err != nil {
+			keep = nil
+		}
+	}
+	t.mu.Lock()
+	t.seen[name] = seenFile{hash: h, data: keep}
+	t.dirty = true
+	t.mu.Unlock()
+}
+
+// know records what the session knows of name after its change: known,
+// or nil for nothing (the file changed where it cannot tell).
+func (t *ReadTracker) know(name string, known []byte) {
+	if known != nil {
+		t.saw(name, known)
+		return
+	}
+	t.sawHash(name, "unknown")
+}
+
+// sawHash records that the session saw content of hash (an image).
+func (t *ReadTracker) sawHash(name, hash string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.seen[name] = seenFile{hash: hash}
+	t.dirty = true
+	t.mu.Unlock()
+}
+
+// forget drops name (the session removed it).
+func (t *ReadTracker) forget(name string) {
+	t.mu.Lock()
+	delete(t.seen, name)
+	t.dirty = true
+	t.mu.Unlock()
+}
+
+// sawFile records what the file name holds now, for a read that returned
+// it (hash: the hash the read reported, "" unknown). A file that changed
+// between the read and now is known by the read's hash alone.
+func (t *ReadTracker) sawFile(ws *workspace.Workspace, name, hash string) {
+	if t == nil {
+		return
+	}
+	data, err := ws.ReadFile(name)
+	if err != nil {
+		return
+	}
+	if hash != "" && history.Hash(data) != hash {
+		t.sawHash(name, hash)
+		return
+	}
+	t.saw(name, data)
+}
+
+// readContent is what the session saw of name, from memory or the
+// history's blobs.
+func (t *ReadTracker) readContent(name string) (seenFile, bool) {
+	t.mu.Lock()
+	s, ok := t.seen[name]
+	t.mu.Unlock()
+	if ok && s.data == nil && t.store != nil {
+		if b, err := t.store.Blob(s.hash); err == nil {
+			s.data = b
+		}
+	}
+	return s, ok
+}
+
+// check refuses (STALE) to change name from what it holds now (read
+// through fsys) to next (or to remove it) where the session has not seen
+// what it would change (above). whole marks a whole-file write.
+//
+// It returns what the session will know of the file once the change is
+// made (known): next itself, or — where the file changed since the read in
+// lines the change leaves alone — the change made over what the session
+// read (diff.Rebase), so that what it never saw stays unseen.
+func (t *ReadTracker) check(fsys workspace.FS, name string, next []byte, remove, whole bool) (known []byte, err error) {
+	cur, err := fsys.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || result.As(err).Code == result.NotFound {
+			return next, nil // a new file
+		}
+		return next, nil // not readable here: the path policy and the write decide
+	}
+	seen, ok := t.readContent(name)
+	now := history.Hash(cur)
+	if !ok {
+		if !whole {
+			return next, nil
+		}
+		return nil, result.Errorf(result.Stale, "%s: this session has not read it; refusing to replace it whole (its sha256 is %s)", name, now).
+			WithHint("read it first (a person or another tool may have written it), then write it again — or change it with edit or apply_patch")
+	}
+	if seen.hash == now {
+		return next, nil
+	}
+	if whole || remove || seen.data == nil {
+		return nil, result.Errorf(result.Stale, "%s changed since this session read it (sha256 %s then, %s now); refusing to overwrite the change", name, short(seen.hash), now).
+			WithHint("read it again and redo the change over what it holds now")
+	}
+	changed := diff.Touched(cur, seen.data)
+	touched := diff.Touched(cur, next)
+	for i := range touched {
+		if !touched[i] {
+			continue
+		}
+		for j := max(0, i-trackContext); j <= i+trackContext && j < len(changed); j++ {
+			if changed[j] {
+				return nil, result.Errorf(result.Stale, "%s: line %d changed since this session read it, beside the lines this change makes (line %d); refusing to overwrite it", name, j+1, i+1).
+					WithHint(fmt.Sprintf("read the file again (around line %d) and redo the change over what it holds now (sha256 %s)", j+1, now))
+			}
+		}
+	}
+	if known, ok := diff.Rebase(cur, next, seen.data); ok {
+		return known, nil
+	}
+	return nil, nil // nothing known: any change is refused until a read
+}
+
+// trackedFS is an FS whose writes the session's reads guard (check), and
+// which tells the tracker what the session wrote once it is committed.
+type trackedFS struct {
+	workspace.FS
+	t     *ReadTracker
+	whole bool // a whole-file write (write), not an edit or a patch
+	dry   bool
+}
+
+func (f *trackedFS) WriteFile(name string, parts [][]byte, opt workspace.WriteOptions) error {
+	next := bytes.Join(parts, nil)
+	known := next
+	if !opt.CreateOnly { // create-only never replaces a file
+		var err error
+		if known, err = f.t.check(f.FS, name, next, false, f.whole); err != nil {
+			return err
+		}
+	}
+	if err := f.FS.WriteFile(name, parts, opt); err != nil {
+		return err
+	}
+	if !f.dry {
+		f.t.know(name, known)
+	}
+	return nil
+}
+
+func (f *trackedFS) Begin() workspace.Txn {
+	return &trackedTxn{Txn: f.FS.Begin(), f: f, after: map[string][]byte{}, removed: map[string]bool{}}
+}
+
+type trackedTxn struct {
+	workspace.Txn
+	f       *trackedFS
+	after   map[string][]byte // what the session will know of each file
+	removed map[string]bool
+}
+
+func (t *trackedTxn) Stage(name string, data []byte, opt workspace.WriteOptions) error {
+	known, err := t.f.t.check(t.f.FS, name, data, false, t.f.whole)
+	if err != nil {
+		return err
+	}
+	if err := t.Txn.Stage(name, data, opt); err != nil {
+		return err
+	}
+	t.after[name] = known
+	return nil
+}
+
+func (t *trackedTxn) Remove(name string) error {
+	if _, err := t.f.t.check(t.f.FS, name, nil, true, false); err != nil {
+		return err
+	}
+	if err := t.Txn.Remove(name); err != nil {
+		return err
+	}
+	t.removed[name] = true
+	return nil
+}
+
+func (t *trackedTxn) Commit() error {
+	if err := t.Txn.Commit(); err != nil {
+		return err
+	}
+	if !t.f.dry {
+		for name := range t.removed {
+			t.f.t.forget(name)
+		}
+		for name, known := range t.after {
+			t.f.t.know(name, known)
+		}
+	}
+	return nil
+}
+
+// track records what a read returned to the session: a text file's
+// content (hash: the hash the read reported), an image's hash.
+func (e *Env) track(path string, details any) {
+	if e.Reads == nil {
+		return
+	}
+	name, err := e.Workspace.Resolve(path)
+	if err != nil {
+		return
+	}
+	switch d := details.(type) {
+	case *read.TextDetails:
+		e.Reads.sawFile(e.Workspace, name, d.Sha256)
+	case *read.ImageDetails:
+		e.Reads.sawHash(name, d.Sha256)
+	}
+}

@@ -92,6 +92,23 @@ func Hunk(network bool) Set {
 			},
 		},
 		{
+			Name:  "undo",
+			Title: "Undo a change",
+			Description: "Take back a change this session made with apply_patch, write or edit (by default its newest one not undone; " +
+				"or the operation id a result's opId gave, the newest n, the newest change to a path): the files get back their content " +
+				"and mode from before it. Refused (STALE, naming the files) when a file changed since the change, unless force.",
+			Input:       schemaFor[ops.UndoRequest](),
+			Output:      output(detailsOf[ops.UndoDetails]()),
+			Destructive: true,
+			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
+				var req ops.UndoRequest
+				if err := decode("undo", args, &req); err != nil {
+					return nil, err
+				}
+				return ops.UndoOwn(s.Env, req)
+			},
+		},
+		{
 			Name:  "exec",
 			Title: "Run a command",
 			Description: "Run a command in a sandbox over the workspace: the workspace is writable, the rest of the filesystem " +
