@@ -58,6 +58,27 @@ var policyToolAttacks = []struct {
 	{"shell", `{"type":"function_call","call_id":"s1","name":"shell","arguments":"{\"command\":[\"cat\",\".env\"]}"}`},
 	{"shell", `{"type":"local_shell_call","call_id":"s2","status":"in_progress","action":{"type":"exec","command":["sh","-c","cat link; rm -rf .github"]}}`},
 	{"read", `{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\".env\"}"}}`},
+	// seedHistory left operations on .env and .github/ci.yml (session
+	// "setup") whose undo would write them, and show .env's old content.
+	{"undo", `{"tool":"undo","arguments":{"path":".github/ci.yml"}}`},
+	{"undo", `{"tool":"undo","arguments":{"path":".env","diff":true,"force":true}}`},
+	{"undo", `{"tool":"undo","arguments":{"session":"setup","diff":true,"force":true}}`},
+	{"str_replace_based_edit_tool", `{"type":"tool_use","id":"t5","name":"str_replace_based_edit_tool","input":{"command":"undo_edit","path":".env"}}`},
+	{"str_replace_based_edit_tool", `{"type":"tool_use","id":"t6","name":"str_replace_based_edit_tool","input":{"command":"undo_edit","path":".github/ci.yml"}}`},
+}
+
+// seedHistory records, with no policy, operations that changed .env and
+// .github/ci.yml and put them back: taking them back would write the
+// protected paths (and show .env's old content in a diff).
+func seedHistory(t *testing.T, bin, ws string, env []string) {
+	t.Helper()
+	for _, w := range [][2]string{{".env", "SECRET=0\n"}, {".env", "SECRET=1\n"}, {".github/ci.yml", "on: pull\n"}, {".github/ci.yml", "on: push\n"}} {
+		c := exec.Command(bin, "-C", ws, "--session", "setup", "write", w[0], "--content", w[1])
+		c.Env = env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("seeding the history: %v: %s", err, out)
+		}
+	}
 }
 
 // TestPolicyEveryTool: every tool hunk declares, in both tool sets and
@@ -82,12 +103,15 @@ func TestPolicyEveryTool(t *testing.T) {
 	if err := os.Symlink(".env", filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
+	env := append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	seedHistory(t, bin, ws, env)
 	protected := snapshotTree(t, filepath.Join(ws, ".github")) + "\n" + snapshotTree(t, filepath.Join(ws, ".env"))
 
 	attacked := map[string]bool{}
 	for _, a := range policyToolAttacks {
 		attacked[a.tool] = true
 		c := exec.Command(bin, "-C", ws, "--deny-read", ".env", "--deny-write", "/.github/", "call", "--driver", "bwrap", a.call)
+		c.Env = env
 		out, _ := c.CombinedOutput()
 		if strings.Contains(string(out), "SECRET") {
 			t.Errorf("%s: the answer shows the secret: %s", a.call, out)
@@ -156,6 +180,9 @@ func TestPolicyMCP(t *testing.T) {
 				os.WriteFile(p, []byte(body), 0o644)
 			}
 			os.Symlink(".env", filepath.Join(ws, "link"))
+			state := t.TempDir()
+			seedHistory(t, buildHunk(t), ws, append(os.Environ(), "XDG_STATE_HOME="+state))
+			t.Setenv("XDG_STATE_HOME", state) // mcpSession's server inherits it
 			protected := snapshotTree(t, filepath.Join(ws, ".github")) + snapshotTree(t, filepath.Join(ws, ".env"))
 			cs := mcpSession(t, ws, nil, "--tools", set, "--driver", "bwrap", "--deny-read", ".env", "--deny-write", "/.github/")
 			tools, err := cs.ListTools(context.Background(), nil)

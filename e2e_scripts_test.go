@@ -63,6 +63,9 @@ func scriptParams(dir string) testscript.Params {
 			// workspace holding hunk's config is a case of its own
 			// (exec_own_state).
 			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+".no-config")
+			// hunk's state (crash journals, the history) of this script
+			// alone, outside its workspace.
+			e.Setenv("XDG_STATE_HOME", e.WorkDir+".state")
 			e.Setenv("HUNK_CONFIG", "")
 			e.Setenv("NO_COLOR", "")
 			e.Setenv("TERM", "dumb")

@@ -23,6 +23,7 @@ import (
 var RootValueFlags = map[string]bool{
 	"-C": true, "--root": true, "--color": true, "--config": true,
 	"--deny-read": true, "--deny-write": true, "--allow-write": true,
+	"--session": true,
 }
 
 // Subcommand is the first argument of args that is not a root flag (or a

@@ -245,8 +245,8 @@ type UndoRequest struct {
 type UndoDetails struct {
 	Undone  []string     `json:"undone" jsonschema:"the operations taken back"`
 	Summary PatchSummary `json:"summary" jsonschema:"what the undo added, modified and deleted"`
-	DryRun  bool         `json:"dryRun"`
-	Diff    string       `json:"diff,omitempty"`
+	DryRun  bool         `json:"dryRun" jsonschema:"nothing was written"`
+	Diff    string       `json:"diff,omitempty" jsonschema:"the restore as a unified diff (when asked for)"`
 	OpID    string       `json:"opId,omitempty" jsonschema:"the undo's own id in the history (it can be undone too)"`
 }
 
@@ -342,7 +342,8 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 			continue // already as it was
 		}
 		var oldData []byte
-		if cur != nil && cur.Hash != "" {
+		showDiff := req.Diff && ws.CheckRead(p.path) == nil // a read-denied file's content is never shown
+		if cur != nil && cur.Hash != "" && showDiff {
 			oldData, _ = ws.ReadFileRaw(p.path)
 		}
 		switch {
@@ -356,7 +357,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 				err = txn.Remove(p.path)
 			}
 			summary.Deleted = append(summary.Deleted, p.path)
-			if req.Diff && oldData != nil {
+			if showDiff && oldData != nil {
 				diffs.WriteString(deletionDiff(p.path, oldData))
 			}
 		case p.pre.Dir:
@@ -377,7 +378,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 			}
 			err = txn.Stage(p.path, data, workspace.WriteOptions{Perm: p.pre.Mode, ForcePerm: true, ExactPerm: true, ReplaceLink: true})
 			addOrModify(&summary, p.path, cur)
-			if req.Diff {
+			if showDiff {
 				diffs.WriteString(FileDiff(p.path, oldData, data, cur == nil))
 			}
 		}

@@ -23,6 +23,7 @@ func all() Set {
 }
 
 func session(t *testing.T) *Session {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the workspace's history
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "pic.png"), []byte("\x89PNG\r\n\x1a\n"), 0o644)
@@ -48,6 +49,7 @@ var calls = []struct{ tool, args string }{
 	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-q\n+r\n@@\n-s\n+t\n*** End Patch\n"}`},
 	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-x\n+r\n*** End Patch\n"}`},
 	{"exec", `{"command":"echo out; echo err >&2; exit 3"}`}, {"exec", `{"workdir":"nope","command":"true"}`},
+	{"undo", `{"diff":true}`}, {"undo", `{"id":"zzzz"}`},
 	{"read_text_file", `{"path":"a.txt","head":1}`}, {"read_text_file", `{"path":"nope"}`}, {"read_file", `{"path":"a.txt","tail":1.5,"extra":true}`},
 	{"read_media_file", `{"path":"pic.png"}`}, {"read_media_file", `{"path":"sub"}`},
 	{"read_multiple_files", `{"paths":["a.txt","nope"]}`},

@@ -151,7 +151,7 @@ func (c *hashCache) put(st *unix.Stat_t, data []byte) {
 	}
 	sum := sha256.Sum256(data)
 	c.mu.Lock()
-	c.m[[2]uint64{st.Dev, st.Ino}] = cachedHash{st.Size, st.Mtim, hex.EncodeToString(sum[:])}
+	c.m[[2]uint64{uint64(st.Dev), uint64(st.Ino)}] = cachedHash{st.Size, st.Mtim, hex.EncodeToString(sum[:])}
 	c.mu.Unlock()
 }
 
@@ -163,7 +163,7 @@ func (c *hashCache) get(st *unix.Stat_t) string {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	h, ok := c.m[[2]uint64{st.Dev, st.Ino}]
+	h, ok := c.m[[2]uint64{uint64(st.Dev), uint64(st.Ino)}]
 	if !ok || h.size != st.Size || h.mtime != st.Mtim {
 		return ""
 	}
@@ -219,7 +219,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if err != nil {
 		return nil, err
 	}
-	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode&0o7777).Perm() | modeBits(st.Mode)}, nil
+	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode&0o7777).Perm() | modeBits(uint32(st.Mode))}, nil
 }
 
 func modeBits(m uint32) fs.FileMode {
