@@ -16,6 +16,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/glob"
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -235,7 +236,19 @@ func Mkdir(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ws.MkdirAll(name); err != nil {
+	// The directories this makes, outermost first: what an undo removes.
+	var made []history.FileChange
+	for d := name; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if _, err := ws.Lstat(d); err == nil {
+			break
+		}
+		made = append([]history.FileChange{{Path: d, Post: &history.Image{Dir: true}}}, made...)
+	}
+	var rec *workspace.Recording
+	if len(made) > 0 {
+		rec = env.recording("create_directory")
+	}
+	if err := ws.RecordOne(rec, made, func() error { return ws.MkdirAll(name) }); err != nil {
 		return nil, err
 	}
 	text := "Successfully created directory " + p
@@ -657,11 +670,17 @@ func Move(env *Env, source, destination string) (*Output, error) {
 		return nil, err
 	}
 	defer unlock()
-	if err := ws.Rename(from, to); err != nil {
+	rec := env.recording("move_file")
+	im, err := ws.Image(from)
+	if err != nil {
+		return nil, err
+	}
+	move := []history.FileChange{{Path: to, From: from, Pre: im, Post: im}}
+	if err := ws.RecordOne(rec, move, func() error { return ws.Rename(from, to) }); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("Successfully moved %s to %s", source, destination)
-	return &Output{Text: text, Message: text, Details: &FSMove{Source: from, Destination: to, Content: text}}, nil
+	return &Output{Text: text, Message: text, Details: &FSMove{Source: from, Destination: to, Content: text, OpID: opID(rec)}}, nil
 }
 
 // AllowedDirectories names the one directory the tools may touch.

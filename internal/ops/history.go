@@ -131,8 +131,9 @@ func opOf(e *history.Entry, undoneBy map[string]string) LogOperation {
 	}
 	for _, f := range e.Files {
 		switch {
-		case f.Pre == nil && f.Post != nil && f.Post.Dir:
-			// a directory made for a new file: the file says it
+		case f.From != "":
+			op.Summary.Added = append(op.Summary.Added, f.Path)
+			op.Summary.Deleted = append(op.Summary.Deleted, f.From)
 		case f.Pre == nil:
 			op.Summary.Added = append(op.Summary.Added, f.Path)
 		case f.Post == nil:
@@ -269,6 +270,17 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range chosen {
+		for _, f := range e.Files {
+			if f.From == "" {
+				continue
+			}
+			if len(chosen) > 1 || len(e.Files) > 1 {
+				return nil, result.Usagef("operation %s moved %s to %s: undo it alone (hunk undo %s)", e.ID, f.From, f.Path, e.ID)
+			}
+			return undoMove(env, e, f, req)
+		}
+	}
 	// Each file: what the oldest chosen operation found (restored) and
 	// what the newest left (checked), oldest operation first.
 	type plan struct {
@@ -390,13 +402,40 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	if err := txn.Commit(); err != nil {
 		return nil, err
 	}
-	if !req.DryRun {
-		// The directories the operations made for new files go when the
-		// undo left them empty, deepest first.
+	if !req.DryRun && len(madeDirs) > 0 {
+		// The directories the operations made go when the undo left them
+		// empty, deepest first — recorded as an operation of their own when
+		// the undo changed no file (an undone create_directory).
 		sort.Slice(madeDirs, func(i, j int) bool { return strings.Count(madeDirs[i], "/") > strings.Count(madeDirs[j], "/") })
+		var removed []history.FileChange
+		gone := map[string]bool{} // removed before their parents
 		for _, d := range madeDirs {
-			_ = ws.Remove(d)
+			fi, err := ws.Lstat(d)
+			if err != nil || !fi.IsDir() {
+				continue
+			}
+			ents, err := ws.ReadDir(d)
+			empty := err == nil
+			for _, e := range ents {
+				empty = empty && gone[path.Join(d, e.Name())]
+			}
+			if empty {
+				gone[d] = true
+				removed = append(removed, history.FileChange{Path: d, Pre: &history.Image{Dir: true}})
+			}
 		}
+		drec := rec
+		if rec != nil && rec.ID != "" {
+			drec = nil // recorded with the files' entry's undo already
+		}
+		_ = ws.RecordOne(drec, removed, func() error {
+			for _, d := range removed {
+				if ws.Remove(d.Path) == nil {
+					summary.Deleted = append(summary.Deleted, d.Path+"/")
+				}
+			}
+			return nil
+		})
 	}
 	n := len(summary.Added) + len(summary.Modified) + len(summary.Deleted)
 	var b strings.Builder
@@ -428,6 +467,55 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 		out.Details.(*UndoDetails).Diff = out.Diff
 	}
 	return out, nil
+}
+
+// undoMove takes back a move (move_file): the file or directory goes back
+// where it was, when it is still as the move left it and nothing took its
+// old place.
+func undoMove(env *Env, e *history.Entry, f history.FileChange, req UndoRequest) (*Output, error) {
+	ws := env.Workspace
+	for _, p := range []string{f.Path, f.From} {
+		if err := checkHistoryPath(ws, p); err != nil {
+			return nil, err
+		}
+		if err := ws.CheckWrite(p); err != nil {
+			return nil, err
+		}
+	}
+	cur, err := ws.Image(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !workspace.SameImage(cur, f.Post) && !req.Force {
+		return nil, result.Errorf(result.Stale, "cannot undo %s: %s changed since it was moved there (%s)", e.ID, f.Path, describeChange(cur, f.Post)).
+			WithHint("--force moves it back anyway")
+	}
+	if cur == nil {
+		return nil, result.Errorf(result.NotFound, "cannot undo %s: %s is gone", e.ID, f.Path)
+	}
+	if old, _ := ws.Image(f.From); old != nil {
+		return nil, result.Errorf(result.AlreadyExists, "cannot undo %s: %s exists again; nothing was moved", e.ID, f.From).
+			WithHint("move or remove it first")
+	}
+	msg := fmt.Sprintf("Would undo %s: move %s back to %s (dry run: nothing was written).", e.ID, f.Path, f.From)
+	var rec *workspace.Recording
+	if !req.DryRun {
+		unlock, err := ws.Lock(f.Path, f.From)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		if rec = env.recording("undo"); rec != nil {
+			rec.Undoes = e.ID
+		}
+		back := []history.FileChange{{Path: f.From, From: f.Path, Pre: cur, Post: cur}}
+		if err := ws.RecordOne(rec, back, func() error { return ws.Rename(f.Path, f.From) }); err != nil {
+			return nil, err
+		}
+		msg = fmt.Sprintf("Undid %s: moved %s back to %s.", e.ID, f.Path, f.From)
+	}
+	return &Output{Text: msg, Message: msg, Details: &UndoDetails{Undone: []string{e.ID}, DryRun: req.DryRun, OpID: opID(rec),
+		Summary: PatchSummary{Added: []string{f.From}, Modified: []string{}, Deleted: []string{f.Path}}}}, nil
 }
 
 // UndoOwn is Undo for a tool call: without a session named, the operations

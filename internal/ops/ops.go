@@ -76,6 +76,15 @@ func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace
 	return fsys, rec
 }
 
+// recording is what a change made outside a transaction (a move, a new
+// directory) is recorded as; nil when the history is off.
+func (e *Env) recording(command string) *workspace.Recording {
+	if e.Workspace.HistoryOff {
+		return nil
+	}
+	return &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
+}
+
 // opID is the id of what rec recorded ("" none).
 func opID(rec *workspace.Recording) string {
 	if rec == nil {

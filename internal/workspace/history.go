@@ -310,3 +310,42 @@ func (t *diskTxn) abortHistory(hop *history.Op) {
 		t.rec.ID = ""
 	}
 }
+
+// RecordOne runs change — one step that is atomic by itself (a rename, a
+// mkdir) — as an operation of the history whose files are files: the
+// entry is written pending before it and committed after it, dropped if it
+// fails. A history that cannot be written never stops the change.
+func (w *Workspace) RecordOne(rec *Recording, files []history.FileChange, change func() error) error {
+	if rec == nil {
+		return change()
+	}
+	store, err := w.History()
+	if err != nil {
+		if !w.HistoryOff {
+			rec.warn("history: this operation is not recorded: " + err.Error())
+		}
+		return change()
+	}
+	hop, err := store.Begin()
+	if err == nil {
+		e := &history.Entry{Command: rec.Command, Session: rec.Session, Undoes: rec.Undoes, Files: files}
+		if err = hop.Prepare(e); err != nil {
+			hop.Abort()
+		} else {
+			rec.ID = e.ID
+		}
+	}
+	if err != nil {
+		rec.warn("history: this operation is not recorded: " + err.Error())
+		return change()
+	}
+	if err := change(); err != nil {
+		hop.Abort()
+		rec.ID = ""
+		return err
+	}
+	if err := hop.Commit(); err != nil {
+		rec.warn("history: " + err.Error())
+	}
+	return nil
+}
