@@ -84,6 +84,7 @@ func scriptParams(dir string) testscript.Params {
 			"mkfile":    cmdMkfile,
 			"bytes":     cmdBytes,
 			"putbytes":  cmdPutbytes,
+			"jsonenv":   cmdJSONenv,
 			"islink":    cmdIslink,
 			"listen":    cmdListen,
 			"noproc":    cmdNoproc,
@@ -513,3 +514,35 @@ func dockerCondition(string) (bool, error) {
 }
 
 func requiredDriver(name string) bool { return sandboxtest.Required("HUNK_REQUIRE_DRIVERS", name) }
+
+// jsonenv VAR PATH: set VAR to the value at PATH (dot-separated keys and
+// array indexes, e.g. details.operations.0.id) of the last command's
+// stdout, a JSON document.
+func cmdJSONenv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: jsonenv VAR PATH")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v", err)
+	}
+	for _, k := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("%s: no index %s", args[1], k)
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("%s: nothing at %s", args[1], k)
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		ts.Fatalf("%s is %v, not a string", args[1], v)
+	}
+	ts.Setenv(args[0], s)
+}
