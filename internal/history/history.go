@@ -101,6 +101,9 @@ func Open(dir string, limits Limits) (*Store, error) {
 	return &Store{dir: dir, limits: limits, now: time.Now}, nil
 }
 
+// Dir is where the history lives.
+func (s *Store) Dir() string { return s.dir }
+
 // Hash is the SHA-256 of data, hex: a blob's name.
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
@@ -282,6 +285,7 @@ func (s *Store) prune(names []string) error {
 		seen := map[string]bool{}
 		var total int64
 		for i := len(keep) - 1; i >= 0; i-- {
+			before := total
 			for _, h := range blobHashes(keep[i]) {
 				if seen[h] {
 					continue
@@ -291,7 +295,8 @@ func (s *Store) prune(names []string) error {
 					total += fi.Size()
 				}
 			}
-			if total > max && i < len(keep)-1 {
+			// An entry whose blobs newer ones keep anyway costs nothing.
+			if total > max && total > before && i < len(keep)-1 {
 				keep = keep[i+1:]
 				break
 			}

@@ -25,6 +25,7 @@ type LogDetails struct {
 	Operations []LogOperation `json:"operations" jsonschema:"the operations, newest first"`
 	Skipped    []string       `json:"skipped,omitempty" jsonschema:"history files that could not be read, and why"`
 	Diff       string         `json:"diff,omitempty" jsonschema:"the operation's change, as a unified diff (--diff)"`
+	Dir        string         `json:"dir" jsonschema:"where the history lives"`
 }
 
 // LogOperation is one operation of the history.
@@ -76,9 +77,9 @@ func Log(env *Env, req LogRequest) (*Output, error) {
 		d := entryDiff(env, store, e)
 		text := logLine(opOf(e, undoneBy)) + "\n"
 		return &Output{Text: text + d, Message: strings.TrimSuffix(text, "\n"), Diff: d, Data: true,
-			Details: &LogDetails{Operations: []LogOperation{opOf(e, undoneBy)}, Skipped: skipped, Diff: d}}, nil
+			Details: &LogDetails{Operations: []LogOperation{opOf(e, undoneBy)}, Skipped: skipped, Diff: d, Dir: store.Dir()}}, nil
 	}
-	details := &LogDetails{Operations: []LogOperation{}, Skipped: skipped}
+	details := &LogDetails{Operations: []LogOperation{}, Skipped: skipped, Dir: store.Dir()}
 	var b strings.Builder
 	for _, e := range list {
 		if req.Session != "" && e.Session != req.Session {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -284,6 +285,8 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 	for _, d := range t.dirs { // an undo removes them again, when empty
 		e.Files = append(e.Files, history.FileChange{Path: d, Post: &history.Image{Dir: true}})
 	}
+	// By path: the staging order is the order concurrent stages ended.
+	sort.Slice(e.Files, func(i, j int) bool { return e.Files[i].Path < e.Files[j].Path })
 	if err := hop.Prepare(e); err != nil {
 		hop.Abort()
 		rec.warn("history: this operation is not recorded: " + err.Error())
