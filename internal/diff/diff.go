@@ -361,18 +361,28 @@ func Touched(a, b []byte) []bool {
 	al, bl := splitLines(string(a)), splitLines(string(b))
 	out := make([]bool, len(al))
 	ops := lineOps(al, bl)
-	for n, o := range ops {
+	for n := 0; n < len(ops); n++ {
+		o := ops[n]
 		switch o.k {
 		case del:
 			out[o.i] = true
 		case ins:
-			// An insertion touches the lines of a around it.
-			if o.i < len(al) {
-				out[o.i] = true
+			// A run of insertions: beside a deletion it replaces the
+			// deleted lines; alone it touches the lines around it.
+			m := n
+			for m < len(ops) && ops[m].k == ins {
+				m++
 			}
-			if o.i > 0 && (n == 0 || ops[n-1].k != ins || ops[n-1].i != o.i) {
-				out[o.i-1] = true
+			replaces := n > 0 && ops[n-1].k == del || m < len(ops) && ops[m].k == del
+			if !replaces {
+				if o.i < len(al) {
+					out[o.i] = true
+				}
+				if o.i > 0 {
+					out[o.i-1] = true
+				}
 			}
+			n = m - 1
 		}
 	}
 	return out
