@@ -187,8 +187,15 @@ func (s *Store) maybePrune(latest string) error {
 		return err
 	}
 	seq, _ := seqOf(latest)
-	if (s.limits.Count > 0 && len(names) > s.limits.Count) || seq%pruneEvery == 0 {
+	if seq%pruneEvery == 0 {
 		return s.prune(names)
+	}
+	// Between full prunes the count costs no reading: the oldest entries
+	// beyond it go by name (their blobs at the next full prune).
+	if c := s.limits.Count; c > 0 && len(names) > c {
+		for _, n := range names[:len(names)-c] {
+			os.Remove(filepath.Join(s.dir, "entries", n))
+		}
 	}
 	return nil
 }
