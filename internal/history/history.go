@@ -81,6 +81,8 @@ type Store struct {
 	dir    string
 	limits Limits
 	now    func() time.Time
+	// pruneEvery: a full prune every this many operations (tests: 1).
+	pruneEvery int
 }
 
 // Dir is where the history of the workspace at workspaceDir (its real
@@ -98,7 +100,7 @@ func Open(dir string, limits Limits) (*Store, error) {
 			return nil, err
 		}
 	}
-	return &Store{dir: dir, limits: limits, now: time.Now}, nil
+	return &Store{dir: dir, limits: limits, now: time.Now, pruneEvery: pruneEvery}, nil
 }
 
 // Dir is where the history lives.

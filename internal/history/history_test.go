@@ -92,6 +92,7 @@ func TestRetention(t *testing.T) {
 	now := time.Now()
 	s := open(t, Limits{Count: 3, Bytes: 1000, Age: time.Hour})
 	s.now = func() time.Time { return now }
+	s.pruneEvery = 1 // every limit at every operation
 	put := func(n int) string {
 		h, err := s.Put([]byte(strings.Repeat("x", n)))
 		if err != nil {

@@ -14,8 +14,9 @@ import (
 	"syscall"
 )
 
-// pruneEvery is how often (in operations) Commit applies the age and size
-// limits, which read every entry; the count is held at every operation.
+// pruneEvery is how often (in operations) Commit applies every limit and
+// sweeps the blobs no entry names, which reads every entry; the count is
+// held at every operation.
 const pruneEvery = 16
 
 // Op is an operation being recorded. Begin takes the history's lock, so
@@ -187,7 +188,7 @@ func (s *Store) maybePrune(latest string) error {
 		return err
 	}
 	seq, _ := seqOf(latest)
-	if seq%pruneEvery == 0 {
+	if seq%int64(s.pruneEvery) == 0 {
 		return s.prune(names)
 	}
 	// Between full prunes the count costs no reading: the oldest entries
