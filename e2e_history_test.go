@@ -63,20 +63,23 @@ type entryFile struct {
 func historyEntries(t *testing.T, state string) map[string][]entryFile {
 	t.Helper()
 	out := map[string][]entryFile{}
-	names, _ := filepath.Glob(filepath.Join(state, "hunk", "history", "*", "entries", "*.json"))
-	for _, n := range names {
-		b, err := os.ReadFile(n)
+	logs, _ := filepath.Glob(filepath.Join(state, "hunk", "history", "*", "log"))
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var e struct {
-			ID    string      `json:"id"`
-			Files []entryFile `json:"files"`
+		for _, line := range strings.Split(string(b), "\n") {
+			var r struct {
+				Entry *struct {
+					ID    string      `json:"id"`
+					Files []entryFile `json:"files"`
+				} `json:"entry"`
+			}
+			if json.Unmarshal([]byte(line), &r) == nil && r.Entry != nil {
+				out[r.Entry.ID] = r.Entry.Files
+			}
 		}
-		if err := json.Unmarshal(b, &e); err != nil {
-			t.Fatalf("%s: %v", n, err)
-		}
-		out[e.ID] = e.Files
 	}
 	return out
 }

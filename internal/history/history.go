@@ -4,32 +4,42 @@
 // sandbox's reach, as the crash journals do:
 //
 //	$XDG_STATE_HOME/hunk/history/<sha256 of the workspace path, 16 hex digits>/
-//	    entries/<seq, 12 digits>-<id>.json   one operation: its files' pre- and post-images
-//	    pending/<pid>.<seq>-<id>.json         an operation being committed (Op)
-//	    blobs/<first 2 hex>/<sha256>          contents, by hash, shared between entries
-//	    lock                                  flock(2) while an entry is recorded or pruned
+//	    log                 the operations, one JSON record a line, appended
+//	    pack.<gen>          small contents, appended one after another
+//	    blobs/<2 hex>/<sha256>  large contents and transactions' backups, by hash
+//	    reads/<id>.json     what a session read (read tracking, hunk call --session)
+//	    lock                flock(2) while an operation is recorded or pruned
 //
 // An operation is recorded in two steps around the change of the tree
-// (Op): its entry is written to pending/ before the first file changes and
-// renamed into entries/ once every file has, all under the lock. An entry
-// names only blobs already stored, so a reader never sees half of one. A
-// pending entry a killed hunk left behind is settled by the next one
-// (Settle): kept when the tree holds its post-images (the change was
-// committed), dropped otherwise — the entry and the tree agree. Retention
-// keeps the newest entries within a count, a size of blobs and an age; a
-// blob no entry names any more is removed.
+// (Op): a record with its entry is appended to the log before the first
+// file changes, and a commit record once every file has — or an abort
+// record if it changed nothing. Both are appended under the lock, so the
+// operations are numbered in the order they commit. An entry names only
+// contents already stored. The log is appended to, never rewritten, but by
+// the prune every pruneEvery operations; so recording an operation creates
+// no file but the contents it keeps (small ones join the pack), which on
+// some file systems costs far more than writing.
+//
+// A prepared operation a killed hunk left without its outcome is settled by
+// the next one to take the lock (its owner is gone: flock locks die with
+// their process): committed when the tree holds its post-images (the
+// workspace's crash recovery makes the tree all old or all new first),
+// aborted otherwise — the entry and the tree agree. Retention keeps the
+// newest entries within a count, a size of contents and an age.
 package history
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -39,15 +49,16 @@ import (
 
 // Image is a file as it was before or after an operation.
 type Image struct {
-	Hash string      `json:"hash,omitempty"` // SHA-256 of the content, hex (a blob); "" for a link
+	Hash string      `json:"hash,omitempty"` // SHA-256 of the content, hex; "" for a link or a directory
+	Size int64       `json:"size,omitempty"` // the content's length, when it is stored
+	Pack string      `json:"pack,omitempty"` // "GEN:OFFSET": the content is in pack.GEN at OFFSET ("" a blob file)
 	Mode fs.FileMode `json:"mode,omitempty"` // permission bits
 	Link string      `json:"link,omitempty"` // a symbolic link's target
 	Dir  bool        `json:"dir,omitempty"`  // an (empty) directory
 }
 
 // FileChange is one file of an operation. Pre nil: the operation created
-// it; Post nil: it removed it. From: the path it was moved from (the
-// removal there is the same change).
+// it; Post nil: it removed it. From: the path it was moved from.
 type FileChange struct {
 	Path string `json:"path"`
 	From string `json:"from,omitempty"`
@@ -62,19 +73,36 @@ type Entry struct {
 	Time    time.Time    `json:"time"`
 	Command string       `json:"command"`           // "apply-patch", "edit", the tool's name, …
 	Session string       `json:"session,omitempty"` // --session, or the MCP session's
-	Undoes  string       `json:"undoes,omitempty"`  // the entry this one undid
+	Undoes  string       `json:"undoes,omitempty"`  // the entries this one undid, comma-separated
 	Files   []FileChange `json:"files"`
+}
+
+// record is one line of the log.
+type record struct {
+	Seq    int64  `json:"seq"`
+	Entry  *Entry `json:"entry,omitempty"`
+	Commit bool   `json:"commit,omitempty"`
+	Abort  bool   `json:"abort,omitempty"`
 }
 
 // Limits bound what the history keeps (0: no bound of that kind).
 type Limits struct {
 	Count int           // entries
-	Bytes int64         // bytes of blobs
+	Bytes int64         // bytes of contents
 	Age   time.Duration // age of an entry
 }
 
 // DefaultLimits are the configuration's defaults.
 var DefaultLimits = Limits{Count: 200, Bytes: 256 << 20, Age: 30 * 24 * time.Hour}
+
+// pruneEvery is how often (in operations) the history is pruned to its
+// limits (the log and the pack rewritten, unused contents removed); List
+// shows no more than the count limit meanwhile.
+const pruneEvery = 16
+
+// packMax is the largest content kept in the pack; larger ones are blob
+// files of their own.
+const packMax = 256 << 10
 
 // Store is the history of one workspace.
 type Store struct {
@@ -83,24 +111,20 @@ type Store struct {
 	now    func() time.Time
 	// pruneEvery: a full prune every this many operations (tests: 1).
 	pruneEvery int
-}
-
-// Dir is where the history of the workspace at workspaceDir (its real
-// path) lives under the state directory base.
-func Dir(base, workspaceDir string) string {
-	sum := sha256.Sum256([]byte(workspaceDir))
-	return filepath.Join(base, "hunk", "history", fmt.Sprintf("%x", sum[:8]))
+	// committed reports whether the workspace holds a file change's
+	// post-image (settling a killed hunk's operation); nil: never.
+	committed func(FileChange) bool
+	// Notes say what settling did, a sentence each.
+	Notes []string
 }
 
 // Open opens the history at dir (made when missing, mode 0700), keeping
-// within limits.
-func Open(dir string, limits Limits) (*Store, error) {
-	for _, d := range []string{dir, filepath.Join(dir, "entries"), filepath.Join(dir, "blobs"), filepath.Join(dir, "pending")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
-		}
+// within limits; committed settles operations killed hunks left (Store).
+func Open(dir string, limits Limits, committed func(FileChange) bool) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
 	}
-	return &Store{dir: dir, limits: limits, now: time.Now, pruneEvery: pruneEvery}, nil
+	return &Store{dir: dir, limits: limits, now: time.Now, pruneEvery: pruneEvery, committed: committed}, nil
 }
 
 // Dir is where the history lives.
@@ -112,42 +136,72 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+func validHash(h string) bool {
+	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
+}
+
 func (s *Store) blobPath(hash string) string {
 	return filepath.Join(s.dir, "blobs", hash[:2], hash)
 }
 
-// Put stores data as a blob (once: a blob of the same hash is kept) and
-// returns its hash.
-func (s *Store) Put(data []byte) (string, error) {
+// PutFile stores data as a blob file of its own (once: one of the same
+// hash is kept) and returns its image.
+func (s *Store) PutFile(data []byte) (*Image, error) {
 	h := Hash(data)
 	p := s.blobPath(h)
 	if fi, err := os.Stat(p); err == nil && fi.Size() == int64(len(data)) {
 		now := s.now()
-		_ = os.Chtimes(p, now, now) // a blob in use again is not pruned as old
-		return h, nil
+		_ = os.Chtimes(p, now, now) // a blob in use again is not swept as old
+		return &Image{Hash: h, Size: int64(len(data))}, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", err
-	}
-	if err := writeAtomic(p, data); err != nil {
-		return "", err
-	}
-	return h, nil
-}
-
-// Blob returns the blob of hash, checked against it.
-func (s *Store) Blob(hash string) ([]byte, error) {
-	if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
-		return nil, fmt.Errorf("%q is not a blob's name", hash)
-	}
-	b, err := os.ReadFile(s.blobPath(hash))
-	if err != nil {
 		return nil, err
 	}
-	if Hash(b) != hash {
-		return nil, fmt.Errorf("blob %s is damaged (its content hashes otherwise)", hash[:12])
+	if err := writeAtomic(p, data); err != nil {
+		return nil, err
+	}
+	return &Image{Hash: h, Size: int64(len(data))}, nil
+}
+
+// Blob returns the content im names, checked against its hash.
+func (s *Store) Blob(im *Image) ([]byte, error) {
+	if im == nil || !validHash(im.Hash) {
+		return nil, errors.New("no content is stored for it")
+	}
+	if im.Hash == emptyHash {
+		return []byte{}, nil
+	}
+	var b []byte
+	if im.Pack != "" {
+		gen, off, ok := strings.Cut(im.Pack, ":")
+		o, err := strconv.ParseInt(off, 10, 64)
+		if !ok || err != nil || strings.Trim(gen, "0123456789") != "" || o < 0 || im.Size < 0 || im.Size > 1<<40 {
+			return nil, fmt.Errorf("%q is not a place in a pack", im.Pack)
+		}
+		f, err := os.Open(filepath.Join(s.dir, "pack."+gen))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b = make([]byte, im.Size)
+		if _, err := f.ReadAt(b, o); err != nil {
+			return nil, fmt.Errorf("pack.%s: %v", gen, err)
+		}
+	} else {
+		var err error
+		if b, err = os.ReadFile(s.blobPath(im.Hash)); err != nil {
+			return nil, err
+		}
+	}
+	if Hash(b) != im.Hash {
+		return nil, fmt.Errorf("its content %s is damaged (it hashes otherwise)", im.Hash[:12])
 	}
 	return b, nil
+}
+
+// BlobFile returns the blob file of hash, checked against it.
+func (s *Store) BlobFile(hash string) ([]byte, error) {
+	return s.Blob(&Image{Hash: hash})
 }
 
 // Record records e as an operation whose files have changed already (a
@@ -164,22 +218,25 @@ func (s *Store) Record(e *Entry) error {
 	return o.Commit()
 }
 
-// List returns the entries, newest first, and what it could not read (a
-// damaged or foreign file: named, never fatal).
+// List returns the entries, newest first (at most the count limit), and
+// what it could not read (a damaged line: named, never fatal).
 func (s *Store) List() ([]*Entry, []string, error) {
-	names, err := s.entryNames()
+	unlock, err := s.lock()
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []*Entry
-	var skipped []string
-	for i := len(names) - 1; i >= 0; i-- {
-		e, err := s.read(names[i])
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s: %v", names[i], err))
-			continue
-		}
-		out = append(out, e)
+	s.settleTail()
+	unlock()
+	entries, _, skipped, err := s.readLog()
+	if err != nil {
+		return nil, nil, err
+	}
+	if c := s.limits.Count; c > 0 && len(entries) > c {
+		entries = entries[len(entries)-c:]
+	}
+	out := make([]*Entry, 0, len(entries))
+	for i := len(entries) - 1; i >= 0; i-- {
+		out = append(out, entries[i])
 	}
 	return out, skipped, nil
 }
@@ -213,65 +270,201 @@ func (s *Store) Find(id string) (*Entry, error) {
 	return nil, fmt.Errorf("%q names %d operations (%s): give more of the id", id, len(found), strings.Join(ids, ", "))
 }
 
-// read reads one entry file.
-func (s *Store) read(name string) (*Entry, error) {
-	return s.readFile(filepath.Join(s.dir, "entries", name), name)
-}
-
-// readFile reads the entry at path, whose entry name is name.
-func (s *Store) readFile(path, name string) (*Entry, error) {
-	b, err := os.ReadFile(path)
+// readLog reads the log: the committed entries, oldest first; the entries
+// prepared with no outcome yet; the lines it could not read.
+func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error) {
+	f, err := os.Open(filepath.Join(s.dir, "log"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	var e Entry
-	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("not an entry: %v", err)
-	}
-	if seq, _ := seqOf(name); seq != e.Seq || e.ID == "" {
-		return nil, errors.New("its name and content disagree")
-	}
-	return &e, nil
-}
-
-// entryNames lists the entry files, oldest first.
-func (s *Store) entryNames() ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(s.dir, "entries"))
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		if _, ok := seqOf(e.Name()); ok && strings.HasSuffix(e.Name(), ".json") {
-			names = append(names, e.Name())
+	defer f.Close()
+	prepared := map[int64]*Entry{}
+	var order []int64
+	done := map[int64]bool{}
+	r := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var rec record
+			switch jerr := json.Unmarshal(line, &rec); {
+			case jerr != nil && err == io.EOF:
+				skipped = append(skipped, fmt.Sprintf("log line %d: cut short (a killed hunk's)", n))
+			case jerr != nil:
+				skipped = append(skipped, fmt.Sprintf("log line %d: not a record: %v", n, jerr))
+			case rec.Entry != nil:
+				if rec.Entry.Seq != rec.Seq || rec.Entry.ID == "" {
+					skipped = append(skipped, fmt.Sprintf("log line %d: an entry whose number disagrees", n))
+					break
+				}
+				prepared[rec.Seq] = rec.Entry
+				order = append(order, rec.Seq)
+			case rec.Commit:
+				if e := prepared[rec.Seq]; e != nil && !done[rec.Seq] {
+					committed = append(committed, e)
+				}
+				done[rec.Seq] = true
+			case rec.Abort:
+				done[rec.Seq] = true
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	sort.Strings(names) // zero-padded sequence numbers
-	return names, nil
-}
-
-// seqOf reads the sequence number of an entry file's name.
-func seqOf(name string) (int64, bool) {
-	if len(name) < 13 || name[12] != '-' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(name[:12], 10, 64)
-	return n, err == nil
-}
-
-// prune removes the oldest entries beyond the limits (names: every entry
-// file, oldest first; the newest entry is always kept), then the blobs no
-// entry names — but for blobs stored in the last ten minutes, which an
-// operation being recorded beside this one may be about to name. A file
-// that is not a readable entry is left alone (List reports it).
-func (s *Store) prune(names []string) error {
-	var entries []*Entry // readable, oldest first
-	file := map[*Entry]string{}
-	for _, n := range names {
-		if e, err := s.read(n); err == nil {
-			entries = append(entries, e)
-			file[e] = n
+	for _, seq := range order {
+		if !done[seq] {
+			open = append(open, prepared[seq])
 		}
+	}
+	return committed, open, skipped, nil
+}
+
+// appendRecords appends recs to the log, each a line, in one write (a
+// line a killed hunk cut short is ended first).
+func (s *Store) appendRecords(recs ...record) error {
+	f, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	err = appendTo(f, recs...)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// appendTo appends recs to the open log f (O_RDWR|O_APPEND).
+func appendTo(f *os.File, recs ...record) error {
+	return appendLines(f, true, recs...)
+}
+
+// appendLines appends recs to f; check: first see whether f ends a line
+// (the caller may know it does).
+func appendLines(f *os.File, check bool, recs ...record) error {
+	var buf []byte
+	for _, r := range recs {
+		buf = append(appendRecord(buf, r), '\n')
+	}
+	if check {
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			var last [1]byte
+			if _, err := f.ReadAt(last[:], fi.Size()-1); err == nil && last[0] != '\n' {
+				buf = append([]byte{'\n'}, buf...)
+			}
+		}
+	}
+	_, err := f.Write(buf)
+	return err
+}
+
+// lastRecord reads the log's last line that is a record (lines a killed
+// hunk cut short, or damaged, are passed over): the record, and whether
+// there is one.
+func (s *Store) lastRecord() (record, bool) {
+	f, err := os.Open(filepath.Join(s.dir, "log"))
+	if err != nil {
+		return record{}, false
+	}
+	defer f.Close()
+	return lastRecordOf(f)
+}
+
+// lastRecordOf is lastRecord of the open log f.
+func lastRecordOf(f *os.File) (record, bool) {
+	rec, ok, _ := lastRecordEnd(f)
+	return rec, ok
+}
+
+// lastRecordEnd is lastRecordOf, and whether f ends a line (or is empty).
+func lastRecordEnd(f *os.File) (rec record, ok, ended bool) {
+	rec, ok = lastRecordRead(f, &ended)
+	return rec, ok, ended
+}
+
+func lastRecordRead(f *os.File, ended *bool) (record, bool) {
+	*ended = true
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return record{}, false
+	}
+	size := fi.Size()
+	for n := int64(4096); ; n *= 4 {
+		if n > size {
+			n = size
+		}
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
+			*ended = false
+			return record{}, false
+		}
+		*ended = buf[len(buf)-1] == '\n'
+		// Whole lines only: the first may have begun before what was read.
+		end := bytes.LastIndexByte(buf, '\n')
+		for end > 0 {
+			start := bytes.LastIndexByte(buf[:end], '\n') + 1
+			if start == 0 && n < size {
+				break // read more
+			}
+			line := buf[start:end]
+			if seq, entry, ok := peekRecord(line); ok && !entry {
+				return record{Seq: seq}, true // a commit or an abort: nothing more to read
+			}
+			var rec record
+			if json.Unmarshal(line, &rec) == nil && rec.Seq > 0 {
+				return rec, true
+			}
+			end = start - 1
+		}
+		if n == size {
+			return record{}, false
+		}
+	}
+}
+
+// settleTail settles an operation a killed hunk prepared and left without
+// its outcome (called under the lock: a live hunk's operation is never
+// open then). Records are appended in order and every hunk settles before
+// it prepares, so only the log's last record can be one.
+func (s *Store) settleTail() {
+	rec, ok := s.lastRecord()
+	if !ok || rec.Entry == nil {
+		return
+	}
+	s.settle(rec, s.appendRecords)
+}
+
+// settle decides the open operation rec prepared, appending its outcome
+// with add.
+func (s *Store) settle(rec record, add func(...record) error) {
+	e := rec.Entry
+	keep := s.committed != nil
+	for _, f := range e.Files {
+		keep = keep && s.committed(f)
+	}
+	if keep {
+		if add(record{Seq: e.Seq, Commit: true}) == nil {
+			s.Notes = append(s.Notes, fmt.Sprintf("history: recorded operation %s, which a killed hunk had committed", e.ID))
+		}
+		return
+	}
+	_ = add(record{Seq: e.Seq, Abort: true}) // rolled back: nothing to record
+}
+
+// prune rewrites the history within its limits (under the lock): the
+// newest entries that fit are kept — the newest always — the small
+// contents they name copied to a new pack, the log rewritten, and the blob
+// files no entry names removed, but for those stored in the last ten
+// minutes (a session's reads may name them).
+func (s *Store) prune(lf *os.File) error {
+	entries, open, _, err := s.readLog()
+	if err != nil {
+		return err
 	}
 	keep := entries
 	if c := s.limits.Count; c > 0 && len(keep) > c {
@@ -288,52 +481,87 @@ func (s *Store) prune(names []string) error {
 		var total int64
 		for i := len(keep) - 1; i >= 0; i-- {
 			before := total
-			for _, h := range blobHashes(keep[i]) {
-				if seen[h] {
-					continue
-				}
-				seen[h] = true
-				if fi, err := os.Stat(s.blobPath(h)); err == nil {
-					total += fi.Size()
+			for _, im := range images(keep[i]) {
+				if !seen[im.Hash] {
+					seen[im.Hash] = true
+					total += im.Size
 				}
 			}
-			// An entry whose blobs newer ones keep anyway costs nothing.
+			// An entry whose contents newer ones keep anyway costs nothing.
 			if total > max && total > before && i < len(keep)-1 {
 				keep = keep[i+1:]
 				break
 			}
 		}
 	}
-	kept := map[*Entry]bool{}
-	used := map[string]bool{}
-	for _, e := range keep {
-		kept[e] = true
-		for _, h := range blobHashes(e) {
-			used[h] = true
+	// The new pack: each small content once.
+	gen := s.packGen() + 1
+	pack, err := os.OpenFile(filepath.Join(s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	placed := map[string]string{}
+	var off int64
+	usedFiles := map[string]bool{}
+	for _, e := range append(append([]*Entry{}, keep...), open...) {
+		for _, im := range images(e) {
+			if im.Pack == "" {
+				usedFiles[im.Hash] = true
+				continue
+			}
+			if p, ok := placed[im.Hash]; ok {
+				im.Pack = p
+				continue
+			}
+			data, err := s.Blob(im)
+			if err != nil {
+				im.Pack, im.Hash = "", "" // lost: the entry says so when undone
+				continue
+			}
+			if _, err := pack.Write(data); err != nil {
+				pack.Close()
+				return err
+			}
+			im.Pack = fmt.Sprintf("%d:%d", gen, off)
+			placed[im.Hash] = im.Pack
+			off += int64(len(data))
 		}
 	}
-	for h := range s.readHashes() {
-		used[h] = true
+	if err := pack.Close(); err != nil {
+		return err
 	}
-	// A pending entry (a killed hunk's, not settled yet) keeps its blobs.
-	pend, _ := os.ReadDir(filepath.Join(s.dir, "pending"))
-	for _, p := range pend {
-		if _, name, ok := strings.Cut(p.Name(), "."); ok {
-			if e, err := s.readFile(filepath.Join(s.dir, "pending", p.Name()), name); err == nil {
-				for _, h := range blobHashes(e) {
-					used[h] = true
-				}
+	var buf bytes.Buffer
+	for _, e := range keep {
+		for _, r := range []record{{Seq: e.Seq, Entry: e}, {Seq: e.Seq, Commit: true}} {
+			buf.Write(append(appendRecord(nil, r), '\n'))
+		}
+	}
+	for _, e := range open {
+		buf.Write(append(appendRecord(nil, record{Seq: e.Seq, Entry: e}), '\n'))
+	}
+	if err := writeAtomic(filepath.Join(s.dir, "log"), buf.Bytes()); err != nil {
+		return err
+	}
+	if lf != nil {
+		g := []byte(strconv.Itoa(gen))
+		if _, err := lf.WriteAt(g, 0); err == nil {
+			_ = lf.Truncate(int64(len(g)))
+		}
+	}
+	// The old packs go; so do the blob files nothing names.
+	if ents, err := os.ReadDir(s.dir); err == nil {
+		for _, d := range ents {
+			if g, ok := strings.CutPrefix(d.Name(), "pack."); ok && g != strconv.Itoa(gen) {
+				os.Remove(filepath.Join(s.dir, d.Name()))
 			}
 		}
 	}
-	for _, e := range entries {
-		if !kept[e] {
-			_ = os.Remove(filepath.Join(s.dir, "entries", file[e]))
-		}
+	for h := range s.readHashes() {
+		usedFiles[h] = true
 	}
 	recent := s.now().Add(-10 * time.Minute)
 	return filepath.WalkDir(filepath.Join(s.dir, "blobs"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || used[d.Name()] {
+		if err != nil || d.IsDir() || usedFiles[d.Name()] {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
@@ -344,22 +572,55 @@ func (s *Store) prune(names []string) error {
 	})
 }
 
-// blobHashes are the blobs an entry names.
-func blobHashes(e *Entry) []string {
-	var out []string
+// packGen is the generation of the current pack (0: none yet).
+func (s *Store) packGen() int {
+	gen := 0
+	ents, _ := os.ReadDir(s.dir)
+	for _, d := range ents {
+		if g, ok := strings.CutPrefix(d.Name(), "pack."); ok {
+			if n, err := strconv.Atoi(g); err == nil && n > gen {
+				gen = n
+			}
+		}
+	}
+	return gen
+}
+
+// images are the stored contents an entry names.
+func images(e *Entry) []*Image {
+	var out []*Image
 	for _, f := range e.Files {
 		for _, im := range []*Image{f.Pre, f.Post} {
-			if im != nil && im.Hash != "" {
-				out = append(out, im.Hash)
+			if im.Stored() {
+				out = append(out, im)
 			}
 		}
 	}
 	return out
 }
 
+// emptyHash is the hash of no bytes: an empty file's content, which is
+// never stored.
+var emptyHash = Hash(nil)
+
+// Stored reports whether the history holds im's content.
+func (im *Image) Stored() bool {
+	return im != nil && validHash(im.Hash) && (im.Pack != "" || im.Size > 0)
+}
+
 // lock takes the history's lock (flock on its lock file).
 func (s *Store) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := s.lockFile()
+	if err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// lockFile takes the lock and returns its file, which holds the current
+// pack's generation (prune writes it).
+func (s *Store) lockFile() (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +628,22 @@ func (s *Store) lock() (func(), error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { f.Close() }, nil
+	return f, nil
+}
+
+// currentGen is the generation of the pack contents are appended to: what
+// the lock file says (lf: it, held), else the newest pack there is.
+func (s *Store) currentGen(lf *os.File) int {
+	var b [20]byte
+	if n, _ := lf.ReadAt(b[:], 0); n > 0 {
+		if g, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); err == nil && g > 0 {
+			return g
+		}
+	}
+	if g := s.packGen(); g > 0 {
+		return g
+	}
+	return 1
 }
 
 // writeAtomic writes data to p through a temporary file renamed over it.
@@ -391,3 +667,4 @@ func writeAtomic(p string, data []byte) error {
 	}
 	return nil
 }
+

@@ -11,25 +11,46 @@ import (
 
 func open(t *testing.T, l Limits) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "h"), l)
+	s, err := Open(filepath.Join(t.TempDir(), "h"), l, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+// put stores data in an operation of its own, as a pre-image.
+func put(t *testing.T, s *Store, data []byte) *Image {
+	t.Helper()
+	o, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Abort()
+	im, err := o.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im
+}
+
 // TestRecordList: entries come back newest first with their files, and
-// blobs are stored once and checked when read.
+// contents are stored and checked when read.
 func TestRecordList(t *testing.T) {
 	s := open(t, Limits{})
-	a, _ := s.Put([]byte("old\n"))
-	b, _ := s.Put([]byte("new\n"))
-	if a2, _ := s.Put([]byte("old\n")); a2 != a {
-		t.Fatal("the same content gave another blob")
-	}
 	for i, c := range []string{"write", "edit", "apply-patch"} {
-		e := &Entry{Command: c, Files: []FileChange{{Path: "f.txt", Pre: &Image{Hash: a, Mode: 0o644}, Post: &Image{Hash: b, Mode: 0o644}}}}
-		if err := s.Record(e); err != nil {
+		o, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre, err := o.Put([]byte("old " + c + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Entry{Command: c, Files: []FileChange{{Path: "f.txt", Pre: pre, Post: &Image{Hash: Hash([]byte("new\n"))}}}}
+		if err := o.Prepare(e); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil {
 			t.Fatal(err)
 		}
 		if e.Seq != int64(i+1) || e.ID == "" || e.Time.IsZero() {
@@ -47,29 +68,44 @@ func TestRecordList(t *testing.T) {
 	if err != nil || got.Command != "edit" {
 		t.Fatalf("Find: %v %v", got, err)
 	}
-	if data, err := s.Blob(a); err != nil || string(data) != "old\n" {
+	pre := got.Files[0].Pre
+	if data, err := s.Blob(pre); err != nil || string(data) != "old edit\n" {
 		t.Fatalf("Blob: %q %v", data, err)
 	}
-	// A damaged blob is refused, never handed back.
-	if err := os.WriteFile(s.blobPath(b), []byte("xxx\n"), 0o600); err != nil {
+	// Damaged content is refused, never handed back.
+	gen, off, _ := strings.Cut(pre.Pack, ":")
+	f, err := os.OpenFile(filepath.Join(s.dir, "pack."+gen), os.O_WRONLY, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Blob(b); err == nil || !strings.Contains(err.Error(), "damaged") {
-		t.Fatalf("a damaged blob read: %v", err)
+	var o int64
+	for _, c := range off {
+		o = o*10 + int64(c-'0')
+	}
+	f.WriteAt([]byte("X"), o)
+	f.Close()
+	if _, err := s.Blob(pre); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged content read: %v", err)
+	}
+	// An aborted operation is not listed.
+	op, _ := s.Begin()
+	op.Prepare(&Entry{Command: "write"})
+	op.Abort()
+	if list, _, _ := s.List(); len(list) != 3 {
+		t.Fatalf("an aborted operation is listed: %d entries", len(list))
 	}
 }
 
-// TestDamagedEntries: a file that is not an entry is reported by List and
-// left alone; the others are listed.
-func TestDamagedEntries(t *testing.T) {
+// TestDamagedLog: a line that is not a record is reported by List and
+// passed over; a line a killed hunk cut short is ended before the next.
+func TestDamagedLog(t *testing.T) {
 	s := open(t, Limits{Count: 5})
 	if err := s.Record(&Entry{Command: "write"}); err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(s.dir, "entries", "000000000002-zzzz.json")
-	if err := os.WriteFile(bad, []byte("{not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	f, _ := os.OpenFile(filepath.Join(s.dir, "log"), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("{not json\n{\"seq\":2,\"entry\":{\"id\":\"cut")
+	f.Close()
 	if err := s.Record(&Entry{Command: "edit"}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,60 +113,111 @@ func TestDamagedEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 || len(skipped) != 1 || !strings.Contains(skipped[0], "000000000002-zzzz.json") {
+	if len(list) != 2 || len(skipped) != 2 || !strings.Contains(skipped[0], "log line 3") {
 		t.Fatalf("list %d, skipped %v", len(list), skipped)
 	}
-	if list[0].Seq != 3 {
-		t.Fatalf("the entry after a damaged one got seq %d, want 3", list[0].Seq)
+	if list[0].Command != "edit" || list[0].Seq != 2 {
+		t.Fatalf("the entry after the damage: %+v", list[0])
+	}
+}
+
+// TestSettle: an operation a killed hunk prepared and left open is
+// committed by the next hunk when the tree holds its post-images, dropped
+// otherwise.
+func TestSettle(t *testing.T) {
+	for _, holds := range []bool{true, false} {
+		dir := filepath.Join(t.TempDir(), "h")
+		s, err := Open(dir, Limits{}, func(FileChange) bool { return holds })
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := s.Begin()
+		e := &Entry{Command: "write", Files: []FileChange{{Path: "f", Post: &Image{Hash: Hash([]byte("x"))}}}}
+		o.Prepare(e)
+		o.unlock() // killed: the lock dies with the process, no outcome
+		if err := s.Record(&Entry{Command: "edit"}); err != nil {
+			t.Fatal(err)
+		}
+		list, _, _ := s.List()
+		want := 1
+		if holds {
+			want = 2
+		}
+		if len(list) != want {
+			t.Fatalf("the tree holds it: %v; %d entries listed, want %d", holds, len(list), want)
+		}
+		if holds && (len(s.Notes) != 1 || !strings.Contains(s.Notes[0], e.ID)) {
+			t.Fatalf("notes: %v", s.Notes)
+		}
 	}
 }
 
 // TestRetention: the newest entries within the count, the age and the
-// size are kept, the newest always; blobs no entry names go (but fresh
-// ones, which an operation may be about to name).
+// size are kept, the newest always; contents no entry names go (but blob
+// files stored in the last minutes, which a session's reads may name).
 func TestRetention(t *testing.T) {
 	now := time.Now()
 	s := open(t, Limits{Count: 3, Bytes: 1000, Age: time.Hour})
 	s.now = func() time.Time { return now }
 	s.pruneEvery = 1 // every limit at every operation
-	put := func(n int) string {
-		h, err := s.Put([]byte(strings.Repeat("x", n)))
+	rec := func(at time.Time, n int) *Entry {
+		o, err := s.Begin()
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := now.Add(-time.Hour)
-		os.Chtimes(s.blobPath(h), old, old)
-		return h
-	}
-	rec := func(at time.Time, h string) {
-		if err := s.Record(&Entry{Command: "write", Time: at, Files: []FileChange{{Path: "f", Post: &Image{Hash: h}}}}); err != nil {
+		pre, err := o.Put([]byte(strings.Repeat("x", n)))
+		if err != nil {
 			t.Fatal(err)
 		}
+		e := &Entry{Command: "write", Time: at, Files: []FileChange{{Path: "f", Pre: pre}}}
+		if err := o.Prepare(e); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
-	first := put(10)
-	rec(now.Add(-2*time.Hour), first) // too old once others come
+	rec(now.Add(-2*time.Hour), 10) // too old once others come
 	for i := 0; i < 4; i++ {
-		rec(now, put(20+i))
+		rec(now, 20+i)
 	}
 	list, _, _ := s.List()
 	if len(list) != 3 {
 		t.Fatalf("kept %d entries, want 3 (count)", len(list))
 	}
-	if _, err := os.Stat(s.blobPath(first)); err == nil {
-		t.Fatal("the blob of a pruned entry is still there")
+	for _, e := range list {
+		if data, err := s.Blob(e.Files[0].Pre); err != nil || len(data) < 20 {
+			t.Fatalf("a kept entry's content after the pack's rewrite: %d bytes, %v", len(data), err)
+		}
 	}
-	// Size: one big blob pushes the older entries out, but the newest stays.
-	rec(now, put(900))
-	rec(now, put(950))
+	packs, _ := filepath.Glob(filepath.Join(s.dir, "pack.*"))
+	if len(packs) != 1 {
+		t.Fatalf("packs: %v", packs)
+	}
+	if fi, _ := os.Stat(packs[0]); fi.Size() != 21+22+23 {
+		t.Fatalf("the pack holds %d bytes, want the three kept contents", fi.Size())
+	}
+	// Size: one big content pushes the older entries out, but the newest stays.
+	rec(now, 900)
+	big := rec(now, 950)
 	list, _, _ = s.List()
-	if len(list) != 1 {
+	if len(list) != 1 || list[0].ID != big.ID {
 		t.Fatalf("kept %d entries over the size limit, want the newest only", len(list))
 	}
-	// A fresh blob nobody names yet is kept.
-	fresh, _ := s.Put([]byte("fresh"))
-	rec(now, put(5))
-	if _, err := os.Stat(s.blobPath(fresh)); err != nil {
-		t.Fatal("a fresh blob was swept")
+	// A large content is a blob file, swept once no entry names it (and it
+	// is no longer fresh).
+	large := rec(now, packMax+1)
+	p := s.blobPath(large.Files[0].Pre.Hash)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal("a large content is not a blob file")
+	}
+	old := now.Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	rec(now, 5)
+	rec(now, 6)
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("the blob file of a pruned entry is still there")
 	}
 }
 

@@ -9,15 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-)
 
-// pruneEvery is how often (in operations) Commit applies every limit and
-// sweeps the blobs no entry names, which reads every entry; the count is
-// held at every operation.
-const pruneEvery = 16
+	"golang.org/x/sys/unix"
+)
 
 // Op is an operation being recorded. Begin takes the history's lock, so
 // that operations on one workspace are numbered in the order they commit;
@@ -25,81 +19,146 @@ const pruneEvery = 16
 // (Prepare) before it changes the first file, and Commit makes it part of
 // the history once every file has changed — or Abort drops it.
 type Op struct {
-	s       *Store
-	unlock  func()
-	pending string // the pending entry's file, once Prepare wrote it
-	name    string // its name in entries/
-	done    bool
+	s      *Store
+	lf     *os.File // the lock, held
+	log    *os.File // the log, open to append
+	last   int64    // the log's last sequence number
+	ended  bool     // the log ends a line (so an append needs no look)
+	seq    int64    // the prepared entry's, 0 before Prepare
+	done   bool
+	pack   *os.File // the pack contents are appended to, once one is
+	packAt int64
+	gen    int
 }
 
-// Begin starts recording an operation.
+// Begin starts recording an operation, settling first one a killed hunk
+// left open.
 func (s *Store) Begin() (*Op, error) {
-	unlock, err := s.lock()
+	lf, err := s.lockFile()
 	if err != nil {
 		return nil, err
 	}
-	return &Op{s: s, unlock: unlock}, nil
+	log, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		lf.Close()
+		return nil, err
+	}
+	o := &Op{s: s, lf: lf, log: log}
+	rec, ok, ended := lastRecordEnd(log)
+	o.ended = ended
+	if ok {
+		o.last = rec.Seq
+		if rec.Entry != nil {
+			s.settle(rec, o.add)
+		}
+	}
+	return o, nil
 }
 
-// Put stores data as a blob and returns its hash.
-func (o *Op) Put(data []byte) (string, error) { return o.s.Put(data) }
+// add appends recs to the log.
+func (o *Op) add(recs ...record) error {
+	err := appendLines(o.log, !o.ended, recs...)
+	o.ended = err == nil
+	return err
+}
+
+// unlock ends the operation's hold on the history.
+func (o *Op) unlock() {
+	if o.pack != nil {
+		o.pack.Close()
+		o.pack = nil
+	}
+	o.log.Close()
+	o.lf.Close()
+}
+
+// Put stores data as the operation's and returns its image (no mode):
+// appended to the pack when small, a blob file of its own otherwise.
+func (o *Op) Put(data []byte) (*Image, error) {
+	h := Hash(data)
+	if len(data) == 0 {
+		return &Image{Hash: h}, nil
+	}
+	if len(data) > packMax {
+		return o.s.PutFile(data)
+	}
+	if o.pack == nil {
+		gen := o.s.currentGen(o.lf)
+		f, err := os.OpenFile(filepath.Join(o.s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		o.pack, o.packAt, o.gen = f, fi.Size(), gen
+	}
+	if _, err := o.pack.Write(data); err != nil {
+		// A partial write leaves bytes no entry names; the next prune
+		// drops them.
+		if fi, serr := o.pack.Stat(); serr == nil {
+			o.packAt = fi.Size()
+		}
+		return nil, err
+	}
+	im := &Image{Hash: h, Size: int64(len(data)), Pack: fmt.Sprintf("%d:%d", o.gen, o.packAt)}
+	o.packAt += int64(len(data))
+	return im, nil
+}
 
 // PutFile stores the open file f (hash: its content's, or "" to compute
-// it) as a blob and returns its hash: by link(newpath), a hard link, where
-// link is not nil and the file has no other name than the one link links
-// from (nothing can change it then: that name, a transaction's backup, is
-// removed after the commit) and lies on the history's file system; by a
-// copy otherwise.
-func (o *Op) PutFile(f *os.File, nlink int64, hash string, link func(newpath string) error) (string, error) {
+// it) and returns its image (no mode): by link(newpath), a hard link into
+// the blob files, where link is not nil, the file has no other name than
+// the one link links from (nothing can change it then: that name, a
+// transaction's backup, is removed after the commit) and lies on the
+// history's file system; by a copy otherwise.
+func (o *Op) PutFile(f *os.File, nlink int64, hash string, link func(newpath string) error) (*Image, error) {
 	s := o.s
 	fi, err := f.Stat()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var data []byte
-	if hash == "" {
-		if data, err = io.ReadAll(f); err != nil {
-			return "", err
+	if fi.Size() == 0 {
+		return &Image{Hash: emptyHash}, nil
+	}
+	if hash != "" && link != nil && nlink == 1 {
+		p := s.blobPath(hash)
+		if bi, err := os.Stat(p); err == nil && bi.Size() == fi.Size() {
+			return &Image{Hash: hash, Size: fi.Size()}, nil // stored already
 		}
-		hash = Hash(data)
-	}
-	p := s.blobPath(hash)
-	if bi, err := os.Stat(p); err == nil && bi.Size() == fi.Size() {
-		return hash, nil // stored already: Commit writes its entry, which the lock keeps from pruning
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", err
-	}
-	if link != nil && nlink == 1 {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, err
+		}
 		switch err := link(p); {
 		case err == nil, errors.Is(err, os.ErrExist):
-			return hash, nil
+			return &Image{Hash: hash, Size: fi.Size()}, nil
 		}
 		// EXDEV, EPERM (protected hard links): a copy.
 	}
-	if data == nil {
-		if data, err = io.ReadAll(f); err != nil {
-			return "", err
-		}
-		if Hash(data) != hash {
-			return "", fmt.Errorf("%s changed while it was stored", f.Name())
-		}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
 	}
-	if err := writeAtomic(p, data); err != nil {
-		return "", err
+	if hash != "" && Hash(data) != hash {
+		return nil, fmt.Errorf("%s changed while it was stored", f.Name())
 	}
-	return hash, nil
+	return o.Put(data)
 }
 
-// Prepare numbers e, gives it an id and a time, and writes it as pending:
-// call it before the operation changes the first file.
+// Prepare numbers e, gives it an id and a time, and appends it to the log
+// as prepared: call it before the operation changes the first file.
 func (o *Op) Prepare(e *Entry) error {
 	s := o.s
-	seq, err := s.lastSeq()
-	if err != nil {
-		return err
+	if o.pack != nil {
+		// The contents first: an entry names only what is stored.
+		if err := o.pack.Close(); err != nil {
+			return err
+		}
+		o.pack = nil
 	}
-	e.Seq = seq + 1
+	e.Seq = o.last + 1
 	if e.ID == "" {
 		var r [4]byte
 		_, _ = rand.Read(r[:])
@@ -108,43 +167,31 @@ func (o *Op) Prepare(e *Entry) error {
 	if e.Time.IsZero() {
 		e.Time = s.now().UTC()
 	}
-	b, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
+	if err := o.add(record{Seq: e.Seq, Entry: e}); err != nil {
 		return err
 	}
-	o.name = fmt.Sprintf("%012d-%s.json", e.Seq, e.ID)
-	p := filepath.Join(s.dir, "pending", strconv.Itoa(os.Getpid())+"."+o.name)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(p)
-		return err
-	}
-	o.pending = p
+	o.seq = e.Seq
 	return nil
 }
 
 // Commit makes the prepared entry part of the history and ends the
-// operation, pruning the history to its limits.
+// operation, pruning the history every pruneEvery operations.
 func (o *Op) Commit() error {
 	if o.done {
 		return nil
 	}
 	o.done = true
 	defer o.unlock()
-	if o.pending == "" {
+	if o.seq == 0 {
 		return errors.New("history: nothing prepared")
 	}
-	if err := os.Rename(o.pending, filepath.Join(o.s.dir, "entries", o.name)); err != nil {
+	if err := o.add(record{Seq: o.seq, Commit: true}); err != nil {
 		return err
 	}
-	return o.s.maybePrune(o.name)
+	if o.seq%int64(o.s.pruneEvery) == 0 {
+		return o.s.prune(o.lf)
+	}
+	return nil
 }
 
 // Abort drops the prepared entry (the operation changed nothing).
@@ -153,113 +200,16 @@ func (o *Op) Abort() {
 		return
 	}
 	o.done = true
-	if o.pending != "" {
-		os.Remove(o.pending)
+	if o.seq != 0 {
+		_ = o.add(record{Seq: o.seq, Abort: true})
 	}
 	o.unlock()
-}
-
-// lastSeq is the highest sequence number of an entry, pending ones too.
-func (s *Store) lastSeq() (int64, error) {
-	names, err := s.entryNames()
-	if err != nil {
-		return 0, err
-	}
-	var last int64
-	if len(names) > 0 {
-		last, _ = seqOf(names[len(names)-1])
-	}
-	pend, _ := os.ReadDir(filepath.Join(s.dir, "pending"))
-	for _, p := range pend {
-		if _, rest, ok := strings.Cut(p.Name(), "."); ok {
-			if n, ok := seqOf(rest); ok && n > last {
-				last = n
-			}
-		}
-	}
-	return last, nil
-}
-
-// maybePrune applies the limits: the count at every operation (it costs
-// a directory listing), the age and the size every pruneEvery operations.
-func (s *Store) maybePrune(latest string) error {
-	names, err := s.entryNames()
-	if err != nil {
-		return err
-	}
-	seq, _ := seqOf(latest)
-	if seq%int64(s.pruneEvery) == 0 {
-		return s.prune(names)
-	}
-	// Between full prunes the count costs no reading: the oldest entries
-	// beyond it go by name (their blobs at the next full prune).
-	if c := s.limits.Count; c > 0 && len(names) > c {
-		for _, n := range names[:len(names)-c] {
-			os.Remove(filepath.Join(s.dir, "entries", n))
-		}
-	}
-	return nil
-}
-
-// Settle decides the pending entries hunk processes that are gone left
-// behind (killed between Prepare and Commit): an entry whose files all hold
-// their post-images (committed(f) reports it, after the workspace's crash
-// recovery made the tree all old or all new) joins the history; any other
-// is dropped. It returns what it did, a sentence each.
-func (s *Store) Settle(committed func(f FileChange) bool) []string {
-	pend, err := os.ReadDir(filepath.Join(s.dir, "pending"))
-	if err != nil || len(pend) == 0 {
-		return nil
-	}
-	unlock, err := s.lock()
-	if err != nil {
-		return nil
-	}
-	defer unlock()
-	var said []string
-	for _, p := range pend {
-		pidText, name, ok := strings.Cut(p.Name(), ".")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid == os.Getpid() || alive(pid) {
-			continue
-		}
-		path := filepath.Join(s.dir, "pending", p.Name())
-		e, err := s.readFile(path, name)
-		if err != nil {
-			os.Remove(path)
-			said = append(said, fmt.Sprintf("history: an interrupted operation's entry was unreadable (%v); dropped", err))
-			continue
-		}
-		all := true
-		for _, f := range e.Files {
-			if !committed(f) {
-				all = false
-				break
-			}
-		}
-		if !all {
-			os.Remove(path)
-			continue // the operation was rolled back: nothing to record
-		}
-		if err := os.Rename(path, filepath.Join(s.dir, "entries", name)); err == nil {
-			said = append(said, fmt.Sprintf("history: recorded operation %s, which a killed hunk had committed", e.ID))
-		}
-	}
-	return said
-}
-
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
 }
 
 // A session's reads (read tracking across `hunk call --session S` runs):
 // reads/<sha256 of the session name, 16 hex>.json maps each path the
 // session read or wrote to the hash of what it held then; the contents
-// are blobs, kept as long as the file names them.
+// are blob files, kept as long as the file names them.
 
 func (s *Store) readsPath(session string) string {
 	return filepath.Join(s.dir, "reads", Hash([]byte(session))[:16]+".json")
@@ -295,8 +245,8 @@ func (s *Store) SaveReads(session string, m map[string]string) error {
 	return writeAtomic(p, b)
 }
 
-// readHashes are the blobs the sessions' reads name (prune keeps them); a
-// reads file older than the age limit goes.
+// readHashes are the blob files the sessions' reads name (prune keeps
+// them); a reads file older than the age limit goes.
 func (s *Store) readHashes() map[string]bool {
 	used := map[string]bool{}
 	ents, _ := os.ReadDir(filepath.Join(s.dir, "reads"))

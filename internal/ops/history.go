@@ -48,11 +48,15 @@ func openHistory(env *Env) (*history.Store, error) {
 		return nil, result.Errorf(result.NotFound, "no history: %v", err).
 			WithHint("hunk records each change in $XDG_STATE_HOME/hunk/history unless --no-history or history: false")
 	}
-	for _, n := range env.Workspace.HistoryNotes {
+	return s, nil
+}
+
+// sayNotes warns what opening the history settled.
+func sayNotes(env *Env, store *history.Store) {
+	for _, n := range store.Notes {
 		env.warn(n)
 	}
-	env.Workspace.HistoryNotes = nil
-	return s, nil
+	store.Notes = nil
 }
 
 // Log lists the history, newest first, or shows one operation's diff.
@@ -68,13 +72,14 @@ func Log(env *Env, req LogRequest) (*Output, error) {
 	for _, s := range skipped {
 		env.warn("history: skipped " + s)
 	}
+	sayNotes(env, store)
 	undoneBy := undoneBy(list)
 	if req.Diff != "" {
 		e, err := store.Find(req.Diff)
 		if err != nil {
 			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
 		}
-		d := entryDiff(env, store, e)
+		d := entryDiff(env, store, list, e)
 		text := logLine(opOf(e, undoneBy)) + "\n"
 		return &Output{Text: text + d, Message: strings.TrimSuffix(text, "\n"), Diff: d, Data: true,
 			Details: &LogDetails{Operations: []LogOperation{opOf(e, undoneBy)}, Skipped: skipped, Diff: d, Dir: store.Dir()}}, nil
@@ -180,7 +185,16 @@ func find(list []*history.Entry, id string) *history.Entry {
 // its post-images, as far as the history (or the file, where it still
 // holds the post-image) has them. A file the path policy keeps from being
 // read is named, not shown.
-func entryDiff(env *Env, store *history.Store, e *history.Entry) string {
+func entryDiff(env *Env, store *history.Store, list []*history.Entry, e *history.Entry) string {
+	// A post-image is stored as a later operation's pre-image, if at all.
+	byHash := map[string]*history.Image{}
+	for _, o := range list {
+		for _, f := range o.Files {
+			if f.Pre.Stored() {
+				byHash[f.Pre.Hash] = f.Pre
+			}
+		}
+	}
 	var b strings.Builder
 	for _, f := range e.Files {
 		if (f.Pre != nil && f.Pre.Dir) || (f.Post != nil && f.Post.Dir) {
@@ -190,8 +204,8 @@ func entryDiff(env *Env, store *history.Store, e *history.Entry) string {
 			fmt.Fprintf(&b, "# %s: not shown (%v)\n", f.Path, result.As(err).Msg)
 			continue
 		}
-		oldData, okOld := imageData(env, store, f.Path, f.Pre)
-		newData, okNew := imageData(env, store, f.Path, f.Post)
+		oldData, okOld := imageData(env, store, byHash, f.Path, f.Pre)
+		newData, okNew := imageData(env, store, byHash, f.Path, f.Post)
 		if !okOld || !okNew {
 			fmt.Fprintf(&b, "# %s: not shown (the history no longer holds its content)\n", f.Path)
 			continue
@@ -207,15 +221,20 @@ func entryDiff(env *Env, store *history.Store, e *history.Entry) string {
 
 // imageData is im's content: a link's target, a blob, or the workspace's
 // file when it still holds im.
-func imageData(env *Env, store *history.Store, name string, im *history.Image) ([]byte, bool) {
+func imageData(env *Env, store *history.Store, byHash map[string]*history.Image, name string, im *history.Image) ([]byte, bool) {
 	switch {
 	case im == nil:
 		return nil, true
 	case im.Link != "":
 		return []byte(im.Link), true
 	}
-	if data, err := store.Blob(im.Hash); err == nil {
-		return data, true
+	for _, c := range []*history.Image{im, byHash[im.Hash]} {
+		if c == nil {
+			continue
+		}
+		if data, err := store.Blob(c); err == nil {
+			return data, true
+		}
 	}
 	if data, err := env.Workspace.ReadFileRaw(name); err == nil && history.Hash(data) == im.Hash {
 		return data, true
@@ -267,6 +286,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	for _, s := range skipped {
 		env.warn("history: skipped " + s)
 	}
+	sayNotes(env, store)
 	chosen, err := chooseUndo(env, store, list, req)
 	if err != nil {
 		return nil, err
@@ -383,7 +403,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 			err = txn.StageLink(p.path, p.pre.Link)
 			addOrModify(&summary, p.path, cur)
 		default:
-			data, berr := store.Blob(p.pre.Hash)
+			data, berr := store.Blob(p.pre)
 			if berr != nil {
 				txn.Abort()
 				return nil, result.Errorf(result.NotFound, "cannot undo %s: the history no longer holds %s's content before it (%v)", strings.Join(ids, ", "), p.path, berr).

@@ -92,7 +92,7 @@ func (t *ReadTracker) saw(name string, data []byte) {
 		keep = nil
 	}
 	if t.store != nil {
-		if _, err := t.store.Put(data); err != nil {
+		if _, err := t.store.PutFile(data); err != nil {
 			keep = nil
 		}
 	}
@@ -156,7 +156,7 @@ func (t *ReadTracker) readContent(name string) (seenFile, bool) {
 	s, ok := t.seen[name]
 	t.mu.Unlock()
 	if ok && s.data == nil && t.store != nil {
-		if b, err := t.store.Blob(s.hash); err == nil {
+		if b, err := t.store.BlobFile(s.hash); err == nil {
 			s.data = b
 		}
 	}

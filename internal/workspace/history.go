@@ -41,8 +41,9 @@ func (r *Recording) warn(msg string) {
 
 // History opens the workspace's history (once; made when missing), or
 // says why there is none: no state directory, history turned off
-// (HistoryOff), or one that cannot be used. Interrupted operations a
-// killed hunk left pending are settled against the tree first.
+// (HistoryOff), or one that cannot be used. An operation a killed hunk
+// left open is settled against the tree (holdsPost) by the next one to
+// record or list (its Notes say so).
 func (w *Workspace) History() (*history.Store, error) {
 	w.histOnce.Do(func() {
 		switch {
@@ -63,10 +64,7 @@ func (w *Workspace) History() (*history.Store, error) {
 		if w.HistoryLimits != nil {
 			limits = *w.HistoryLimits
 		}
-		if w.hist, w.histErr = history.Open(dir, limits); w.histErr != nil {
-			return
-		}
-		w.HistoryNotes = append(w.HistoryNotes, w.hist.Settle(w.holdsPost)...)
+		w.hist, w.histErr = history.Open(dir, limits, w.holdsPost)
 	})
 	return w.hist, w.histErr
 }
@@ -216,11 +214,12 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if !link {
 		linkTo = nil
 	}
-	h, err := op.PutFile(f, int64(st.Nlink), t.b.hashes.get(&st), linkTo)
+	im, err := op.PutFile(f, int64(st.Nlink), t.b.hashes.get(&st), linkTo)
 	if err != nil {
 		return nil, err
 	}
-	return &history.Image{Hash: h, Mode: fs.FileMode(st.Mode&0o7777).Perm() | modeBits(uint32(st.Mode))}, nil
+	im.Mode = fs.FileMode(uint32(st.Mode)&0o7777).Perm() | modeBits(uint32(st.Mode))
+	return im, nil
 }
 
 func modeBits(m uint32) fs.FileMode {

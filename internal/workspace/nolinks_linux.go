@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -48,4 +50,27 @@ func (w *Workspace) closeRootFD() {
 		unix.Close(w.rfd.fd)
 		w.rfd.open = false
 	}
+}
+
+// privateDirFast is PrivateDir's quick check of a directory made before:
+// base/rel… opened in one openat2(2) that follows no symbolic link below
+// base, then checked as PrivateDir checks the last component (hunk's
+// user's, mode 0700). ok false: let PrivateDir walk (and make) it.
+func privateDirFast(base string, rel []string) (string, bool) {
+	bfd, err := unix.Open(base, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(bfd)
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH}
+	fd, err := unix.Openat2(bfd, filepath.Join(rel...), how)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || int(st.Uid) != os.Geteuid() || st.Mode&0o777 != 0o700 {
+		return "", false
+	}
+	return filepath.Join(append([]string{base}, rel...)...), true
 }

@@ -9,3 +9,7 @@ type rootFD struct{}
 func (w *Workspace) noLinks(name string) bool { return false }
 
 func (w *Workspace) closeRootFD() {}
+
+// privateDirFast is PrivateDir's quick check where there is no openat2:
+// none (PrivateDir walks).
+func privateDirFast(base string, rel []string) (string, bool) { return "", false }

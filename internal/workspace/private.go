@@ -18,6 +18,9 @@ import (
 // whose workspace holds base) is refused with an error that says what to
 // remove, never followed.
 func PrivateDir(base string, rel ...string) (string, error) {
+	if p, ok := privateDirFast(base, rel); ok {
+		return p, nil
+	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", err
 	}
