@@ -667,4 +667,3 @@ func writeAtomic(p string, data []byte) error {
 	}
 	return nil
 }
-
