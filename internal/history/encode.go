@@ -101,6 +101,10 @@ func appendImage(b []byte, im *Image) []byte {
 		field("pack")
 		b = appendString(b, im.Pack)
 	}
+	if im.Unhashed != "" {
+		field("unhashed")
+		b = appendString(b, im.Unhashed)
+	}
 	if im.Mode != 0 {
 		field("mode")
 		b = strconv.AppendUint(b, uint64(im.Mode), 10)

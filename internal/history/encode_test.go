@@ -19,6 +19,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			Undoes: "a,b", Files: []FileChange{
 				{Path: "a\tb\nc\x01\u2028é\xff.txt", From: "old", Pre: &Image{Hash: Hash([]byte("x")), Size: 1, Pack: "2:10", Mode: 0o755 | fs.ModeSetuid}},
 				{Path: "l", Post: &Image{Link: "../t"}},
+				{Path: "u", Pre: &Image{Size: 7, Unhashed: "new/4-1", Mode: 0o644}},
 				{Path: "d", Post: &Image{Dir: true}},
 				{Path: "e", Pre: &Image{}, Post: &Image{Hash: emptyHash}},
 			}}},

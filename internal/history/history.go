@@ -52,6 +52,9 @@ type Image struct {
 	Hash string      `json:"hash,omitempty"` // SHA-256 of the content, hex; "" for a link or a directory
 	Size int64       `json:"size,omitempty"` // the content's length, when it is stored
 	Pack string      `json:"pack,omitempty"` // "GEN:OFFSET": the content is in pack.GEN at OFFSET ("" a blob file)
+	// Unhashed names a blob file not hashed yet (blobs/new/SEQ-N, a
+	// transaction's backup linked in); the prune hashes it. Hash is "" then.
+	Unhashed string `json:"unhashed,omitempty"`
 	Mode fs.FileMode `json:"mode,omitempty"` // permission bits
 	Link string      `json:"link,omitempty"` // a symbolic link's target
 	Dir  bool        `json:"dir,omitempty"`  // an (empty) directory
@@ -165,6 +168,16 @@ func (s *Store) PutFile(data []byte) (*Image, error) {
 
 // Blob returns the content im names, checked against its hash.
 func (s *Store) Blob(im *Image) ([]byte, error) {
+	if im != nil && im.Unhashed != "" {
+		if !validUnhashed(im.Unhashed) {
+			return nil, fmt.Errorf("%q is not a blob's name", im.Unhashed)
+		}
+		b, err := os.ReadFile(filepath.Join(s.dir, "blobs", im.Unhashed))
+		if err == nil && int64(len(b)) != im.Size {
+			err = fmt.Errorf("its content %s is damaged (%d bytes, not %d)", im.Unhashed, len(b), im.Size)
+		}
+		return b, err
+	}
 	if im == nil || !validHash(im.Hash) {
 		return nil, errors.New("no content is stored for it")
 	}
@@ -482,8 +495,9 @@ func (s *Store) prune(lf *os.File) error {
 		for i := len(keep) - 1; i >= 0; i-- {
 			before := total
 			for _, im := range images(keep[i]) {
-				if !seen[im.Hash] {
-					seen[im.Hash] = true
+				key := im.Hash + im.Unhashed // one of them
+				if !seen[key] {
+					seen[key] = true
 					total += im.Size
 				}
 			}
@@ -505,8 +519,12 @@ func (s *Store) prune(lf *os.File) error {
 	usedFiles := map[string]bool{}
 	for _, e := range append(append([]*Entry{}, keep...), open...) {
 		for _, im := range images(e) {
+			if im.Unhashed != "" {
+				s.hashUnhashed(im)
+			}
 			if im.Pack == "" {
 				usedFiles[im.Hash] = true
+				usedFiles[im.Unhashed] = true
 				continue
 			}
 			if p, ok := placed[im.Hash]; ok {
@@ -560,8 +578,15 @@ func (s *Store) prune(lf *os.File) error {
 		usedFiles[h] = true
 	}
 	recent := s.now().Add(-10 * time.Minute)
-	return filepath.WalkDir(filepath.Join(s.dir, "blobs"), func(p string, d fs.DirEntry, err error) error {
+	blobs := filepath.Join(s.dir, "blobs")
+	return filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || usedFiles[d.Name()] {
+			return nil
+		}
+		if rel, _ := filepath.Rel(blobs, p); strings.HasPrefix(rel, "new/") {
+			if !usedFiles[filepath.ToSlash(rel)] {
+				_ = os.Remove(p) // a backup no kept entry names (no session's reads name these)
+			}
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
@@ -570,6 +595,28 @@ func (s *Store) prune(lf *os.File) error {
 		_ = os.Remove(p)
 		return nil
 	})
+}
+
+// hashUnhashed names the blob file LinkNew stored for im by its hash
+// (dropping it where that content is stored already); im is left as it is
+// when the file cannot be read.
+func (s *Store) hashUnhashed(im *Image) {
+	if !validUnhashed(im.Unhashed) {
+		return
+	}
+	p := filepath.Join(s.dir, "blobs", im.Unhashed)
+	b, err := os.ReadFile(p)
+	if err != nil || int64(len(b)) != im.Size {
+		return
+	}
+	h := Hash(b)
+	dst := s.blobPath(h)
+	if fi, err := os.Stat(dst); err == nil && fi.Size() == im.Size {
+		os.Remove(p)
+	} else if os.MkdirAll(filepath.Dir(dst), 0o700) != nil || os.Rename(p, dst) != nil {
+		return
+	}
+	im.Hash, im.Unhashed = h, ""
 }
 
 // packGen is the generation of the current pack (0: none yet).
@@ -605,7 +652,14 @@ var emptyHash = Hash(nil)
 
 // Stored reports whether the history holds im's content.
 func (im *Image) Stored() bool {
-	return im != nil && validHash(im.Hash) && (im.Pack != "" || im.Size > 0)
+	return im != nil && (validHash(im.Hash) && (im.Pack != "" || im.Size > 0) || validUnhashed(im.Unhashed))
+}
+
+// validUnhashed reports whether u is a name LinkNew gives.
+func validUnhashed(u string) bool {
+	rest, ok := strings.CutPrefix(u, "new/")
+	a, b, ok2 := strings.Cut(rest, "-")
+	return ok && ok2 && a != "" && b != "" && strings.Trim(a, "0123456789") == "" && strings.Trim(b, "0123456789") == ""
 }
 
 // lock takes the history's lock (flock on its lock file).

@@ -246,3 +246,48 @@ func TestConcurrentRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkNewHashedByPrune: a backup linked in unhashed is read back as it
+// is, and the prune names it by its hash (one copy of equal contents).
+func TestLinkNewHashedByPrune(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 2
+	src := filepath.Join(t.TempDir(), "backup")
+	var ims []*Image
+	for i := 0; i < 2; i++ {
+		os.WriteFile(src, []byte("same content\n"), 0o644)
+		o, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, err := o.LinkNew(13, func(to string) error { return os.Link(src, to) })
+		if err != nil || im.Hash != "" || !im.Stored() {
+			t.Fatalf("LinkNew: %+v %v", im, err)
+		}
+		os.Remove(src)
+		if data, err := s.Blob(im); err != nil || string(data) != "same content\n" {
+			t.Fatalf("an unhashed blob read back: %q %v", data, err)
+		}
+		ims = append(ims, im)
+		if err := o.Prepare(&Entry{Command: "apply-patch", Files: []FileChange{{Path: "f", Pre: im}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil { // the second prunes
+			t.Fatal(err)
+		}
+	}
+	list, _, _ := s.List()
+	want := Hash([]byte("same content\n"))
+	for _, e := range list {
+		pre := e.Files[0].Pre
+		if pre.Hash != want || pre.Unhashed != "" {
+			t.Fatalf("after the prune: %+v", pre)
+		}
+		if data, err := s.Blob(pre); err != nil || string(data) != "same content\n" {
+			t.Fatalf("a hashed blob read back: %q %v", data, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "new", "*")); len(left) != 0 {
+		t.Fatalf("unhashed files left: %v", left)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,6 +20,9 @@ import (
 // (Prepare) before it changes the first file, and Commit makes it part of
 // the history once every file has changed — or Abort drops it.
 type Op struct {
+	mu     sync.Mutex // Put and LinkNew may be called from several goroutines
+	linked int        // LinkNew's files
+	newDir bool       // blobs/new is there
 	s      *Store
 	lf     *os.File // the lock, held
 	log    *os.File // the log, open to append
@@ -82,6 +86,8 @@ func (o *Op) Put(data []byte) (*Image, error) {
 	if len(data) > packMax {
 		return o.s.PutFile(data)
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.pack == nil {
 		gen := o.s.currentGen(o.lf)
 		f, err := os.OpenFile(filepath.Join(o.s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
@@ -145,6 +151,34 @@ func (o *Op) PutFile(f *os.File, nlink int64, hash string, link func(newpath str
 		return nil, fmt.Errorf("%s changed while it was stored", f.Name())
 	}
 	return o.Put(data)
+}
+
+// LinkNew stores a file of size bytes by link(newpath), a hard link into
+// the blob files under a name of the operation's (blobs/new/SEQ-N), its
+// hash not taken: the next prune reads it once, names it by its hash and
+// drops a second copy. The caller vouches that nothing else can change the
+// file (see PutFile). This is how a transaction's backups are kept: no
+// content is read or copied while hunk runs a patch.
+func (o *Op) LinkNew(size int64, link func(newpath string) error) (*Image, error) {
+	if size == 0 {
+		return &Image{Hash: emptyHash}, nil
+	}
+	o.mu.Lock()
+	o.linked++
+	name := fmt.Sprintf("new/%d-%d", o.last+1, o.linked)
+	mk := !o.newDir
+	o.newDir = true
+	o.mu.Unlock()
+	p := filepath.Join(o.s.dir, "blobs", name)
+	if mk {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := link(p); err != nil {
+		return nil, err
+	}
+	return &Image{Size: size, Unhashed: name}, nil
 }
 
 // Prepare numbers e, gives it an id and a time, and appends it to the log

@@ -36,9 +36,6 @@ type Batch struct {
 
 	volOnce sync.Once
 	vol     bool
-
-	// hashes, when set (a recorded batch), remember what ReadFile read.
-	hashes *hashCache
 }
 
 type lstatResult struct {
@@ -224,12 +221,10 @@ func (b *Batch) ReadFile(name string) ([]byte, error) {
 			return nil, b.w.Error(name, pathErr("read", name, err))
 		}
 		if n == 0 {
-			b.hashes.put(&st, data)
 			return data, nil
 		}
 		data = data[:len(data)+n]
 		if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(len(data)) == st.Size {
-			b.hashes.put(&st, data)
 			return data, nil // all of it, as it was when opened
 		}
 	}

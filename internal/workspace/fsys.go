@@ -69,9 +69,7 @@ func Disk(w *Workspace) FS { return &disk{w: w, b: w.Batch()} }
 // as one operation each (rec: what to record them as; rec.ID gets the
 // entry's id).
 func Recorded(w *Workspace, rec *Recording) FS {
-	b := w.Batch()
-	b.hashes = &hashCache{m: map[[2]uint64]cachedHash{}}
-	return &disk{w: w, b: b, rec: rec}
+	return &disk{w: w, b: w.Batch(), rec: rec}
 }
 
 type disk struct {

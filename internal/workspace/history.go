@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -130,45 +127,6 @@ func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
 	return os.ReadFile(w.host(name))
 }
 
-// hashCache remembers the SHA-256 of each file a recording batch read,
-// by inode, so that the blob of its old content (the transaction's backup,
-// the same inode) needs no second read.
-type hashCache struct {
-	mu sync.Mutex
-	m  map[[2]uint64]cachedHash
-}
-
-type cachedHash struct {
-	size  int64
-	mtime unix.Timespec
-	hash  string
-}
-
-func (c *hashCache) put(st *unix.Stat_t, data []byte) {
-	if c == nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return
-	}
-	sum := sha256.Sum256(data)
-	c.mu.Lock()
-	c.m[[2]uint64{uint64(st.Dev), uint64(st.Ino)}] = cachedHash{st.Size, st.Mtim, hex.EncodeToString(sum[:])}
-	c.mu.Unlock()
-}
-
-// get returns the hash of the file st describes, when it was read and has
-// not changed since ("" otherwise).
-func (c *hashCache) get(st *unix.Stat_t) string {
-	if c == nil {
-		return ""
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	h, ok := c.m[[2]uint64{uint64(st.Dev), uint64(st.Ino)}]
-	if !ok || h.size != st.Size || h.mtime != st.Mtim {
-		return ""
-	}
-	return h.hash
-}
-
 // openNoFollow opens name (never following a last-component link) for
 // reading, with a function that hard-links it to a host path.
 func (b *Batch) openNoFollow(name string) (*os.File, func(string) error, error) {
@@ -191,6 +149,20 @@ func (b *Batch) openNoFollow(name string) (*os.File, func(string) error, error) 
 // the history when link is true — name is a backup nothing else will
 // change — copied otherwise).
 func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Image, error) {
+	if link {
+		// A backup nothing else names: one fstatat and one linkat, nothing
+		// read — its hash is taken later, by the prune (history.Op.LinkNew).
+		if fd, base, ok := t.b.at(name); ok {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 {
+				im, err := op.LinkNew(st.Size, func(to string) error { return unix.Linkat(fd, base, unix.AT_FDCWD, to, 0) })
+				if err == nil {
+					im.Mode = fs.FileMode(uint32(st.Mode)&0o7777).Perm() | modeBits(uint32(st.Mode))
+					return im, nil
+				}
+			}
+		}
+	}
 	fi, err := t.b.Lstat(name)
 	if err != nil {
 		return nil, err
@@ -214,7 +186,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if !link {
 		linkTo = nil
 	}
-	im, err := op.PutFile(f, int64(st.Nlink), t.b.hashes.get(&st), linkTo)
+	im, err := op.PutFile(f, int64(st.Nlink), "", linkTo)
 	if err != nil {
 		return nil, err
 	}
@@ -255,8 +227,14 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 		return nil
 	}
 	e := &history.Entry{Command: rec.Command, Session: rec.Session, Undoes: rec.Undoes}
-	for _, op := range t.ops {
+	// Each file's images, on the commit's workers (a backup is linked
+	// into the history; a small copy joins the pack under the Op's lock).
+	files := make([]history.FileChange, len(t.ops))
+	errs := make([]error, len(t.ops))
+	t.parallel(func(i int) {
+		op := t.ops[i]
 		fc := history.FileChange{Path: op.target}
+		var err error
 		switch {
 		case op.remove:
 			src, link := op.backup, true
@@ -274,13 +252,16 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 			}
 			fc.Post = &history.Image{Hash: op.hash, Mode: op.mode, Link: op.linkTarget}
 		}
+		files[i], errs[i] = fc, err
+	})
+	for i, err := range errs {
 		if err != nil {
 			hop.Abort()
-			rec.warn(fmt.Sprintf("history: this operation is not recorded: %s: %v", op.name, err))
+			rec.warn(fmt.Sprintf("history: this operation is not recorded: %s: %v", t.ops[i].name, err))
 			return nil
 		}
-		e.Files = append(e.Files, fc)
 	}
+	e.Files = files
 	for _, d := range t.dirs { // an undo removes them again, when empty
 		e.Files = append(e.Files, history.FileChange{Path: d, Post: &history.Image{Dir: true}})
 	}
