@@ -49,15 +49,15 @@ import (
 
 // Image is a file as it was before or after an operation.
 type Image struct {
-	Hash string      `json:"hash,omitempty"` // SHA-256 of the content, hex; "" for a link or a directory
-	Size int64       `json:"size,omitempty"` // the content's length, when it is stored
-	Pack string      `json:"pack,omitempty"` // "GEN:OFFSET": the content is in pack.GEN at OFFSET ("" a blob file)
+	Hash string `json:"hash,omitempty"` // SHA-256 of the content, hex; "" for a link or a directory
+	Size int64  `json:"size,omitempty"` // the content's length, when it is stored
+	Pack string `json:"pack,omitempty"` // "GEN:OFFSET": the content is in pack.GEN at OFFSET ("" a blob file)
 	// Unhashed names a blob file not hashed yet (blobs/new/SEQ-N, a
 	// transaction's backup linked in); the prune hashes it. Hash is "" then.
-	Unhashed string `json:"unhashed,omitempty"`
-	Mode fs.FileMode `json:"mode,omitempty"` // permission bits
-	Link string      `json:"link,omitempty"` // a symbolic link's target
-	Dir  bool        `json:"dir,omitempty"`  // an (empty) directory
+	Unhashed string      `json:"unhashed,omitempty"`
+	Mode     fs.FileMode `json:"mode,omitempty"` // permission bits
+	Link     string      `json:"link,omitempty"` // a symbolic link's target
+	Dir      bool        `json:"dir,omitempty"`  // an (empty) directory
 }
 
 // FileChange is one file of an operation. Pre nil: the operation created
