@@ -146,7 +146,6 @@ type FSMove struct {
 	Source      string `json:"source" jsonschema:"the path moved, relative to the workspace"`
 	Destination string `json:"destination" jsonschema:"its new path"`
 	Content     string `json:"content" jsonschema:"the result text"`
-	OpID        string `json:"opId,omitempty" jsonschema:"the operation's id in hunk's history (hunk log, hunk undo)"`
 }
 
 // FSAllowed names the directories the tools may touch.

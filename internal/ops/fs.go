@@ -680,7 +680,7 @@ func Move(env *Env, source, destination string) (*Output, error) {
 		return nil, err
 	}
 	text := fmt.Sprintf("Successfully moved %s to %s", source, destination)
-	return &Output{Text: text, Message: text, Details: &FSMove{Source: from, Destination: to, Content: text, OpID: opID(rec)}}, nil
+	return &Output{Text: text, Message: text, Details: &FSMove{Source: from, Destination: to, Content: text}}, nil // the reference's result: no opId
 }
 
 // AllowedDirectories names the one directory the tools may touch.

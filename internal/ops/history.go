@@ -466,7 +466,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	case n == 0:
 		fmt.Fprintf(&b, "Undid %s: the files were as before it already; nothing was written.", strings.Join(ids, ", "))
 	default:
-		fmt.Fprintf(&b, "Undid %s. Restored the following files:", strings.Join(ids, ", "))
+		fmt.Fprintf(&b, "Undid %s. Updated the following files:", strings.Join(ids, ", "))
 	}
 	for _, p := range summary.Added {
 		b.WriteString("\nA " + p)

@@ -38,6 +38,9 @@ type Env struct {
 	// Reads, when set, tracks what the session read (read tracking):
 	// writes over what it has not seen are refused as STALE.
 	Reads *ReadTracker
+	// Tool names the tool being called ("" the command line): what its
+	// changes are recorded as in the history.
+	Tool string
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -67,7 +70,7 @@ func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace
 	case e.Workspace.HistoryOff:
 		fsys = workspace.Disk(e.Workspace)
 	default:
-		rec = &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
+		rec = e.recording(command)
 		fsys = workspace.Recorded(e.Workspace, rec)
 	}
 	if e.Reads != nil {
@@ -81,6 +84,9 @@ func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace
 func (e *Env) recording(command string) *workspace.Recording {
 	if e.Workspace.HistoryOff {
 		return nil
+	}
+	if e.Tool != "" {
+		command = e.Tool
 	}
 	return &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
 }

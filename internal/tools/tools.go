@@ -88,7 +88,10 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	if t.Lenient {
 		args, ignored = known(t.Input, args)
 	}
-	out, err := t.run(ctx, s, args)
+	// The call's changes are recorded in the history as this tool's.
+	cs, env := *s, *s.Env
+	env.Tool, cs.Env = t.Name, &env
+	out, err := t.run(ctx, &cs, args)
 	var r result.ToolResult
 	if err != nil {
 		r = result.Failure(err, nil)
