@@ -82,6 +82,7 @@ func TestMCPGoClient(t *testing.T) {
 		"read":        {true, false, true, false},
 		"write":       {false, true, true, false},
 		"edit":        {false, true, false, false},
+		"undo":        {false, true, false, false},
 		"exec":        {false, true, false, false},
 	}
 	if len(list.Tools) != len(want) {
@@ -389,7 +390,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 	for _, c := range []struct {
 		args  []string
 		tools int
-	}{{[]string{"--tools", "hunk"}, 5}, {[]string{"--tools", "hunk", "--network"}, 5}, {[]string{"--tools", "filesystem"}, 14}} {
+	}{{[]string{"--tools", "hunk"}, 6}, {[]string{"--tools", "hunk", "--network"}, 6}, {[]string{"--tools", "filesystem"}, 14}} {
 		args := append([]string{inspector, "--cli", "--strict", "--method", "tools/list", buildHunk(t), "mcp", "-C", ws}, c.args...)
 		cmd := exec.Command("node", args...)
 		var stdout, stderr bytes.Buffer
