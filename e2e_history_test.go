@@ -100,39 +100,8 @@ func TestHistoryKilledMidOperation(t *testing.T) {
 	ws, state := t.TempDir(), t.TempDir()
 	env := append(os.Environ(), "XDG_STATE_HOME="+state)
 	const n = 300
-	var patch strings.Builder
-	patch.WriteString("*** Begin Patch\n")
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("f%03d.txt", i)
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("old %d\nkeep\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		switch i % 3 {
-		case 0:
-			fmt.Fprintf(&patch, "*** Update File: %s\n@@\n-old %d\n+new %d\n keep\n", name, i, i)
-		case 1:
-			fmt.Fprintf(&patch, "*** Delete File: %s\n", name)
-		case 2:
-			fmt.Fprintf(&patch, "*** Add File: added-%03d.txt\n+added %d\n", i, i)
-		}
-	}
-	patch.WriteString("*** End Patch\n")
-	pf := filepath.Join(t.TempDir(), "big.patch")
-	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tree := func() map[string]string {
-		m := map[string]string{}
-		filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				rel, _ := filepath.Rel(ws, p)
-				m[rel] = string(b)
-			}
-			return nil
-		})
-		return m
-	}
+	pf := killPatch(t, ws, n)
+	tree := func() map[string]string { return treeContents(ws) }
 	run := func(args ...string) []byte {
 		c := exec.Command(bin, append([]string{"-C", ws}, args...)...)
 		c.Env = env

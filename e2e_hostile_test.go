@@ -465,40 +465,8 @@ func tail(s string, n int) string {
 func TestApplyPatchKilledMidCommit(t *testing.T) {
 	bin := buildHunk(t)
 	ws := t.TempDir()
-	const n = 300
-	var patch strings.Builder
-	patch.WriteString("*** Begin Patch\n")
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("f%03d.txt", i)
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("old %d\nkeep\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		switch i % 3 {
-		case 0:
-			fmt.Fprintf(&patch, "*** Update File: %s\n@@\n-old %d\n+new %d\n keep\n", name, i, i)
-		case 1:
-			fmt.Fprintf(&patch, "*** Delete File: %s\n", name)
-		case 2:
-			fmt.Fprintf(&patch, "*** Add File: added-%03d.txt\n+added %d\n", i, i)
-		}
-	}
-	patch.WriteString("*** End Patch\n")
-	pf := filepath.Join(t.TempDir(), "big.patch")
-	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	state := func() map[string]string {
-		m := map[string]string{}
-		filepath.WalkDir(ws, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				rel, _ := filepath.Rel(ws, p)
-				m[rel] = string(b)
-			}
-			return nil
-		})
-		return m
-	}
+	pf := killPatch(t, ws, 300)
+	state := func() map[string]string { return treeContents(ws) }
 	old := state()
 	out, err := exec.Command(bin, "-C", ws, "apply-patch", pf).CombinedOutput()
 	if err != nil {
@@ -541,4 +509,47 @@ func TestApplyPatchKilledMidCommit(t *testing.T) {
 			restore()
 		}
 	}
+}
+
+// killPatch fills ws with n files and writes a Codex patch that updates a
+// third of them, deletes a third and adds as many: the large patch the
+// kill tests interrupt. It returns the patch file's path.
+func killPatch(t *testing.T, ws string, n int) string {
+	t.Helper()
+	var patch strings.Builder
+	patch.WriteString("*** Begin Patch\n")
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("f%03d.txt", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("old %d\nkeep\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&patch, "*** Update File: %s\n@@\n-old %d\n+new %d\n keep\n", name, i, i)
+		case 1:
+			fmt.Fprintf(&patch, "*** Delete File: %s\n", name)
+		case 2:
+			fmt.Fprintf(&patch, "*** Add File: added-%03d.txt\n+added %d\n", i, i)
+		}
+	}
+	patch.WriteString("*** End Patch\n")
+	pf := filepath.Join(t.TempDir(), "big.patch")
+	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}
+
+// treeContents maps every file below dir to its content.
+func treeContents(dir string) map[string]string {
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			m[rel] = string(b)
+		}
+		return nil
+	})
+	return m
 }

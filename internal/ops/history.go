@@ -51,28 +51,33 @@ func openHistory(env *Env) (*history.Store, error) {
 	return s, nil
 }
 
-// sayNotes warns what opening the history settled.
-func sayNotes(env *Env, store *history.Store) {
-	for _, n := range store.Notes {
-		env.warn(n)
-	}
-	store.Notes = nil
-}
-
-// Log lists the history, newest first, or shows one operation's diff.
-func Log(env *Env, req LogRequest) (*Output, error) {
+// listHistory opens the history and lists it, newest first, warning what
+// it could not read and what it settled.
+func listHistory(env *Env) (*history.Store, []*history.Entry, []string, error) {
 	store, err := openHistory(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	list, skipped, err := store.List()
 	if err != nil {
-		return nil, result.Wrap(result.IOError, err, "history")
+		return nil, nil, nil, result.Wrap(result.IOError, err, "history")
 	}
 	for _, s := range skipped {
 		env.warn("history: skipped " + s)
 	}
-	sayNotes(env, store)
+	for _, n := range store.Notes {
+		env.warn(n)
+	}
+	store.Notes = nil
+	return store, list, skipped, nil
+}
+
+// Log lists the history, newest first, or shows one operation's diff.
+func Log(env *Env, req LogRequest) (*Output, error) {
+	store, list, skipped, err := listHistory(env)
+	if err != nil {
+		return nil, err
+	}
 	undoneBy := undoneBy(list)
 	if req.Diff != "" {
 		e, err := store.Find(req.Diff)
@@ -275,18 +280,10 @@ type UndoDetails struct {
 // transaction, refusing (STALE) when a file no longer holds what the
 // operations left there, unless Force.
 func Undo(env *Env, req UndoRequest) (*Output, error) {
-	store, err := openHistory(env)
+	store, list, _, err := listHistory(env)
 	if err != nil {
 		return nil, err
 	}
-	list, skipped, err := store.List()
-	if err != nil {
-		return nil, result.Wrap(result.IOError, err, "history")
-	}
-	for _, s := range skipped {
-		env.warn("history: skipped " + s)
-	}
-	sayNotes(env, store)
 	chosen, err := chooseUndo(env, store, list, req)
 	if err != nil {
 		return nil, err

@@ -157,7 +157,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 			if unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 {
 				im, err := op.LinkNew(st.Size, func(to string) error { return unix.Linkat(fd, base, unix.AT_FDCWD, to, 0) })
 				if err == nil {
-					im.Mode = fs.FileMode(uint32(st.Mode)&0o7777).Perm() | modeBits(uint32(st.Mode))
+					im.Mode = modeOf(uint32(st.Mode))
 					return im, nil
 				}
 			}
@@ -190,12 +190,14 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if err != nil {
 		return nil, err
 	}
-	im.Mode = fs.FileMode(uint32(st.Mode)&0o7777).Perm() | modeBits(uint32(st.Mode))
+	im.Mode = modeOf(uint32(st.Mode))
 	return im, nil
 }
 
-func modeBits(m uint32) fs.FileMode {
-	var out fs.FileMode
+// modeOf is a stat(2) mode's permission bits as an fs.FileMode, setuid,
+// setgid and sticky included.
+func modeOf(m uint32) fs.FileMode {
+	out := fs.FileMode(m).Perm()
 	if m&unix.S_ISUID != 0 {
 		out |= fs.ModeSetuid
 	}
