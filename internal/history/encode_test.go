@@ -3,6 +3,8 @@ package history
 import (
 	"encoding/json"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -41,4 +43,38 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			t.Errorf("peekRecord(%s) took it for a record", bad)
 		}
 	}
+}
+
+// FuzzLog: any bytes where the log is — a damaged file, a planted one —
+// are read without a panic, and an operation recorded after them is
+// listed whole: the reader passes over what is not a record, the writer
+// starts a fresh line.
+func FuzzLog(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"entry":{"id":"a","seq":1,"time":"2026-11-26T00:00:00Z","command":"write","files":[]}}` + "\n" + `{"seq":1,"commit":true}` + "\n"))
+	f.Add([]byte(`{"seq":7,"entry":{"id":"x","seq":7`))
+	f.Add([]byte("{not json\n\n{\"seq\":99999999999999999999,\"commit\":true}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Open(filepath.Join(t.TempDir(), "h"), Limits{}, func(FileChange) bool { return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, "log"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before, _, _ := s.List()
+		e := &Entry{Command: "fuzz", Files: []FileChange{{Path: "p", Post: &Image{Hash: emptyHash}}}}
+		if err := s.Record(e); err != nil {
+			t.Fatal(err)
+		}
+		list, _, err := s.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 0 || list[0].ID != e.ID || list[0].Command != "fuzz" || len(list[0].Files) != 1 {
+			t.Fatalf("the operation recorded after %q is not listed first: %+v", data, list)
+		}
+		if len(list) > len(before)+1 {
+			t.Fatalf("recording one operation listed %d more", len(list)-len(before))
+		}
+	})
 }

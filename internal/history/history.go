@@ -303,7 +303,9 @@ func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rec record
 			switch jerr := json.Unmarshal(line, &rec); {
-			case jerr != nil && err == io.EOF:
+			case err == io.EOF:
+				// A record is written with its newline in one write: a
+				// last line without one was cut short.
 				skipped = append(skipped, fmt.Sprintf("log line %d: cut short (a killed hunk's)", n))
 			case jerr != nil:
 				skipped = append(skipped, fmt.Sprintf("log line %d: not a record: %v", n, jerr))
@@ -313,14 +315,17 @@ func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error
 					break
 				}
 				prepared[rec.Seq] = rec.Entry
+				done[rec.Seq] = false
 				order = append(order, rec.Seq)
-			case rec.Commit:
+			case rec.Commit || rec.Abort:
+				// The outcome of the entry prepared last under this number;
+				// one with none is passed over.
 				if e := prepared[rec.Seq]; e != nil && !done[rec.Seq] {
-					committed = append(committed, e)
+					done[rec.Seq] = true
+					if rec.Commit {
+						committed = append(committed, e)
+					}
 				}
-				done[rec.Seq] = true
-			case rec.Abort:
-				done[rec.Seq] = true
 			}
 		}
 		if err == io.EOF {
@@ -330,8 +335,10 @@ func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error
 			return nil, nil, nil, err
 		}
 	}
+	seen := map[int64]bool{}
 	for _, seq := range order {
-		if !done[seq] {
+		if !done[seq] && !seen[seq] {
+			seen[seq] = true
 			open = append(open, prepared[seq])
 		}
 	}
