@@ -32,6 +32,7 @@ import (
 type ReadTracker struct {
 	mu   sync.Mutex
 	seen map[string]seenFile
+	held int64 // bytes of content held in memory (at most maxHeld)
 	// store and session persist the reads between runs (hunk call).
 	store   *history.Store
 	session string
@@ -47,9 +48,13 @@ type seenFile struct {
 // the session read them.
 const trackContext = 3
 
-// maxTracked bounds the content kept in memory per file; a larger file is
-// tracked by its hash alone (any change since the read refuses an edit).
-const maxTracked = 8 << 20
+// maxTracked bounds the content kept in memory per file, maxHeld for all
+// of a session's files; beyond them a file is tracked by its hash alone
+// (any change since the read refuses an edit or a patch of it).
+const (
+	maxTracked = 8 << 20
+	maxHeld    = 256 << 20
+)
 
 // NewReadTracker tracks an MCP session's reads in memory.
 func NewReadTracker() *ReadTracker { return &ReadTracker{seen: map[string]seenFile{}} }
@@ -97,6 +102,11 @@ func (t *ReadTracker) saw(name string, data []byte) {
 		}
 	}
 	t.mu.Lock()
+	t.held -= int64(len(t.seen[name].data))
+	if t.held+int64(len(keep)) > maxHeld {
+		keep = nil
+	}
+	t.held += int64(len(keep))
 	t.seen[name] = seenFile{hash: h, data: keep}
 	t.dirty = true
 	t.mu.Unlock()
@@ -118,6 +128,7 @@ func (t *ReadTracker) sawHash(name, hash string) {
 		return
 	}
 	t.mu.Lock()
+	t.held -= int64(len(t.seen[name].data))
 	t.seen[name] = seenFile{hash: hash}
 	t.dirty = true
 	t.mu.Unlock()
@@ -126,6 +137,7 @@ func (t *ReadTracker) sawHash(name, hash string) {
 // forget drops name (the session removed it).
 func (t *ReadTracker) forget(name string) {
 	t.mu.Lock()
+	t.held -= int64(len(t.seen[name].data))
 	delete(t.seen, name)
 	t.dirty = true
 	t.mu.Unlock()

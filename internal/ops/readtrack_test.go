@@ -1,0 +1,75 @@
+package ops
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// TestReadTrackerCheck: the STALE rules of read tracking, case by case.
+func TestReadTrackerCheck(t *testing.T) {
+	lines := func(change map[int]string) string {
+		var b strings.Builder
+		for i := 1; i <= 20; i++ {
+			l := "line " + string(rune('a'+i))
+			if c, ok := change[i]; ok {
+				l = c
+			}
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	read := lines(nil)
+	for name, c := range map[string]struct {
+		seen   bool   // the session read the file (as read)
+		hashed bool   // ... but holds only its hash
+		now    string // what the file holds now
+		next   string // the change's result
+		remove bool
+		whole  bool
+		stale  bool
+	}{
+		"never read, whole write":         {now: read, next: "x\n", whole: true, stale: true},
+		"never read, edit":                {now: read, next: lines(map[int]string{3: "X"})},
+		"unchanged since the read, whole": {seen: true, now: read, next: "x\n", whole: true},
+		"changed since the read, whole":   {seen: true, now: lines(map[int]string{18: "P"}), next: "x\n", whole: true, stale: true},
+		"changed far from the edit":       {seen: true, now: lines(map[int]string{18: "P"}), next: lines(map[int]string{18: "P", 3: "X"})},
+		"changed beside the edit":         {seen: true, now: lines(map[int]string{5: "P"}), next: lines(map[int]string{5: "P", 3: "X"}), stale: true},
+		"changed where the edit is":       {seen: true, now: lines(map[int]string{3: "P"}), next: lines(map[int]string{3: "X"}), stale: true},
+		"changed, removal":                {seen: true, now: lines(map[int]string{18: "P"}), remove: true, stale: true},
+		"hash only, changed far":          {seen: true, hashed: true, now: lines(map[int]string{18: "P"}), next: lines(map[int]string{18: "P", 3: "X"}), stale: true},
+		"four lines away from the edit":   {seen: true, now: lines(map[int]string{7: "P"}), next: lines(map[int]string{7: "P", 3: "X"})},
+		"three lines away from the edit":  {seen: true, now: lines(map[int]string{6: "P"}), next: lines(map[int]string{6: "P", 3: "X"}), stale: true},
+		"a new file, never read, whole":   {now: "", next: "x\n", whole: true},
+	} {
+		dir := t.TempDir()
+		if c.now != "" {
+			os.WriteFile(filepath.Join(dir, "f"), []byte(c.now), 0o644)
+		}
+		ws, err := workspace.Open(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := NewReadTracker()
+		switch {
+		case c.hashed:
+			tr.sawHash("f", "0000")
+		case c.seen:
+			tr.saw("f", []byte(read))
+		}
+		fsys := workspace.Disk(ws)
+		known, err := tr.check(fsys, "f", []byte(c.next), c.remove, c.whole)
+		if got := err != nil && result.As(err).Code == result.Stale; got != c.stale {
+			t.Errorf("%s: STALE %v, want %v (%v)", name, got, c.stale, err)
+		}
+		if name == "changed far from the edit" && string(known) != lines(map[int]string{3: "X"}) {
+			t.Errorf("%s: what the session knows after it is %q, not its read with its change", name, known)
+		}
+		fsys.Done()
+		ws.Close()
+	}
+}
