@@ -93,6 +93,7 @@ type ExecConfig struct {
 	KeepWarm  bool
 	Caches    bool
 	GitWrite  bool
+	Record    bool
 	Idle      time.Duration
 }
 
@@ -121,6 +122,7 @@ var defaults = map[string]any{
 	"exec.keep-warm":         false,
 	"exec.caches":            true,
 	"exec.git-write":         false,
+	"exec.record":            false,
 	"exec.idle":              10 * time.Minute,
 	"history":                true,
 	"history-max-operations": history.DefaultLimits.Count,
@@ -283,6 +285,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 			KeepWarm:  boolean("exec.keep-warm"),
 			Caches:    boolean("exec.caches"),
 			GitWrite:  boolean("exec.git-write"),
+			Record:    boolean("exec.record"),
 			Idle:      dur("exec.idle"),
 		},
 	}

@@ -99,6 +99,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")
 	f.Bool("caches", true, "give the command the workspace's own writable build caches (Go, npm, pip, cargo, Maven, Gradle) that persist across runs")
 	f.Bool("git-write", false, "let the command change the workspace's .git (commit, checkout); its hooks and config then run outside the sandbox the next time git runs")
+	f.Bool("record", false, "record what the command changes in the workspace in the history, so hunk undo takes it back (costs a read and a copy of the workspace's files)")
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
 	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
@@ -114,7 +115,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	for flag, key := range map[string]string{
 		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
 		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
-		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches", "git-write": "exec.git-write",
+		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches", "git-write": "exec.git-write", "record": "exec.record",
 	} {
 		configKey(f, flag, key)
 	}
@@ -131,7 +132,7 @@ func (a *App) execPolicy() (ops.ExecPolicy, error) {
 	cfg := a.Cfg.Exec
 	p := ops.ExecPolicy{
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
-		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite,
+		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite, Record: cfg.Record,
 	}
 	var err error
 	if p.Memory, err = parseSize(cfg.Memory); err != nil {

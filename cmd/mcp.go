@@ -41,6 +41,8 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.Var(newDurationFlag(120*time.Second), "timeout", "exec's default and longest timeout, e.g. 30 (seconds), 10m; 0 for none")
 	f.Bool("git-write", false, "let exec's commands change the workspace's .git (its hooks and config then run outside the sandbox)")
 	configKey(f, "git-write", "exec.git-write")
+	f.Bool("record", false, "record what exec's commands change in the history, so undo takes it back")
+	configKey(f, "record", "exec.record")
 	configKey(f, "driver", "exec.driver")
 	configKey(f, "timeout", "exec.timeout")
 }

@@ -188,7 +188,7 @@ func (s *Store) Blob(im *Image) ([]byte, error) {
 	if im.Pack != "" {
 		gen, off, ok := strings.Cut(im.Pack, ":")
 		o, err := strconv.ParseInt(off, 10, 64)
-		if !ok || err != nil || strings.Trim(gen, "0123456789") != "" || o < 0 || im.Size < 0 || im.Size > 1<<40 {
+		if !ok || err != nil || !validGen(gen) || o < 0 || im.Size < 0 || im.Size > 1<<40 {
 			return nil, fmt.Errorf("%q is not a place in a pack", im.Pack)
 		}
 		f, err := os.Open(filepath.Join(s.dir, "pack."+gen))
@@ -573,12 +573,20 @@ func (s *Store) prune(lf *os.File) error {
 			_ = lf.Truncate(int64(len(g)))
 		}
 	}
-	// The old packs go; so do the blob files nothing names.
+	// The old packs go (a live process's private one stays: it is storing
+	// what its command may change); so do the blob files nothing names.
 	if ents, err := os.ReadDir(s.dir); err == nil {
 		for _, d := range ents {
-			if g, ok := strings.CutPrefix(d.Name(), "pack."); ok && g != strconv.Itoa(gen) {
-				os.Remove(filepath.Join(s.dir, d.Name()))
+			g, ok := strings.CutPrefix(d.Name(), "pack.")
+			if !ok || g == strconv.Itoa(gen) {
+				continue
 			}
+			if pid, isPriv := strings.CutPrefix(g, "x"); isPriv {
+				if n, err := strconv.Atoi(pid); err == nil && (n == os.Getpid() || alive(n)) {
+					continue
+				}
+			}
+			os.Remove(filepath.Join(s.dir, d.Name()))
 		}
 	}
 	for h := range s.readHashes() {
@@ -631,7 +639,7 @@ func (s *Store) packGen() int {
 	gen := 0
 	ents, _ := os.ReadDir(s.dir)
 	for _, d := range ents {
-		if g, ok := strings.CutPrefix(d.Name(), "pack."); ok {
+		if g, ok := strings.CutPrefix(d.Name(), "pack."); ok && !strings.HasPrefix(g, "x") {
 			if n, err := strconv.Atoi(g); err == nil && n > gen {
 				gen = n
 			}
@@ -660,6 +668,13 @@ var emptyHash = Hash(nil)
 // Stored reports whether the history holds im's content.
 func (im *Image) Stored() bool {
 	return im != nil && (validHash(im.Hash) && (im.Pack != "" || im.Size > 0) || validUnhashed(im.Unhashed))
+}
+
+// validGen reports whether g names a pack: a generation, or a process's
+// private pack ("x<pid>").
+func validGen(g string) bool {
+	g = strings.TrimPrefix(g, "x")
+	return g != "" && strings.Trim(g, "0123456789") == ""
 }
 
 // validUnhashed reports whether u is a name LinkNew gives.
@@ -727,4 +742,12 @@ func writeAtomic(p string, data []byte) error {
 		return err
 	}
 	return nil
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -33,6 +34,9 @@ type Op struct {
 	pack   *os.File // the pack contents are appended to, once one is
 	packAt int64
 	gen    int
+	// private names a pack of this process's own ("x<pid>": BeginPrivate)
+	// instead of the current one.
+	private string
 }
 
 // Begin starts recording an operation, settling first one a killed hunk
@@ -57,6 +61,34 @@ func (s *Store) Begin() (*Op, error) {
 		}
 	}
 	return o, nil
+}
+
+// BeginPrivate starts storing contents no entry names yet — what a
+// recorded command may change, kept before it runs — in a pack of this
+// process's own (pack.x<pid>), which the prune leaves alone while the
+// process lives. Release, not Commit, ends it: the lock is not held while
+// the command runs. DropPrivate removes the pack once an entry no longer
+// needs it.
+func (s *Store) BeginPrivate() (*Op, error) {
+	o, err := s.Begin()
+	if err != nil {
+		return nil, err
+	}
+	o.private = "x" + strconv.Itoa(os.Getpid())
+	return o, nil
+}
+
+// Release ends an operation that recorded nothing, keeping what it stored.
+func (o *Op) Release() {
+	if !o.done {
+		o.done = true
+		o.unlock()
+	}
+}
+
+// DropPrivate removes this process's private pack.
+func (s *Store) DropPrivate() {
+	os.Remove(filepath.Join(s.dir, "pack.x"+strconv.Itoa(os.Getpid())))
 }
 
 // add appends recs to the log.
@@ -89,8 +121,12 @@ func (o *Op) Put(data []byte) (*Image, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.pack == nil {
-		gen := o.s.currentGen(o.lf)
-		f, err := os.OpenFile(filepath.Join(o.s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+		name := o.private
+		if name == "" {
+			o.gen = o.s.currentGen(o.lf)
+			name = strconv.Itoa(o.gen)
+		}
+		f, err := os.OpenFile(filepath.Join(o.s.dir, "pack."+name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +135,7 @@ func (o *Op) Put(data []byte) (*Image, error) {
 			f.Close()
 			return nil, err
 		}
-		o.pack, o.packAt, o.gen = f, fi.Size(), gen
+		o.pack, o.packAt = f, fi.Size()
 	}
 	if _, err := o.pack.Write(data); err != nil {
 		// A partial write leaves bytes no entry names; the next prune
@@ -109,7 +145,11 @@ func (o *Op) Put(data []byte) (*Image, error) {
 		}
 		return nil, err
 	}
-	im := &Image{Hash: h, Size: int64(len(data)), Pack: fmt.Sprintf("%d:%d", o.gen, o.packAt)}
+	where := strconv.Itoa(o.gen)
+	if o.private != "" {
+		where = o.private
+	}
+	im := &Image{Hash: h, Size: int64(len(data)), Pack: fmt.Sprintf("%s:%d", where, o.packAt)}
 	o.packAt += int64(len(data))
 	return im, nil
 }

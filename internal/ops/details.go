@@ -71,6 +71,8 @@ type ExecDetails struct {
 	// NewRepository lists what a git repository the command created would
 	// run outside the sandbox.
 	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
+	// OpID is the history's id of what a recorded command changed.
+	OpID string `json:"opId,omitempty" jsonschema:"with exec --record: the id in the history of what the command changed (hunk undo takes it back)"`
 }
 
 // DriversDetails list the exec drivers and which one auto picks.

@@ -56,6 +56,9 @@ type ExecPolicy struct {
 	Hide     []string // host paths, beside sandbox.DefaultHidden
 	Caches   bool     // the workspace's build caches (sandbox.CacheEnv)
 	GitWrite bool     // let the command change the workspace's .git (sandbox.ProtectedPaths)
+	// Record makes what the command changes in the workspace one operation
+	// of the history (execrecord.go), so that hunk undo takes it back.
+	Record bool
 	Memory   int64
 	Pids     int
 	CPUs     float64
@@ -248,9 +251,25 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	}
 	gitDir := filepath.Join(ws.Dir(), ".git")
 	_, noRepo := os.Lstat(gitDir)
+	var scan *execScan
+	if req.Record && !req.ReadOnly {
+		if scan, err = recordBefore(env); err != nil {
+			return nil, nil, err
+		}
+	}
 	r, err := sandbox.Run(ctx, req.Driver, spec)
 	if err != nil {
+		if scan != nil {
+			scan.store.DropPrivate()
+		}
 		return nil, nil, SandboxError(err)
+	}
+	var opID string
+	if scan != nil {
+		// What the command changed, whatever its exit: recorded, or said.
+		if opID, err = recordAfter(env, scan, argv); err != nil {
+			env.warn("exec --record: what the command changed is not recorded: " + err.Error())
+		}
 	}
 	var newRepo []string
 	if noRepo != nil && req.Driver != "none" {
@@ -261,6 +280,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 		r.ExitCode = in.ExitCode()
 	}
 	out, details := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
+	details.OpID = opID
 	if len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.

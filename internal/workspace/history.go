@@ -66,6 +66,14 @@ func (w *Workspace) History() (*history.Store, error) {
 	return w.hist, w.histErr
 }
 
+// HistoryLimit is what the history keeps.
+func (w *Workspace) HistoryLimit() history.Limits {
+	if w.HistoryLimits != nil {
+		return *w.HistoryLimits
+	}
+	return history.DefaultLimits
+}
+
 // holdsPost reports whether the workspace holds f's post-image.
 func (w *Workspace) holdsPost(f history.FileChange) bool {
 	cur, err := w.Image(f.Path)
