@@ -59,9 +59,9 @@ type ExecPolicy struct {
 	// Record makes what the command changes in the workspace one operation
 	// of the history (execrecord.go), so that hunk undo takes it back.
 	Record bool
-	Memory   int64
-	Pids     int
-	CPUs     float64
+	Memory int64
+	Pids   int
+	CPUs   float64
 	// MaxOutput bounds each captured stream (0: all).
 	MaxOutput int64
 	// Docker only.

@@ -244,4 +244,3 @@ func currentImage(ws *workspace.Workspace, name string, s scanned) (*history.Ima
 	}
 	return im, err
 }
-
