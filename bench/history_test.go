@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -95,5 +96,26 @@ func BenchmarkHistoryApplyPatchBig(b *testing.B) {
 		b.ReportMetric(ms(without[runs/2]), "no-history-ms")
 		b.ReportMetric(ms(with[runs/2]), "history-ms")
 		b.ReportMetric(float64(with[runs/2])/float64(without[runs/2]), "x-no-history")
+	}
+}
+
+// BenchmarkHistoryExecRecord measures what --record costs `hunk exec --
+// true` under bwrap over gen_bigpatch.py's workspace (2,100 files, 30 MB):
+// every file's content read and stored before the command, the tree
+// scanned again after it. Alternated medians of 21 runs each.
+func BenchmarkHistoryExecRecord(b *testing.B) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		b.Skip("SKIPPED: needs bubblewrap")
+	}
+	bin := hunkBin(b)
+	out := bigPatch(b)
+	ws := filepath.Join(out, "workspace")
+	historyEnv(b, filepath.Join(b.TempDir(), "state"))
+	for b.Loop() {
+		base := []string{bin, "exec", "--driver", "bwrap", "--", "true"}
+		without, with := medianPair(b, 21, ws, base, []string{bin, "exec", "--driver", "bwrap", "--record", "--", "true"})
+		b.ReportMetric(ms(without.Wall), "no-record-ms")
+		b.ReportMetric(ms(with.Wall), "record-ms")
+		b.ReportMetric(float64(with.Wall)/float64(without.Wall), "x-no-record")
 	}
 }
