@@ -581,7 +581,8 @@ func (s *Store) prune(lf *os.File) error {
 			if !ok || g == strconv.Itoa(gen) {
 				continue
 			}
-			if pid, isPriv := strings.CutPrefix(g, "x"); isPriv {
+			if p, isPriv := strings.CutPrefix(g, "x"); isPriv {
+				pid, _, _ := strings.Cut(p, "n")
 				if n, err := strconv.Atoi(pid); err == nil && (n == os.Getpid() || alive(n)) {
 					continue
 				}
@@ -670,10 +671,13 @@ func (im *Image) Stored() bool {
 	return im != nil && (validHash(im.Hash) && (im.Pack != "" || im.Size > 0) || validUnhashed(im.Unhashed))
 }
 
-// validGen reports whether g names a pack: a generation, or a process's
-// private pack ("x<pid>").
+// validGen reports whether g names a pack: a generation, or a private
+// pack ("x<pid>n<n>").
 func validGen(g string) bool {
-	g = strings.TrimPrefix(g, "x")
+	if p, ok := strings.CutPrefix(g, "x"); ok {
+		pid, n, ok := strings.Cut(p, "n")
+		return ok && pid != "" && n != "" && strings.Trim(pid+n, "0123456789") == ""
+	}
 	return g != "" && strings.Trim(g, "0123456789") == ""
 }
 

@@ -291,3 +291,35 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 		t.Fatalf("unhashed files left: %v", left)
 	}
 }
+
+// TestPrivatePack: what a recorded command's scan stores is kept by the
+// prune while its process lives, readable, and goes with DropPrivate; a
+// dead process's private pack goes at the next prune.
+func TestPrivatePack(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 1
+	o, err := s.BeginPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := o.Put([]byte("before the command\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Release()
+	dead := filepath.Join(s.dir, "pack.x999999999n1")
+	os.WriteFile(dead, []byte("x"), 0o600)
+	if err := s.Record(&Entry{Command: "write"}); err != nil { // prunes
+		t.Fatal(err)
+	}
+	if data, err := s.Blob(im); err != nil || string(data) != "before the command\n" {
+		t.Fatalf("the live private pack after a prune: %q %v", data, err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Fatal("a dead process's private pack survived the prune")
+	}
+	o.DropPrivate()
+	if _, err := s.Blob(im); err == nil {
+		t.Fatal("the private pack is still there after DropPrivate")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,8 +65,8 @@ func (s *Store) Begin() (*Op, error) {
 }
 
 // BeginPrivate starts storing contents no entry names yet — what a
-// recorded command may change, kept before it runs — in a pack of this
-// process's own (pack.x<pid>), which the prune leaves alone while the
+// recorded command may change, kept before it runs — in a pack of its own
+// (pack.x<pid>n<n>), which the prune leaves alone while the
 // process lives. Release, not Commit, ends it: the lock is not held while
 // the command runs. DropPrivate removes the pack once an entry no longer
 // needs it.
@@ -74,9 +75,13 @@ func (s *Store) BeginPrivate() (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.private = "x" + strconv.Itoa(os.Getpid())
+	o.private = fmt.Sprintf("x%dn%d", os.Getpid(), privateSeq.Add(1))
 	return o, nil
 }
+
+// privateSeq tells apart the private packs of one process (an MCP
+// session's exec calls may run at once).
+var privateSeq atomic.Int64
 
 // Release ends an operation that recorded nothing, keeping what it stored.
 func (o *Op) Release() {
@@ -86,9 +91,11 @@ func (o *Op) Release() {
 	}
 }
 
-// DropPrivate removes this process's private pack.
-func (s *Store) DropPrivate() {
-	os.Remove(filepath.Join(s.dir, "pack.x"+strconv.Itoa(os.Getpid())))
+// DropPrivate removes the private pack o stored into.
+func (o *Op) DropPrivate() {
+	if o.private != "" {
+		os.Remove(filepath.Join(o.s.dir, "pack."+o.private))
+	}
 }
 
 // add appends recs to the log.

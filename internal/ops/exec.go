@@ -260,7 +260,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	r, err := sandbox.Run(ctx, req.Driver, spec)
 	if err != nil {
 		if scan != nil {
-			scan.store.DropPrivate()
+			scan.op.DropPrivate()
 		}
 		return nil, nil, SandboxError(err)
 	}

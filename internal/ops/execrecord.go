@@ -42,6 +42,7 @@ type scanned struct {
 type execScan struct {
 	store *history.Store
 	files map[string]scanned
+	op    *history.Op // its private pack
 }
 
 // scanWorkspace lists the workspace's files, links and directories that
@@ -118,6 +119,7 @@ func recordBefore(env *Env) (*execScan, error) {
 		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
 	}
 	defer op.Release()
+	scan := &execScan{store: store, files: files, op: op}
 	for name, f := range files {
 		if !f.mode.IsRegular() {
 			continue
@@ -129,20 +131,20 @@ func recordBefore(env *Env) (*execScan, error) {
 		}
 		im, err := op.Put(data)
 		if err != nil {
-			store.DropPrivate()
+			op.DropPrivate()
 			return nil, result.Wrap(result.IOError, err, "exec --record: storing "+name)
 		}
 		im.Mode = f.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		f.pre = im
 		files[name] = f
 	}
-	return &execScan{store: store, files: files}, nil
+	return scan, nil
 }
 
 // recordAfter compares the workspace with the scan before the command and
 // records what changed as one operation (its id; "" when nothing did).
 func recordAfter(env *Env, before *execScan, argv []string) (string, error) {
-	defer before.store.DropPrivate()
+	defer before.op.DropPrivate()
 	ws := env.Workspace
 	after, err := scanWorkspace(ws)
 	if err != nil {
