@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -51,7 +50,9 @@ func scanWorkspace(ws *workspace.Workspace) (map[string]scanned, error) {
 	out := map[string]scanned{}
 	var walk func(dir string) error
 	walk = func(dir string) error {
-		ents, err := os.ReadDir(ws.Abs(dir))
+		// Through the workspace's root: a directory the command swapped
+		// for a link to elsewhere is never listed.
+		ents, err := ws.ReadDir(dir)
 		if err != nil {
 			return err
 		}
@@ -74,7 +75,7 @@ func scanWorkspace(ws *workspace.Workspace) (map[string]scanned, error) {
 			}
 			switch {
 			case fi.Mode()&fs.ModeSymlink != 0:
-				if s.link, err = os.Readlink(ws.Abs(name)); err != nil {
+				if s.link, err = ws.Readlink(name); err != nil {
 					continue
 				}
 			case fi.IsDir():
