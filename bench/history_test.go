@@ -61,7 +61,6 @@ func BenchmarkHistoryEditSmall(b *testing.B) {
 func BenchmarkHistoryApplyPatchBig(b *testing.B) {
 	bin := hunkBin(b)
 	out := bigPatch(b)
-	ws, want, patch := filepath.Join(out, "workspace"), filepath.Join(out, "expected"), filepath.Join(out, "patch.txt")
 	base := os.Getenv("HUNK_BENCH_DIR")
 	if base == "" {
 		base = b.TempDir()
@@ -71,31 +70,12 @@ func BenchmarkHistoryApplyPatchBig(b *testing.B) {
 		state = filepath.Join(base, "state")
 	}
 	historyEnv(b, state)
-	const runs = 9
 	for b.Loop() {
-		var with, without []time.Duration
-		for i := 0; i < runs; i++ {
-			for _, flags := range [][]string{{"--no-history"}, nil} {
-				dir := filepath.Join(base, fmt.Sprintf("ws-%d", i))
-				if err := os.CopyFS(dir, os.DirFS(ws)); err != nil {
-					b.Fatal(err)
-				}
-				r := runOnce(b, dir, patch, append(append([]string{bin}, flags...), "apply-patch")...)
-				sameTree(b, "hunk apply-patch", dir, want, true)
-				if flags == nil {
-					with = append(with, r.Wall)
-				} else {
-					without = append(without, r.Wall)
-				}
-				os.RemoveAll(dir)
-			}
-		}
+		without, with := bigPatchPair(b, bin, out, base, 9, []string{"--no-history"}, nil)
 		os.RemoveAll(state)
-		slices.Sort(without)
-		slices.Sort(with)
-		b.ReportMetric(ms(without[runs/2]), "no-history-ms")
-		b.ReportMetric(ms(with[runs/2]), "history-ms")
-		b.ReportMetric(float64(with[runs/2])/float64(without[runs/2]), "x-no-history")
+		b.ReportMetric(ms(without), "no-history-ms")
+		b.ReportMetric(ms(with), "history-ms")
+		b.ReportMetric(float64(with)/float64(without), "x-no-history")
 	}
 }
 
