@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // Recording asks that the changes of one operation be recorded in the
@@ -87,7 +87,7 @@ func (w *Workspace) holdsPost(f history.FileChange) bool {
 func (w *Workspace) Image(name string) (*history.Image, error) {
 	fi, err := w.Lstat(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || isNotFound(err) {
+		if errors.Is(err, fs.ErrNotExist) || result.As(err).Code == result.NotFound {
 			return nil, nil
 		}
 		return nil, err
@@ -119,11 +119,6 @@ func SameImage(a, b *history.Image) bool {
 		return a.Link == b.Link && a.Hash == "" && b.Hash == ""
 	}
 	return a.Hash == b.Hash
-}
-
-func isNotFound(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrNotExist) || strings.Contains(err.Error(), "no such file")
 }
 
 // ReadFileRaw reads name's content without asking the path policy: what
