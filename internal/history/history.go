@@ -613,9 +613,9 @@ func (s *Store) prune(lf *os.File) error {
 	})
 }
 
-// hashUnhashed names the blob file LinkNew stored for im by its hash
-// (dropping it where that content is stored already); im is left as it is
-// when the file cannot be read.
+// hashUnhashed names the blob file LinkNew stored for im by its hash (or
+// finds that content stored already); im is left as it is when the file
+// cannot be read.
 func (s *Store) hashUnhashed(im *Image) {
 	if !validUnhashed(im.Unhashed) {
 		return
@@ -627,10 +627,16 @@ func (s *Store) hashUnhashed(im *Image) {
 	}
 	h := Hash(b)
 	dst := s.blobPath(h)
-	if fi, err := os.Stat(dst); err == nil && fi.Size() == im.Size {
-		os.Remove(p)
-	} else if os.MkdirAll(filepath.Dir(dst), 0o700) != nil || os.Rename(p, dst) != nil {
-		return
+	// A second name, not a rename: the log still names the first until the
+	// prune has rewritten it (a crash meanwhile loses nothing); the sweep
+	// removes the first after.
+	if fi, err := os.Stat(dst); err != nil || fi.Size() != im.Size {
+		if os.MkdirAll(filepath.Dir(dst), 0o700) != nil {
+			return
+		}
+		if err := os.Link(p, dst); err != nil && !errors.Is(err, os.ErrExist) {
+			return
+		}
 	}
 	im.Hash, im.Unhashed = h, ""
 }
