@@ -147,9 +147,9 @@ func (s *Store) blobPath(hash string) string {
 	return filepath.Join(s.dir, "blobs", hash[:2], hash)
 }
 
-// PutFile stores data as a blob file of its own (once: one of the same
+// PutBlob stores data as a blob file of its own (once: one of the same
 // hash is kept) and returns its image.
-func (s *Store) PutFile(data []byte) (*Image, error) {
+func (s *Store) PutBlob(data []byte) (*Image, error) {
 	h := Hash(data)
 	p := s.blobPath(h)
 	if fi, err := os.Stat(p); err == nil && fi.Size() == int64(len(data)) {
@@ -352,20 +352,15 @@ func (s *Store) appendRecords(recs ...record) error {
 	if err != nil {
 		return err
 	}
-	err = appendTo(f, recs...)
+	err = appendLines(f, true, recs...)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// appendTo appends recs to the open log f (O_RDWR|O_APPEND).
-func appendTo(f *os.File, recs ...record) error {
-	return appendLines(f, true, recs...)
-}
-
-// appendLines appends recs to f; check: first see whether f ends a line
-// (the caller may know it does).
+// appendLines appends recs to the open log f (O_RDWR|O_APPEND); check:
+// first see whether f ends a line (the caller may know it does).
 func appendLines(f *os.File, check bool, recs ...record) error {
 	var buf []byte
 	for _, r := range recs {
@@ -383,35 +378,13 @@ func appendLines(f *os.File, check bool, recs ...record) error {
 	return err
 }
 
-// lastRecord reads the log's last line that is a record (lines a killed
-// hunk cut short, or damaged, are passed over): the record, and whether
-// there is one.
-func (s *Store) lastRecord() (record, bool) {
-	f, err := os.Open(filepath.Join(s.dir, "log"))
-	if err != nil {
-		return record{}, false
-	}
-	defer f.Close()
-	return lastRecordOf(f)
-}
-
-// lastRecordOf is lastRecord of the open log f.
-func lastRecordOf(f *os.File) (record, bool) {
-	rec, ok, _ := lastRecordEnd(f)
-	return rec, ok
-}
-
-// lastRecordEnd is lastRecordOf, and whether f ends a line (or is empty).
-func lastRecordEnd(f *os.File) (rec record, ok, ended bool) {
-	rec, ok = lastRecordRead(f, &ended)
-	return rec, ok, ended
-}
-
-func lastRecordRead(f *os.File, ended *bool) (record, bool) {
-	*ended = true
+// lastRecord reads the open log f's last line that is a record (lines a
+// killed hunk cut short, or damaged, are passed over): the record, whether
+// there is one, and whether f ends a line (or is empty).
+func lastRecord(f *os.File) (rec record, ok, ended bool) {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() == 0 {
-		return record{}, false
+		return record{}, false, true
 	}
 	size := fi.Size()
 	for n := int64(4096); ; n *= 4 {
@@ -420,10 +393,9 @@ func lastRecordRead(f *os.File, ended *bool) (record, bool) {
 		}
 		buf := make([]byte, n)
 		if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
-			*ended = false
-			return record{}, false
+			return record{}, false, false
 		}
-		*ended = buf[len(buf)-1] == '\n'
+		ended = buf[len(buf)-1] == '\n'
 		// Whole lines only: the first may have begun before what was read.
 		end := bytes.LastIndexByte(buf, '\n')
 		for end > 0 {
@@ -433,16 +405,16 @@ func lastRecordRead(f *os.File, ended *bool) (record, bool) {
 			}
 			line := buf[start:end]
 			if seq, entry, ok := peekRecord(line); ok && !entry {
-				return record{Seq: seq}, true // a commit or an abort: nothing more to read
+				return record{Seq: seq}, true, ended // a commit or an abort: nothing more to read
 			}
-			var rec record
 			if json.Unmarshal(line, &rec) == nil && rec.Seq > 0 {
-				return rec, true
+				return rec, true, ended
 			}
+			rec = record{}
 			end = start - 1
 		}
 		if n == size {
-			return record{}, false
+			return record{}, false, ended
 		}
 	}
 }
@@ -452,11 +424,15 @@ func lastRecordRead(f *os.File, ended *bool) (record, bool) {
 // open then). Records are appended in order and every hunk settles before
 // it prepares, so only the log's last record can be one.
 func (s *Store) settleTail() {
-	rec, ok := s.lastRecord()
-	if !ok || rec.Entry == nil {
+	f, err := os.Open(filepath.Join(s.dir, "log"))
+	if err != nil {
 		return
 	}
-	s.settle(rec, s.appendRecords)
+	rec, ok, _ := lastRecord(f)
+	f.Close()
+	if ok && rec.Entry != nil {
+		s.settle(rec, s.appendRecords)
+	}
 }
 
 // settle decides the open operation rec prepared, appending its outcome

@@ -53,7 +53,7 @@ func (s *Store) Begin() (*Op, error) {
 		return nil, err
 	}
 	o := &Op{s: s, lf: lf, log: log}
-	rec, ok, ended := lastRecordEnd(log)
+	rec, ok, ended := lastRecord(log)
 	o.ended = ended
 	if ok {
 		o.last = rec.Seq
@@ -123,7 +123,7 @@ func (o *Op) Put(data []byte) (*Image, error) {
 		return &Image{Hash: h}, nil
 	}
 	if len(data) > packMax {
-		return o.s.PutFile(data)
+		return o.s.PutBlob(data)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -161,41 +161,12 @@ func (o *Op) Put(data []byte) (*Image, error) {
 	return im, nil
 }
 
-// PutFile stores the open file f (hash: its content's, or "" to compute
-// it) and returns its image (no mode): by link(newpath), a hard link into
-// the blob files, where link is not nil, the file has no other name than
-// the one link links from (nothing can change it then: that name, a
-// transaction's backup, is removed after the commit) and lies on the
-// history's file system; by a copy otherwise.
-func (o *Op) PutFile(f *os.File, nlink int64, hash string, link func(newpath string) error) (*Image, error) {
-	s := o.s
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() == 0 {
-		return &Image{Hash: emptyHash}, nil
-	}
-	if hash != "" && link != nil && nlink == 1 {
-		p := s.blobPath(hash)
-		if bi, err := os.Stat(p); err == nil && bi.Size() == fi.Size() {
-			return &Image{Hash: hash, Size: fi.Size()}, nil // stored already
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, err
-		}
-		switch err := link(p); {
-		case err == nil, errors.Is(err, os.ErrExist):
-			return &Image{Hash: hash, Size: fi.Size()}, nil
-		}
-		// EXDEV, EPERM (protected hard links): a copy.
-	}
+// PutFile stores the content of the open file f (a copy: Put) and
+// returns its image (no mode).
+func (o *Op) PutFile(f *os.File) (*Image, error) {
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
-	}
-	if hash != "" && Hash(data) != hash {
-		return nil, fmt.Errorf("%s changed while it was stored", f.Name())
 	}
 	return o.Put(data)
 }
@@ -204,7 +175,7 @@ func (o *Op) PutFile(f *os.File, nlink int64, hash string, link func(newpath str
 // the blob files under a name of the operation's (blobs/new/SEQ-N), its
 // hash not taken: the next prune reads it once, names it by its hash and
 // drops a second copy. The caller vouches that nothing else can change the
-// file (see PutFile). This is how a transaction's backups are kept: no
+// file (nothing else names it). This is how a transaction's backups are kept: no
 // content is read or copied while hunk runs a patch.
 func (o *Op) LinkNew(size int64, link func(newpath string) error) (*Image, error) {
 	if size == 0 {

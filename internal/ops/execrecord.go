@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
@@ -176,9 +175,9 @@ func recordAfter(env *Env, before *execScan, argv []string) (string, error) {
 			fc.Pre = imageOf(b)
 		}
 		if hasA {
-			post, err := currentImage(ws, n, a)
-			if err != nil {
-				continue
+			post, err := ws.Image(n)
+			if err != nil || post == nil {
+				continue // gone meanwhile
 			}
 			fc.Post = post
 		}
@@ -234,16 +233,4 @@ func imageOf(s scanned) *history.Image {
 		return &history.Image{Dir: true, Mode: s.mode.Perm()}
 	}
 	return s.pre
-}
-
-// currentImage is what name holds now, as history records it.
-func currentImage(ws *workspace.Workspace, name string, s scanned) (*history.Image, error) {
-	if s.mode.IsDir() {
-		return &history.Image{Dir: true, Mode: s.mode.Perm()}, nil
-	}
-	im, err := ws.Image(name)
-	if err == nil && im == nil {
-		err = fmt.Errorf("%s: gone", name)
-	}
-	return im, err
 }

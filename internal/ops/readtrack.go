@@ -97,7 +97,7 @@ func (t *ReadTracker) saw(name string, data []byte) {
 		keep = nil
 	}
 	if t.store != nil {
-		if _, err := t.store.PutFile(data); err != nil {
+		if _, err := t.store.PutBlob(data); err != nil {
 			keep = nil
 		}
 	}

@@ -130,21 +130,17 @@ func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
 	return os.ReadFile(w.host(name))
 }
 
-// openNoFollow opens name (never following a last-component link) for
-// reading, with a function that hard-links it to a host path.
-func (b *Batch) openNoFollow(name string) (*os.File, func(string) error, error) {
+// openNoFollow opens name for reading, never following a last-component
+// link.
+func (b *Batch) openNoFollow(name string) (*os.File, error) {
 	if fd, base, ok := b.at(name); ok {
 		f, err := unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return nil, nil, pathErr("open", name, err)
+			return nil, pathErr("open", name, err)
 		}
-		return os.NewFile(uintptr(f), name), func(to string) error {
-			return unix.Linkat(fd, base, unix.AT_FDCWD, to, 0)
-		}, nil
+		return os.NewFile(uintptr(f), name), nil
 	}
-	p := b.w.host(name)
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	return f, func(to string) error { return os.Link(p, to) }, err
+	return os.OpenFile(b.w.host(name), os.O_RDONLY|unix.O_NOFOLLOW, 0)
 }
 
 // preImage stores what name holds now as a blob of op and returns its
@@ -177,7 +173,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	case fi.IsDir():
 		return &history.Image{Dir: true, Mode: fi.Mode().Perm()}, nil
 	}
-	f, linkTo, err := t.b.openNoFollow(name)
+	f, err := t.b.openNoFollow(name)
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +182,7 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return nil, err
 	}
-	if !link {
-		linkTo = nil
-	}
-	im, err := op.PutFile(f, int64(st.Nlink), "", linkTo)
+	im, err := op.PutFile(f)
 	if err != nil {
 		return nil, err
 	}

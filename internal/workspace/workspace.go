@@ -47,11 +47,9 @@ type Workspace struct {
 	rfd       rootFD // the policy's descriptor of the root (noLinks)
 
 	// HistoryOff keeps the history from being opened (--no-history);
-	// HistoryLimits bound it (nil: history.DefaultLimits). HistoryNotes
-	// say what opening it settled (a killed hunk's operation).
+	// HistoryLimits bound it (nil: history.DefaultLimits).
 	HistoryOff    bool
 	HistoryLimits *history.Limits
-	HistoryNotes  []string
 	histOnce      sync.Once
 	hist          *history.Store
 	histErr       error
