@@ -25,6 +25,12 @@ import (
 // the Go SDK's own client to it.
 func mcpSession(t *testing.T, dir string, roots []string, args ...string) *mcp.ClientSession {
 	t.Helper()
+	return mcpSessionEnv(t, dir, roots, nil, args...)
+}
+
+// mcpSessionEnv is mcpSession with env added to hunk's environment.
+func mcpSessionEnv(t *testing.T, dir string, roots []string, env []string, args ...string) *mcp.ClientSession {
+	t.Helper()
 	bin := buildHunk(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -33,7 +39,7 @@ func mcpSession(t *testing.T, dir string, roots []string, args ...string) *mcp.C
 		client.AddRoots(&mcp.Root{URI: "file://" + r})
 	}
 	cmd := exec.Command(bin, append([]string{"mcp", "-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	cmd.Env = append(append(os.Environ(), "HUNK_CONFIG=/dev/null"), env...)
 	cmd.Stderr = os.Stderr
 	var opts *mcp.ClientSessionOptions
 	if len(roots) > 0 {
@@ -247,6 +253,30 @@ func TestMCPRootsNarrowNeverWiden(t *testing.T) {
 	}
 	if res, _, _ := callTool(t, cs, "read", map[string]any{"path": "top.txt"}); res.IsError {
 		t.Errorf("roots outside the workspace must leave it whole")
+	}
+}
+
+// TestMCPNarrowKeepsOptions: a session narrowed to a client's root keeps
+// every option hunk mcp was started with: under --no-history its changes
+// are not recorded, and the policy still decides names as the whole
+// workspace's.
+func TestMCPNarrowKeepsOptions(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", ".env"), []byte("SECRET\n"), 0o644)
+	cs := mcpSessionEnv(t, dir, []string{filepath.Join(dir, "sub")}, []string{"XDG_STATE_HOME=" + state},
+		"--no-history", "--deny-read", "/sub/.env")
+	if res, text, _ := callTool(t, cs, "write", map[string]any{"path": "new.txt", "content": "x\n"}); res.IsError {
+		t.Fatalf("write: %s", text)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub", "new.txt")); err != nil || string(b) != "x\n" {
+		t.Fatalf("the write did not land in the client's root: %q %v", b, err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(state, "hunk", "history")); len(ents) > 0 {
+		t.Errorf("--no-history, narrowed: the change was recorded in %s", filepath.Join(state, "hunk", "history", ents[0].Name()))
+	}
+	if res, text, sc := callTool(t, cs, "read", map[string]any{"path": ".env"}); !res.IsError || sc["code"] != "DENIED" || strings.Contains(text, "SECRET") {
+		t.Errorf("narrowed, the policy let .env be read: %s", text)
 	}
 }
 

@@ -309,7 +309,7 @@ func codexApplyPatchMain(app *App, args []string) int {
 		fmt.Fprintln(app.Stderr, result.As(err).Msg)
 		return 1
 	}
-	ws, err := workspace.Open(".", true)
+	ws, err := workspace.Open(".", workspace.Options{})
 	if err != nil {
 		fmt.Fprintf(app.Stderr, "Error: Failed to determine current directory.\n%v\n", result.As(err).Msg)
 		return 1

@@ -62,14 +62,16 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 			}
 			return p, nil
 		}
-		ws, err := workspace.OpenPolicy(a.Cfg.Root, a.Cfg.WorkspaceOnly, rules)
+		limits := a.Cfg.HistoryLimits
+		ws, err := workspace.Open(a.Cfg.Root, workspace.Options{
+			Host:    !a.Cfg.WorkspaceOnly,
+			Rules:   rules,
+			Durable: a.Cfg.Fsync,
+			History: workspace.HistoryOptions{Off: !a.Cfg.History, Limits: &limits},
+		})
 		if err != nil {
 			return nil, err
 		}
-		ws.Durable = a.Cfg.Fsync
-		ws.HistoryOff = !a.Cfg.History
-		limits := a.Cfg.HistoryLimits
-		ws.HistoryLimits = &limits
 		for _, r := range ws.Refused {
 			a.Warn("crash journal %s", r)
 		}

@@ -33,7 +33,7 @@ func tree(t *testing.T, files map[string]string) (*workspace.Workspace, string) 
 			t.Fatal(err)
 		}
 	}
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

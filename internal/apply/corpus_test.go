@@ -159,7 +159,7 @@ func TestMistakeCorpus(t *testing.T) {
 	seed := robustSeed()
 	rng := rand.New(rand.NewPCG(seed, seed^0x25))
 	dir := t.TempDir()
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -997,7 +997,7 @@ func applyAll(t *testing.T, changes []*change, unified bool) {
 	if err != nil {
 		t.Fatalf("unified=%v: %v", unified, err)
 	}
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

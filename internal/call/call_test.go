@@ -19,7 +19,7 @@ import (
 func session(t testing.TB) (*tools.Session, string) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

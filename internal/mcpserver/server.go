@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,10 +28,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Options configure the server.
@@ -556,17 +553,10 @@ func (s *server) narrow(roots []string) *tools.Session {
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue // the workspace itself, or outside it: no narrowing
 		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			continue
-		}
-		within := func(string) (*policy.Policy, error) {
-			return base.Env.Workspace.Policy.Within(filepath.ToSlash(rel)), nil // the rules are -C's: decided as rel/NAME
-		}
-		ws, err := workspace.OpenPolicy(dir, true, within)
+		ws, err := base.Env.Workspace.Narrow(filepath.ToSlash(rel)) // every option carried, the rules decided as rel/NAME
 		if err != nil {
 			continue
 		}
-		ws.Durable = base.Env.Workspace.Durable
 		env := *base.Env
 		env.Workspace = ws
 		n := *base

@@ -20,7 +20,7 @@ func serve(t *testing.T, lines ...string) map[string]map[string]any {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\n"), 0o644)
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ type execLayout struct{ *policy.Layout }
 // a rule no mount can hold refuses the run (LIMIT_UNENFORCEABLE), never
 // runs it with less than the policy.
 func policyLayout(ws *workspace.Workspace, readOnly bool) (execLayout, error) {
-	l, err := ws.Policy.Layout(ws.Dir(), readOnly)
+	l, err := ws.Policy().Layout(ws.Dir(), readOnly)
 	var ue *policy.UnholdableError
 	switch {
 	case errors.As(err, &ue):

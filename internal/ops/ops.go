@@ -67,7 +67,7 @@ func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace
 	switch {
 	case dryRun:
 		fsys = workspace.DryRun(workspace.Disk(e.Workspace))
-	case e.Workspace.HistoryOff:
+	case !e.Workspace.Records():
 		fsys = workspace.Disk(e.Workspace)
 	default:
 		rec = e.recording(command)
@@ -82,7 +82,7 @@ func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace
 // recording is what a change made outside a transaction (a move, a new
 // directory) is recorded as; nil when the history is off.
 func (e *Env) recording(command string) *workspace.Recording {
-	if e.Workspace.HistoryOff {
+	if !e.Workspace.Records() {
 		return nil
 	}
 	if e.Tool != "" {

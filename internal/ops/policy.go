@@ -37,7 +37,7 @@ func CheckPolicy(env *Env, paths []string, read, write bool) (*Output, error) {
 		read, write = true, true
 	}
 	ws := env.Workspace
-	d := &PolicyCheckDetails{Checks: []PolicyCheck{}, Rules: len(ws.Policy.Rules())}
+	d := &PolicyCheckDetails{Checks: []PolicyCheck{}, Rules: len(ws.Policy().Rules())}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	code := 0

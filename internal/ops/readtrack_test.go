@@ -50,7 +50,7 @@ func TestReadTrackerCheck(t *testing.T) {
 		if c.now != "" {
 			os.WriteFile(filepath.Join(dir, "f"), []byte(c.now), 0o644)
 		}
-		ws, err := workspace.Open(dir, true)
+		ws, err := workspace.Open(dir, workspace.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

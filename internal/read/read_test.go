@@ -67,7 +67,7 @@ func newWorkspace(t *testing.T, files map[string][]byte) *workspace.Workspace {
 			t.Fatal(err)
 		}
 	}
-	ws, err := workspace.Open(dir, true)
+	ws, err := workspace.Open(dir, workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func (w *Workspace) Batch() *Batch {
 // replaced atomically by rename, as for every other command), or when it
 // lies on a filesystem that keeps nothing across a restart anyway.
 func (b *Batch) skipFlush() bool {
-	return !b.w.Durable || b.volatile()
+	return !b.w.opts.Durable || b.volatile()
 }
 
 func (b *Batch) volatile() bool {

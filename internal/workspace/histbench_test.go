@@ -16,7 +16,7 @@ func benchWrite(b *testing.B, rec bool) {
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(ws, 0o755)
 	os.WriteFile(filepath.Join(ws, "f"), []byte("hello\n"), 0o644)
-	w, err := Open(ws, true)
+	w, err := Open(ws, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -38,13 +38,13 @@ func (r *Recording) warn(msg string) {
 
 // History opens the workspace's history (once; made when missing), or
 // says why there is none: no state directory, history turned off
-// (HistoryOff), or one that cannot be used. An operation a killed hunk
+// (Options.History.Off), or one that cannot be used. An operation a killed hunk
 // left open is settled against the tree (holdsPost) by the next one to
 // record or list (its Notes say so).
 func (w *Workspace) History() (*history.Store, error) {
 	w.histOnce.Do(func() {
 		switch {
-		case w.HistoryOff:
+		case w.opts.History.Off:
 			w.histErr = errors.New("history is off")
 			return
 		case w.stateBase == "":
@@ -57,19 +57,15 @@ func (w *Workspace) History() (*history.Store, error) {
 			w.histErr = err
 			return
 		}
-		limits := history.DefaultLimits
-		if w.HistoryLimits != nil {
-			limits = *w.HistoryLimits
-		}
-		w.hist, w.histErr = history.Open(dir, limits, w.holdsPost)
+		w.hist, w.histErr = history.Open(dir, w.HistoryLimit(), w.holdsPost)
 	})
 	return w.hist, w.histErr
 }
 
 // HistoryLimit is what the history keeps.
 func (w *Workspace) HistoryLimit() history.Limits {
-	if w.HistoryLimits != nil {
-		return *w.HistoryLimits
+	if l := w.opts.History.Limits; l != nil {
+		return *l
 	}
 	return history.DefaultLimits
 }
@@ -214,7 +210,7 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 	rec := t.rec
 	store, err := t.w.History()
 	if err != nil {
-		if !t.w.HistoryOff {
+		if t.w.Records() {
 			rec.warn("history: this operation is not recorded: " + err.Error())
 		}
 		return nil
@@ -302,7 +298,7 @@ func (w *Workspace) RecordOne(rec *Recording, files []history.FileChange, change
 	}
 	store, err := w.History()
 	if err != nil {
-		if !w.HistoryOff {
+		if w.Records() {
 			rec.warn("history: this operation is not recorded: " + err.Error())
 		}
 		return change()

@@ -27,7 +27,7 @@ func TestRecoverJournal(t *testing.T) {
 	journal := `{"op":"stage","target":"a.txt","tmp":"` + tmp + `","existed":true,"hash":"` + contentHash([]byte("new\n")) + `"}` + "\n"
 	// pid 0 is never a live hunk.
 	must(t, os.WriteFile(filepath.Join(dir, journalDir, "0-abc.tmp"), []byte(journal), 0o600))
-	w, err := Open(dir, true)
+	w, err := Open(dir, Options{})
 	must(t, err)
 	defer w.Close()
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old\n" {
@@ -120,7 +120,7 @@ func TestPlantedJournalsAreLeftAlone(t *testing.T) {
 					must(t, os.WriteFile(filepath.Join(dir, journalDir, "0-planted.tmp"), []byte(j), 0o600))
 				}
 				before, out0 := snapshotTree(t, dir), snapshotTree(t, outside)
-				w, err := Open(dir, confined)
+				w, err := Open(dir, Options{Host: !confined})
 				must(t, err)
 				defer w.Close()
 				if after := snapshotTree(t, dir); after != before {
@@ -177,7 +177,7 @@ func TestRecoverJournalInStateDir(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, tmp), []byte("old\n"), 0o644))
 	journal := `{"op":"stage","target":"a.txt","tmp":"` + tmp + `","existed":true,"hash":"` + contentHash([]byte("new\n")) + `"}` + "\n"
 	must(t, os.WriteFile(filepath.Join(jdir, "0-abc.tmp"), []byte(journal), 0o600))
-	w, err := Open(dir, true)
+	w, err := Open(dir, Options{})
 	must(t, err)
 	defer w.Close()
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old\n" {

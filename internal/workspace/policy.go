@@ -27,14 +27,14 @@ func (w *Workspace) Decide(name string, write bool) (d policy.Decision, by strin
 // lstats one operation shares: the directories on the way of its names are
 // looked at once.
 func (w *Workspace) decideIn(b *Batch, name string, write bool) (d policy.Decision, by string) {
-	if w.Policy.Empty() {
+	if w.policy.Empty() {
 		return policy.Decision{Allowed: true}, name
 	}
 	for _, n := range w.policyNames(b, name) {
 		if write {
-			d = w.Policy.Write(n)
+			d = w.policy.Write(n)
 		} else {
-			d = w.Policy.Read(n)
+			d = w.policy.Read(n)
 		}
 		if !d.Allowed {
 			return d, n
@@ -74,7 +74,7 @@ func Via(name, by string) string {
 // Hidden reports whether a listing of dir leaves its entry out: reading it
 // is denied.
 func (w *Workspace) Hidden(dir, entry string) bool {
-	return !w.Policy.Empty() && w.CheckRead(path.Join(dir, entry)) != nil
+	return !w.policy.Empty() && w.CheckRead(path.Join(dir, entry)) != nil
 }
 
 func (w *Workspace) denied(name, by, what string, d policy.Decision) error {

@@ -30,7 +30,7 @@ func TestRaceDirectorySwappedForSymlink(t *testing.T) {
 	if err := os.Symlink(out, filepath.Join(ws, "alt")); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Open(ws, true)
+	w, err := Open(ws, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestSuggest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := Open(dir, true)
+	ws, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ func txnTree(t *testing.T) (*Workspace, string) {
 			t.Fatal(err)
 		}
 	}
-	w, err := Open(dir, true)
+	w, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,13 +30,9 @@ type Workspace struct {
 	given    string   // absolute form of the directory as the user named it
 	root     *os.Root // nil in host mode
 	confined bool
-	// Durable makes every replacement fsync the new file before renaming it
-	// over the old one (and the directory after), for power-loss durability.
-	// Without it a replacement is still atomic for every process and for a
-	// crash of hunk itself: rename(2) swaps old for new in one step.
-	Durable bool
-	// Policy decides which paths may be read and written (nil: all).
-	Policy *policy.Policy
+	opts     Options
+	// policy decides which paths may be read and written (nil: all).
+	policy *policy.Policy
 	// Refused are the crash journals found at Open that failed a check and
 	// were left alone (journal.go), each said in a sentence to warn with.
 	Refused []string
@@ -46,22 +42,44 @@ type Workspace struct {
 	stateRel  []string
 	rfd       rootFD // the policy's descriptor of the root (noLinks)
 
-	// HistoryOff keeps the history from being opened (--no-history);
-	// HistoryLimits bound it (nil: history.DefaultLimits).
-	HistoryOff    bool
-	HistoryLimits *history.Limits
-	histOnce      sync.Once
-	hist          *history.Store
-	histErr       error
+	histOnce sync.Once
+	hist     *history.Store
+	histErr  error
 }
 
-// Open opens dir as a workspace. confined=false is host mode.
-func Open(dir string, confined bool) (*Workspace, error) { return OpenPolicy(dir, confined, nil) }
+// Options are everything a workspace is opened with. Open takes them whole
+// and Narrow carries them whole to a workspace of a subdirectory: nothing
+// is set on a workspace after Open, and nothing copies options field by
+// field, so no seam can forget one.
+type Options struct {
+	// Host is host mode (--workspace-only=false): paths may name any file,
+	// and a symbolic link may lead anywhere.
+	Host bool
+	// Rules builds the path policy, given the root's real path (nil: no
+	// policy). It is in place before anything is read or written, crash
+	// recovery included.
+	Rules func(real string) (*policy.Policy, error)
+	// Durable makes every replacement fsync the new file before renaming it
+	// over the old one (and the directory after), for power-loss durability.
+	// Without it a replacement is still atomic for every process and for a
+	// crash of hunk itself: rename(2) swaps old for new in one step.
+	Durable bool
+	// History is how the workspace's changes are recorded.
+	History HistoryOptions
+}
 
-// OpenPolicy is Open under a path policy: rules, given the root's real
-// path, returns it (nil: none). It is in place before anything is read or
-// written, crash recovery included.
-func OpenPolicy(dir string, confined bool, rules func(real string) (*policy.Policy, error)) (*Workspace, error) {
+// HistoryOptions say whether and how much a workspace's history keeps.
+type HistoryOptions struct {
+	// Off keeps the history from being opened (--no-history): nothing is
+	// recorded, and hunk log and hunk undo have nothing to work with.
+	Off bool
+	// Limits bound what it keeps (nil: history.DefaultLimits; a zero
+	// field: no bound of that kind).
+	Limits *history.Limits
+}
+
+// Open opens dir as a workspace with opt.
+func Open(dir string, opt Options) (*Workspace, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -73,6 +91,12 @@ func OpenPolicy(dir string, confined bool, rules func(real string) (*policy.Poli
 	if err != nil {
 		return nil, rootErr(dir, err)
 	}
+	return open(real, given, dir, opt)
+}
+
+// open opens the directory real (its real path; given is how the user
+// named it, dir for messages).
+func open(real, given, dir string, opt Options) (*Workspace, error) {
 	fi, err := os.Stat(real)
 	if err != nil {
 		return nil, rootErr(dir, err)
@@ -80,26 +104,60 @@ func OpenPolicy(dir string, confined bool, rules func(real string) (*policy.Poli
 	if !fi.IsDir() {
 		return nil, result.Errorf(result.InvalidArgument, "workspace root %s is not a directory", dir).WithHint("pass a directory with -C/--root")
 	}
-	w := &Workspace{dir: real, given: given, confined: confined}
-	if confined {
+	w := &Workspace{dir: real, given: given, confined: !opt.Host, opts: opt}
+	if w.confined {
 		r, err := os.OpenRoot(real)
 		if err != nil {
 			return nil, rootErr(dir, err)
 		}
 		w.root = r
 	}
-	if rules != nil {
-		p, err := rules(real)
+	if opt.Rules != nil {
+		p, err := opt.Rules(real)
 		if err != nil {
 			w.Close()
 			return nil, err
 		}
-		w.Policy = p
+		w.policy = p
 	}
 	w.stateBase, w.stateRel = stateJournalDir(real)
 	w.RecoverInterrupted() // a transaction a killed hunk left half done goes first
 	return w, nil
 }
+
+// Narrow is the workspace of its directory name (a resolved name): the
+// same options, the policy's rules still decided as the names they are in
+// w (policy.Within). A client's roots narrow an MCP session this way.
+func (w *Workspace) Narrow(name string) (*Workspace, error) {
+	real, err := w.FollowLinks(name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := w.Stat(real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, result.Errorf(result.InvalidArgument, "%s: not a directory", Quote(name)).At(name)
+	}
+	opt := w.opts
+	p := w.policy
+	opt.Rules = func(string) (*policy.Policy, error) { return p.Within(real), nil }
+	abs := w.Abs(real)
+	return open(abs, abs, abs, opt)
+}
+
+// Options are the options w was opened with.
+func (w *Workspace) Options() Options { return w.opts }
+
+// Policy is the workspace's path policy (nil: none).
+func (w *Workspace) Policy() *policy.Policy { return w.policy }
+
+// Durable reports whether replacements are flushed (Options.Durable).
+func (w *Workspace) Durable() bool { return w.opts.Durable }
+
+// Records reports whether the workspace records its changes in a history.
+func (w *Workspace) Records() bool { return !w.opts.History.Off }
 
 func rootErr(dir string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
@@ -345,7 +403,7 @@ func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
 	} else {
 		ents, err = os.ReadDir(w.host(name))
 	}
-	if !w.Policy.Empty() {
+	if !w.policy.Empty() {
 		kept := ents[:0]
 		for _, e := range ents {
 			if !w.Hidden(name, e.Name()) {

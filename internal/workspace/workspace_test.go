@@ -4,10 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -33,7 +36,7 @@ func fixture(t *testing.T) (ws *Workspace, top string) {
 	must(os.Symlink(filepath.Join(top, "ws", "in.txt"), filepath.Join(top, "ws", "abslink")))
 	must(os.Symlink("loop2", filepath.Join(top, "ws", "loop1")))
 	must(os.Symlink("loop1", filepath.Join(top, "ws", "loop2")))
-	w, err := Open(filepath.Join(top, "ws"), true)
+	w, err := Open(filepath.Join(top, "ws"), Options{})
 	must(err)
 	t.Cleanup(func() { w.Close() })
 	return w, top
@@ -195,7 +198,7 @@ func TestLockSerializesReadModifyWrite(t *testing.T) {
 
 func TestHostMode(t *testing.T) {
 	_, top := fixture(t)
-	w, err := Open(filepath.Join(top, "ws"), false)
+	w, err := Open(filepath.Join(top, "ws"), Options{Host: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,4 +220,46 @@ func assertNoTemp(t *testing.T, dir string) {
 		}
 		return nil
 	})
+}
+
+// TestNarrowKeepsOptions: a workspace narrowed to a subdirectory (a
+// client's MCP root) keeps every option it was opened with — durability,
+// the history's switch and limits, host mode — and its policy still decides
+// names as they are in the whole workspace.
+func TestNarrowKeepsOptions(t *testing.T) {
+	top := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(top, "sub", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	limits := history.Limits{Count: 3, Bytes: 1000}
+	rules := func(string) (*policy.Policy, error) {
+		return policy.New([]policy.Rule{{Kind: policy.ReadDeny, Pattern: "/sub/deep/"}, {Kind: policy.WriteDeny, Pattern: "*.lock"}}, false)
+	}
+	for _, opt := range []Options{
+		{Durable: true, History: HistoryOptions{Off: true}, Rules: rules},
+		{History: HistoryOptions{Limits: &limits}, Rules: rules},
+		{Host: true, Durable: true, Rules: rules},
+	} {
+		w, err := Open(top, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := w.Narrow("sub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := n.Options(), opt
+		got.Rules, want.Rules = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("narrowed options %+v, opened with %+v", got, want)
+		}
+		if n.Durable() != opt.Durable || n.Records() == opt.History.Off || n.HistoryLimit() != w.HistoryLimit() {
+			t.Errorf("narrowed: durable %v, records %v, limits %+v; opened with %+v", n.Durable(), n.Records(), n.HistoryLimit(), opt)
+		}
+		if code(n.CheckRead("deep/x")) != result.Denied || code(n.CheckWrite("a.lock")) != result.Denied || n.CheckRead("x") != nil {
+			t.Errorf("the narrowed policy does not decide as the whole workspace's: %v, %v, %v", n.CheckRead("deep/x"), n.CheckWrite("a.lock"), n.CheckRead("x"))
+		}
+		n.Close()
+		w.Close()
+	}
 }

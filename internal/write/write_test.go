@@ -46,7 +46,7 @@ func TestWrite(t *testing.T) {
 			if err := os.Mkdir(filepath.Join(dir, "dir"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := workspace.Open(dir, true)
+			ws, err := workspace.Open(dir, workspace.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
