@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
@@ -13,11 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 func init() {
@@ -278,7 +275,8 @@ func tuneGC(patchLen int) {
 // codexApplyPatchMain is the binary run as `apply_patch` or `applypatch`:
 // Codex's standalone executable — the patch as the one argument or on
 // stdin, Codex's stdout, stderr and exit codes, --compat codex semantics —
-// but confined to the current directory and all-or-nothing.
+// but confined to the current directory, all-or-nothing, and through the
+// operations layer as `hunk apply-patch` is: the path policy, the history.
 func codexApplyPatchMain(app *App, args []string) int {
 	var text string
 	switch {
@@ -304,26 +302,31 @@ func codexApplyPatchMain(app *App, args []string) int {
 		text = string(b)
 	}
 	tuneGC(len(text))
-	p, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip, Codex: true})
+	// The configuration as every hunk command has it (HUNK_* variables,
+	// the config file: the path policy, the history), with no flags: the
+	// link takes none.
+	cmd, _, err := newRootCmd(app, []string{"apply-patch"}).Find([]string{"apply-patch"})
+	if err == nil {
+		err = app.configure(cmd)
+	}
 	if err != nil {
 		fmt.Fprintln(app.Stderr, result.As(err).Msg)
-		return 1
+		return 2
 	}
-	ws, err := workspace.Open(".", workspace.Options{})
+	// Codex's apply_patch works on the current directory, confined, and
+	// prints no JSON.
+	app.Cfg.Root, app.Cfg.WorkspaceOnly, app.Cfg.JSON = ".", true, false
+	env, err := app.Env()
 	if err != nil {
 		fmt.Fprintf(app.Stderr, "Error: Failed to determine current directory.\n%v\n", result.As(err).Msg)
 		return 1
 	}
-	defer ws.Close()
-	res, err := apply.Apply(workspace.Disk(ws), p, apply.Options{
-		Compat: "codex",
-		// Codex names files in its errors by their absolute path.
-		Display: func(name string) string { return filepath.Join(ws.Dir(), filepath.FromSlash(name)) },
-	})
+	env.Tool = "apply_patch" // recorded in the history as Codex's tool
+	out, err := ops.ApplyPatch(env, ops.ApplyPatchRequest{Patch: text, Compat: "codex", AbsolutePaths: true})
 	if err != nil {
 		fmt.Fprintln(app.Stderr, result.As(err).Msg)
 		return 1
 	}
-	_, _ = io.WriteString(app.Stdout, res.Summary())
+	_, _ = io.WriteString(app.Stdout, out.Message+"\n")
 	return 0
 }

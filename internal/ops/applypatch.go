@@ -29,6 +29,9 @@ type ApplyPatchRequest struct {
 	// Format names the patch's format (patchparse.Format); "" or "auto"
 	// detects it.
 	Format string `json:"-"`
+	// AbsolutePaths names files in errors by their absolute path, as
+	// Codex's apply_patch does (the apply_patch link).
+	AbsolutePaths bool `json:"-"`
 	// ifMatch, by workspace name: the hash a file must have (edit's blocks
 	// under --if-match).
 	ifMatch map[string]string
@@ -95,6 +98,9 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	fsys, rec := env.FS(req.DryRun, req.command())
 	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
+	if req.AbsolutePaths {
+		aopt.Display = func(name string) string { return ws.Abs(name) }
+	}
 	res, err := apply.Apply(fsys, p, aopt)
 	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
 		apply.AlreadyApplied(fsys, p, aopt) {
