@@ -82,7 +82,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 		}
 		e := Entry{Name: n, Type: "other"}
 		if fi, err := ws.Lstat(child); err == nil {
-			e.Type = typeName(fi.Mode())
+			e.Type = workspace.TypeName(fi.Mode())
 			if fi.Mode().IsRegular() {
 				e.Size = fi.Size()
 			}

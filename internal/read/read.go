@@ -11,10 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -122,9 +120,9 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on
-	// files and directories); its type is refused below.
-	f, err := ws.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A FIFO, a device or a socket is refused by the workspace before it
+	// could block (workspace.TypeName names it).
+	f, err := ws.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, notFound(ws, name, err)
 	}
@@ -132,10 +130,6 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, ws.Error(name, err)
-	}
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return nil, result.Errorf(result.InvalidArgument, "%s: not a regular file or directory (%s)", ws.Display(name), typeName(fi.Mode())).
-			At(ws.Display(name))
 	}
 	if fi.IsDir() {
 		return readDir(ws, name, f, opt)
@@ -256,25 +250,4 @@ func plural(n int, one, many string) string {
 
 func eolStyle(p *Page) workspace.EOL {
 	return workspace.EOLCounts{LF: p.LF, CRLF: p.CRLF, CR: p.CR}.Style()
-}
-
-// typeName names a file mode's type for messages and listings.
-func typeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "dir"
-	case m.IsRegular():
-		return "file"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "fifo"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "char-device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "other"
 }

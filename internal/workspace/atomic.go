@@ -108,22 +108,13 @@ func unwrapPath(err error) error {
 // writers never deadlock. Locks are advisory and released by the returned
 // function (or when the process dies).
 func (w *Workspace) Lock(names ...string) (unlock func(), err error) {
-	var dirs []string
-	for _, n := range names {
-		t, err := w.FollowLinks(n)
-		if err != nil {
-			return nil, err
-		}
-		d, _ := splitName(t)
-		dirs = append(dirs, nearestDir(d, func(d string) bool {
-			fi, err := w.Stat(d)
-			return err == nil && fi.IsDir()
-		}))
+	b := w.Batch()
+	release, err := b.Lock(names...)
+	if err != nil {
+		b.Close()
+		return nil, err
 	}
-	return w.lockDirs(dirs, func(d string) (*os.File, bool, error) {
-		f, err := w.Open(d)
-		return f, true, err
-	})
+	return func() { release(); b.Close() }, nil
 }
 
 // nearestDir is d, or the nearest directory above it that isDir says
@@ -136,40 +127,30 @@ func nearestDir(d string, isDir func(string) bool) string {
 }
 
 // lockDirs takes flock(2) LOCK_EX on each of dirs once, in sorted order (so
-// that two writers never deadlock), each opened by open — a file open says
-// it owns is closed on release. It returns the release function.
-func (w *Workspace) lockDirs(dirs []string, open func(d string) (f *os.File, owned bool, err error)) (func(), error) {
+// that two writers never deadlock), each opened by open (a descriptor the
+// caller keeps and closes). It returns the release function.
+func (w *Workspace) lockDirs(dirs []string, open func(d string) (int, error)) (func(), error) {
 	sort.Strings(dirs)
-	type held struct {
-		f     *os.File
-		owned bool
-	}
-	var hs []held
+	var held []int
 	release := func() {
-		for i := len(hs) - 1; i >= 0; i-- {
-			_ = syscall.Flock(int(hs[i].f.Fd()), syscall.LOCK_UN)
-			if hs[i].owned {
-				hs[i].f.Close()
-			}
+		for i := len(held) - 1; i >= 0; i-- {
+			_ = syscall.Flock(held[i], syscall.LOCK_UN)
 		}
 	}
 	for i, d := range dirs {
 		if i > 0 && d == dirs[i-1] {
 			continue
 		}
-		f, owned, err := open(d)
+		fd, err := open(d)
 		if err != nil {
-			release()
-			return nil, err
-		}
-		if err := ignoringEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }); err != nil {
-			if owned {
-				f.Close()
-			}
 			release()
 			return nil, w.Error(d, err)
 		}
-		hs = append(hs, held{f, owned})
+		if err := ignoringEINTR(func() error { return syscall.Flock(fd, syscall.LOCK_EX) }); err != nil {
+			release()
+			return nil, w.Error(d, err)
+		}
+		held = append(held, fd)
 	}
 	return release, nil
 }

@@ -3,36 +3,30 @@ package workspace
 import (
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-// Batch is a view of the workspace for work on many files: it opens each
-// directory once, through the workspace's root (so it lies inside), and
-// works relative to that descriptor with *at(2) system calls on a single
-// name component that is never followed if it is a symlink (O_NOFOLLOW,
-// AT_SYMLINK_NOFOLLOW) — one system call per access, rather than one per
-// path component and the bookkeeping of an os.File. Anything else (a
-// symlink to follow, an absolute path, host mode) goes through the
-// workspace. Safe for concurrent use; Close releases the directories.
+// Batch is a view of the workspace for work on many files — one
+// operation's: it walks each directory once, through the door (door.go),
+// and works relative to that descriptor with *at(2) system calls on a
+// single name component that is never followed if it is a symlink
+// (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW) — one system call per access, and every
+// access to a directory's files (the policy's decision, the staging, the
+// rename) on the one descriptor its walk gave. Safe for concurrent use;
+// Close releases the directories.
 //
 // A batch remembers what Lstat found for each name (a patch asks about the
 // same name when locking, planning and staging) until the batch itself
 // changes that name; it is meant for one operation, not to watch a tree.
 type Batch struct {
 	w     *Workspace
+	c     *dirCache
 	mu    sync.Mutex
-	dirs  map[string]*os.File
 	stats map[string]lstatResult
-	// missing are directories found absent (a patch's new directories,
-	// asked about once for each of their files); forget clears one.
-	missing map[string]bool
 
 	volOnce sync.Once
 	vol     bool
@@ -45,10 +39,9 @@ type lstatResult struct {
 
 // Batch opens a batch view of the workspace.
 func (w *Workspace) Batch() *Batch {
-	return &Batch{w: w, dirs: map[string]*os.File{}, stats: map[string]lstatResult{}, missing: map[string]bool{}}
+	return &Batch{w: w, c: newDirCache(), stats: map[string]lstatResult{}}
 }
 
-// volatile is Workspace.volatile, asked once per batch.
 // skipFlush reports whether commits skip the durability flushes: when the
 // workspace is not Durable (--fsync off, the default: each file is still
 // replaced atomically by rename, as for every other command), or when it
@@ -57,6 +50,7 @@ func (b *Batch) skipFlush() bool {
 	return !b.w.opts.Durable || b.volatile()
 }
 
+// volatile is Workspace.volatile, asked once per batch.
 func (b *Batch) volatile() bool {
 	b.volOnce.Do(func() { b.vol = b.w.volatile() })
 	return b.vol
@@ -67,77 +61,45 @@ func (b *Batch) forget(names ...string) {
 	b.mu.Lock()
 	for _, n := range names {
 		delete(b.stats, n)
-		delete(b.missing, n)
 	}
 	b.mu.Unlock()
+	b.c.forget(names...)
 }
 
 // Close releases the directories the batch opened.
 func (b *Batch) Close() {
+	b.c.close()
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, f := range b.dirs {
-		f.Close()
-	}
-	b.dirs = map[string]*os.File{}
 	b.stats = map[string]lstatResult{}
-	b.missing = map[string]bool{}
+	b.mu.Unlock()
 }
 
-// at returns a descriptor of the directory holding name and name's last
-// component; ok is false when the batch cannot serve name directly.
+// at returns the batch's descriptor of the directory holding name and
+// name's last component (never followed); ok is false when the door cannot
+// open that directory.
 func (b *Batch) at(name string) (fd int, base string, ok bool) {
-	if b.w.root == nil || filepath.IsAbs(name) {
+	p, err := b.w.resolve(b.c, name, false)
+	if err != nil || p.base == "." {
 		return 0, "", false
 	}
-	dir, base := splitName(name)
-	if base == "." || base == ".." || base == "/" || base == "" {
-		return 0, "", false
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	f, ok := b.dirs[dir]
-	if !ok {
-		if b.missing[dir] {
-			return 0, "", false
-		}
-		var err error
-		if f, err = b.w.root.Open(dir); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				b.missing[dir] = true
-			}
-			return 0, "", false // let the workspace report it
-		}
-		b.dirs[dir] = f
-	}
-	return int(f.Fd()), base, true
+	return p.dir.fd, p.base, true
 }
 
-// inMissing reports whether name's directory was found absent.
-func (b *Batch) inMissing(name string) bool {
-	dir, _ := splitName(name)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.missing[dir]
+// cache is the batch's directories (nil for no batch).
+func (b *Batch) cache() *dirCache {
+	if b == nil {
+		return nil
+	}
+	return b.c
 }
 
-// dirFile returns the Batch's open directory dir (opened once, through the
-// root), or false where the Batch does not serve it.
-func (b *Batch) dirFile(dir string) (*os.File, bool) {
-	if b.w.root == nil || filepath.IsAbs(dir) {
-		return nil, false
+// dirFD is the batch's directory dir opened for reading (flock, fsync).
+func (b *Batch) dirFD(dir string) (int, error) {
+	d, err := b.c.dir(b.w, dir)
+	if err != nil {
+		return -1, err
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	f, ok := b.dirs[dir]
-	if !ok {
-		var err error
-		if f, err = b.w.root.Open(dir); err != nil {
-			return nil, false
-		}
-		b.dirs[dir] = f
-	}
-	return f, true
+	return d.readable()
 }
 
 func pathErr(op, name string, err error) error {
@@ -155,7 +117,7 @@ func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
 	if ok {
 		return r.fi, r.err
 	}
-	r.fi, r.err = b.lstat(name)
+	r.fi, r.err = b.w.statIn(b.c, name, false)
 	if r.err == nil || result.As(r.err).Code == result.NotFound {
 		b.mu.Lock()
 		b.stats[name] = r
@@ -164,74 +126,11 @@ func (b *Batch) Lstat(name string) (fs.FileInfo, error) {
 	return r.fi, r.err
 }
 
-func (b *Batch) lstat(name string) (fs.FileInfo, error) {
-	fd, base, ok := b.at(name)
-	if !ok {
-		if b.inMissing(name) {
-			return nil, b.w.Error(name, pathErr("lstat", name, unix.ENOENT))
-		}
-		return b.w.Lstat(name)
-	}
-	var st unix.Stat_t
-	if err := ignoringEINTR(func() error { return unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
-		return nil, b.w.Error(name, pathErr("lstat", name, err))
-	}
-	return statInfo(base, &st), nil
-}
+// ReadFile is Workspace.ReadFile through the batch's directories.
+func (b *Batch) ReadFile(name string) ([]byte, error) { return b.w.readFileIn(b.c, name, true) }
 
-// ReadFile is Workspace.ReadFile. A final symlink is followed through the
-// workspace (inside the root only).
-func (b *Batch) ReadFile(name string) ([]byte, error) {
-	if err := b.w.checkIn(b, name, false); err != nil {
-		return nil, err
-	}
-	fd, base, ok := b.at(name)
-	if !ok {
-		return b.w.ReadFile(name)
-	}
-	var f int
-	err := ignoringEINTR(func() (err error) {
-		f, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		return err
-	})
-	if err == unix.ELOOP {
-		return b.w.ReadFile(name)
-	}
-	if err != nil {
-		return nil, b.w.Error(name, pathErr("open", name, err))
-	}
-	defer unix.Close(f)
-	var st unix.Stat_t
-	if err := unix.Fstat(f, &st); err != nil {
-		return nil, b.w.Error(name, pathErr("stat", name, err))
-	}
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return nil, b.w.Error(name, pathErr("read", name, syscall.EISDIR))
-	}
-	data := make([]byte, 0, st.Size+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := unix.Read(f, data[len(data):cap(data)])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, b.w.Error(name, pathErr("read", name, err))
-		}
-		if n == 0 {
-			return data, nil
-		}
-		data = data[:len(data)+n]
-		if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(len(data)) == st.Size {
-			return data, nil // all of it, as it was when opened
-		}
-	}
-}
-
-// FollowLinks is Workspace.FollowLinks, with one Lstat for a name that is
-// not a symlink.
+// FollowLinks is Workspace.FollowLinks through the batch's directories,
+// with one Lstat for a name that is not a symlink.
 func (b *Batch) FollowLinks(name string) (string, error) {
 	fi, err := b.Lstat(name)
 	if err != nil {
@@ -241,9 +140,9 @@ func (b *Batch) FollowLinks(name string) (string, error) {
 		return "", err
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
-		return name, nil
+		return b.w.followIn(b.c, name)
 	}
-	return b.w.FollowLinks(name)
+	return b.w.followIn(b.c, name)
 }
 
 // createExcl creates name (which must not exist) with mode perm less the
@@ -260,37 +159,18 @@ func (b *Batch) createExcl(name string, data []byte, perm fs.FileMode, exact, ch
 // once, so the disk works while the rest is copied.
 func (b *Batch) create(name string, parts [][]byte, perm fs.FileMode, exact, chown bool, uid, gid int, writeback bool) error {
 	b.forget(name)
-	fd, base, ok := b.at(name)
-	if !ok {
-		f, err := b.w.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if err != nil {
+	p, err := b.w.resolve(b.c, name, false)
+	if err != nil {
+		return b.w.missing(b.c, name, true, err)
+	}
+	defer b.c.release(p.dir)
+	if !IsTemp(p.base) {
+		if err := b.w.decide(name, p.real, true); err != nil {
 			return err
 		}
-		for _, data := range parts {
-			if err == nil {
-				_, err = f.Write(data)
-			}
-		}
-		if err == nil && exact && (perm&^fs.ModePerm != 0 || uint32(perm&fs.ModePerm)&umask() != 0) {
-			err = f.Chmod(perm)
-		}
-		if err == nil && chown {
-			_ = f.Chown(uid, gid)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			_ = b.w.Remove(name)
-			return b.w.Error(name, err)
-		}
-		return nil
 	}
-	var f int
-	err := ignoringEINTR(func() (err error) {
-		f, err = unix.Openat(fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm&fs.ModePerm))
-		return err
-	})
+	fd, base := p.dir.fd, p.base
+	f, err := openat(fd, base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm&fs.ModePerm))
 	if err != nil {
 		return b.w.Error(name, pathErr("open", name, err))
 	}
@@ -347,83 +227,45 @@ func (b *Batch) create(name string, parts [][]byte, perm fs.FileMode, exact, cho
 // symlink creates name as a symbolic link to target.
 func (b *Batch) symlink(target, name string) error {
 	b.forget(name)
-	if fd, base, ok := b.at(name); ok {
-		return pathErr("symlink", name, unix.Symlinkat(target, fd, base))
-	}
-	if b.w.root != nil {
-		return b.w.root.Symlink(target, name)
-	}
-	return os.Symlink(target, b.w.host(name))
+	return b.w.symlinkIn(b.c, target, name)
 }
 
 // Remove is Workspace.Remove for a file or symlink (never followed).
 func (b *Batch) Remove(name string) error {
 	b.forget(name)
-	fd, base, ok := b.at(name)
-	if !ok {
-		return b.w.Remove(name)
-	}
-	err := unix.Unlinkat(fd, base, 0)
-	if err == unix.EISDIR || err == unix.EPERM {
-		err = unix.Unlinkat(fd, base, unix.AT_REMOVEDIR)
-	}
-	return b.w.Error(name, pathErr("remove", name, err))
+	return b.w.removeIn(b.c, name)
 }
 
-// Rename is Workspace.Rename (names in one directory are served directly).
+// Rename is Workspace.Rename through the batch's directories.
 func (b *Batch) Rename(oldname, newname string) error {
 	b.forget(oldname, newname)
-	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
-		return b.w.Error(newname, pathErr("rename", newname, unix.Renameat(fd, obase, fd, nbase)))
-	}
-	return b.w.Rename(oldname, newname)
+	return b.w.renameIn(b.c, oldname, newname, 0)
 }
 
 // errNoExchange reports that the filesystem cannot exchange two names.
 var errNoExchange = errors.New("renameat2 RENAME_EXCHANGE not supported")
 
-// Exchange swaps two names in one directory atomically (renameat2 with
-// RENAME_EXCHANGE); errNoExchange where that is not available.
+// Exchange swaps two names atomically (renameat2 with RENAME_EXCHANGE);
+// errNoExchange where that is not available.
 func (b *Batch) Exchange(a, c string) error {
 	b.forget(a, c)
-	fd, abase, cbase, ok := b.pair(a, c)
-	if !ok {
-		return errNoExchange
-	}
-	err := renameExchange(fd, abase, cbase)
+	err := b.w.renameIn(b.c, a, c, unix.RENAME_EXCHANGE)
 	switch err {
 	case nil:
 		return nil
 	case unix.EINVAL, unix.ENOSYS, unix.EOPNOTSUPP:
 		return errNoExchange
 	}
-	return b.w.Error(c, pathErr("rename", c, err))
+	if _, ok := err.(unix.Errno); ok {
+		return b.w.Error(c, pathErr("rename", c, err))
+	}
+	return err
 }
 
-// Link is Workspace.Link (names in one directory are served directly).
+// Link is Workspace.Link through the batch's directories.
 func (b *Batch) Link(oldname, newname string) error {
 	b.forget(oldname, newname)
-	if fd, obase, nbase, ok := b.pair(oldname, newname); ok {
-		return b.w.Error(newname, pathErr("link", newname, unix.Linkat(fd, obase, fd, nbase, 0)))
-	}
-	return b.w.Link(oldname, newname)
-}
-
-func (b *Batch) pair(oldname, newname string) (int, string, string, bool) {
-	od, _ := splitName(oldname)
-	nd, _ := splitName(newname)
-	if od != nd {
-		return 0, "", "", false
-	}
-	fd, obase, ok := b.at(oldname)
-	if !ok {
-		return 0, "", "", false
-	}
-	_, nbase := splitName(newname)
-	if nbase == "." || nbase == ".." || nbase == "" {
-		return 0, "", "", false
-	}
-	return fd, obase, nbase, true
+	return b.w.linkIn(b.c, oldname, newname)
 }
 
 func ignoringEINTR(f func() error) error {
@@ -438,7 +280,7 @@ func ignoringEINTR(f func() error) error {
 // directory first.
 func (b *Batch) Lock(names ...string) (func(), error) {
 	seen := map[string]bool{}
-	var reps, dirs []string
+	var dirs []string
 	for _, n := range names {
 		t, err := b.FollowLinks(n)
 		if err != nil {
@@ -451,9 +293,6 @@ func (b *Batch) Lock(names ...string) (func(), error) {
 			continue
 		}
 		seen[d] = true
-		// Workspace.Lock locks the directory of each name it is given:
-		// name a (never existing) child of d.
-		reps = append(reps, joinName(d, TempPrefix+"lock"+TempSuffix))
 		// Its rule, through the batch's cached lookups and directories
 		// (a patch of thousands of files shares few directories): the
 		// nearest directory that exists.
@@ -465,18 +304,5 @@ func (b *Batch) Lock(names ...string) (func(), error) {
 			return err == nil && fi.IsDir()
 		}))
 	}
-	unlock, err := b.w.lockDirs(dirs, func(d string) (*os.File, bool, error) {
-		if f, ok := b.dirFile(d); ok {
-			return f, false, nil // the batch's own: it closes them
-		}
-		return nil, false, errNotServed
-	})
-	if errors.Is(err, errNotServed) {
-		return b.w.Lock(reps...) // names the batch does not serve
-	}
-	return unlock, err
+	return b.w.lockDirs(dirs, b.dirFD)
 }
-
-// errNotServed: a directory the batch does not open itself (an absolute
-// name, a workspace without a root).
-var errNotServed = errors.New("not served by the batch")

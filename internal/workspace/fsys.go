@@ -88,7 +88,7 @@ func (d *disk) Open(name string) (*os.File, error)         { return d.w.Open(nam
 func (d *disk) ReadFile(name string) ([]byte, error)       { return d.b.ReadFile(name) }
 func (d *disk) Lock(names ...string) (func(), error)       { return d.b.Lock(names...) }
 func (d *disk) DidYouMean(name string, err error) error    { return d.w.DidYouMean(name, err) }
-func (d *disk) CheckWrite(name string) error               { return d.w.checkIn(d.b, name, true) }
+func (d *disk) CheckWrite(name string) error               { return d.w.checkIn(d.b.c, name, true) }
 func (d *disk) Begin() Txn                                 { return d.w.begin(d.b, d.rec) }
 func (d *disk) Done()                                      { d.b.Close() }
 

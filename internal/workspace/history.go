@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"golang.org/x/sys/unix"
@@ -120,23 +119,21 @@ func SameImage(a, b *history.Image) bool {
 // ReadFileRaw reads name's content without asking the path policy: what
 // history keeps and compares, never handed to a command's caller.
 func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
-	if w.root != nil && !filepath.IsAbs(name) {
-		return w.root.ReadFile(name)
-	}
-	return os.ReadFile(w.host(name))
+	return w.readFileIn(nil, name, false)
 }
 
 // openNoFollow opens name for reading, never following a last-component
 // link.
 func (b *Batch) openNoFollow(name string) (*os.File, error) {
-	if fd, base, ok := b.at(name); ok {
-		f, err := unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, pathErr("open", name, err)
-		}
-		return os.NewFile(uintptr(f), name), nil
+	fd, base, ok := b.at(name)
+	if !ok {
+		return nil, pathErr("open", name, unix.ENOENT)
 	}
-	return os.OpenFile(b.w.host(name), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, pathErr("open", name, err)
+	}
+	return b.w.regular(name, f)
 }
 
 // preImage stores what name holds now as a blob of op and returns its

@@ -112,7 +112,7 @@ func (j *journal) log(e journalEntry) {
 		var f *os.File
 		var err error
 		for try := 0; try < 3; try++ { // another transaction may remove the directory meanwhile
-			_ = j.w.mkdir(journalDir)
+			_ = j.w.mkdirIn(nil, journalDir)
 			if f, err = j.w.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600); err == nil {
 				break
 			}

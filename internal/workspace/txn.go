@@ -100,7 +100,7 @@ func (w *Workspace) begin(b *Batch, rec *Recording) *diskTxn {
 // writeOne replaces or creates one file atomically, through b (nil: a
 // Batch of its own): a transaction of that one write.
 func (w *Workspace) writeOne(b *Batch, rec *Recording, name string, parts [][]byte, opt WriteOptions) error {
-	if err := w.checkIn(b, name, true); err != nil {
+	if err := w.checkIn(b.cache(), name, true); err != nil {
 		return err
 	}
 	t := w.begin(b, rec)
@@ -118,7 +118,7 @@ func (w *Workspace) writeOne(b *Batch, rec *Recording, name string, parts [][]by
 // existing file's mode (and owner, when we may) is given to the new content;
 // opt.CreateOnly makes Commit refuse a target that exists by then.
 func (t *diskTxn) Stage(name string, data []byte, opt WriteOptions) error {
-	if err := t.w.checkIn(t.b, name, true); err != nil {
+	if err := t.w.checkIn(t.b.c, name, true); err != nil {
 		return err
 	}
 	return t.stage(name, [][]byte{data}, opt)
@@ -297,7 +297,7 @@ func (t *diskTxn) mkdirAll(dir string) error {
 		missing = append(missing, d)
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
-		err := t.w.mkdir(missing[i])
+		err := t.w.mkdirIn(t.b.c, missing[i])
 		t.b.forget(missing[i])
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return t.w.Error(missing[i], err)
@@ -305,13 +305,6 @@ func (t *diskTxn) mkdirAll(dir string) error {
 		t.dirs = append(t.dirs, missing[i])
 	}
 	return nil
-}
-
-func (w *Workspace) mkdir(name string) error {
-	if w.root != nil {
-		return w.root.Mkdir(name, 0o777)
-	}
-	return os.Mkdir(w.host(name), 0o777)
 }
 
 // log records e in the journal, unless the transaction is single.
@@ -643,42 +636,25 @@ func (w *Workspace) volatile() bool {
 
 // fdatasync flushes the data of the file name (never following a symlink).
 func (b *Batch) fdatasync(name string) error {
-	if fd, base, ok := b.at(name); ok {
-		var f int
-		err := ignoringEINTR(func() (err error) {
-			f, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			return err
-		})
-		if err != nil {
-			return pathErr("open", name, err)
-		}
-		defer unix.Close(f)
-		return pathErr("fdatasync", name, ignoringEINTR(func() error { return fdatasync(f) }))
+	fd, base, ok := b.at(name)
+	if !ok {
+		return pathErr("open", name, unix.ENOENT)
 	}
-	f, err := b.w.OpenFile(name, os.O_RDONLY, 0)
+	f, err := openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return pathErr("open", name, err)
 	}
-	defer f.Close()
-	return f.Sync()
+	defer unix.Close(f)
+	return pathErr("fdatasync", name, ignoringEINTR(func() error { return fdatasync(f) }))
 }
 
 // fsyncDir flushes directory dir's entries.
 func (b *Batch) fsyncDir(dir string) error {
-	f, ok := b.dirFile(dir)
-	if !ok {
-		var err error
-		if b.w.root != nil && !filepath.IsAbs(dir) {
-			f, err = b.w.root.Open(dir)
-		} else {
-			f, err = os.Open(b.w.Abs(dir))
-		}
-		if err != nil {
-			return err
-		}
-		defer f.Close()
+	fd, err := b.dirFD(dir)
+	if err != nil {
+		return err
 	}
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+	if err := unix.Fsync(fd); err != nil && err != unix.EINVAL {
 		return err
 	}
 	return nil

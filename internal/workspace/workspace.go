@@ -8,7 +8,6 @@ package workspace
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -17,18 +16,21 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-// Workspace is an open root directory. In confined mode (the default) every
-// access goes through an os.Root; in host mode (--workspace-only=false) paths
-// may name any file and plain os calls are used.
+// Workspace is an open root directory. Every access goes through the door
+// (door.go): in confined mode (the default) a path is walked from the root
+// and never leaves it; in host mode (--workspace-only=false) paths may name
+// any file, and are walked from the host's /.
 type Workspace struct {
-	dir      string   // absolute, symlinks resolved
-	given    string   // absolute form of the directory as the user named it
-	root     *os.Root // nil in host mode
+	dir      string // absolute, symlinks resolved
+	given    string // absolute form of the directory as the user named it
+	rootFD   int    // the root, opened once (O_PATH)
 	confined bool
 	opts     Options
 	// policy decides which paths may be read and written (nil: all).
@@ -40,7 +42,10 @@ type Workspace struct {
 	// state directory (stateJournalDir); stateBase "" when there is none.
 	stateBase string
 	stateRel  []string
-	rfd       rootFD // the policy's descriptor of the root (noLinks)
+
+	slashOnce sync.Once // the host's /, for host mode's walks
+	slashFD   int
+	slashErr  error
 
 	histOnce sync.Once
 	hist     *history.Store
@@ -97,21 +102,19 @@ func Open(dir string, opt Options) (*Workspace, error) {
 // open opens the directory real (its real path; given is how the user
 // named it, dir for messages).
 func open(real, given, dir string, opt Options) (*Workspace, error) {
-	fi, err := os.Stat(real)
+	fd, err := openat(unix.AT_FDCWD, real, oPath|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, rootErr(dir, err)
-	}
-	if !fi.IsDir() {
-		return nil, result.Errorf(result.InvalidArgument, "workspace root %s is not a directory", dir).WithHint("pass a directory with -C/--root")
-	}
-	w := &Workspace{dir: real, given: given, confined: !opt.Host, opts: opt}
-	if w.confined {
-		r, err := os.OpenRoot(real)
-		if err != nil {
-			return nil, rootErr(dir, err)
+		if err == unix.ENOTDIR {
+			return nil, result.Errorf(result.InvalidArgument, "workspace root %s is not a directory", dir).WithHint("pass a directory with -C/--root")
 		}
-		w.root = r
+		return nil, rootErr(dir, &fs.PathError{Op: "open", Path: real, Err: err})
 	}
+	return openFD(fd, real, given, opt)
+}
+
+// openFD makes the workspace of the directory fd (its real path real).
+func openFD(fd int, real, given string, opt Options) (*Workspace, error) {
+	w := &Workspace{dir: real, given: given, rootFD: fd, confined: !opt.Host, opts: opt}
 	if opt.Rules != nil {
 		p, err := opt.Rules(real)
 		if err != nil {
@@ -127,24 +130,27 @@ func open(real, given, dir string, opt Options) (*Workspace, error) {
 
 // Narrow is the workspace of its directory name (a resolved name): the
 // same options, the policy's rules still decided as the names they are in
-// w (policy.Within). A client's roots narrow an MCP session this way.
+// w (policy.Within). The directory is the one the door opens for name — a
+// link on its way followed once, never again by name. A client's roots
+// narrow an MCP session this way.
 func (w *Workspace) Narrow(name string) (*Workspace, error) {
-	real, err := w.FollowLinks(name)
+	p, err := w.resolve(nil, name, true)
 	if err != nil {
-		return nil, err
+		return nil, w.Error(name, err)
 	}
-	fi, err := w.Stat(real)
+	defer p.dir.close()
+	fd, err := openat(p.dir.fd, p.base, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, result.Errorf(result.InvalidArgument, "%s: not a directory", Quote(name)).At(name)
+		if err == unix.ENOTDIR {
+			return nil, result.Errorf(result.InvalidArgument, "%s: not a directory", Quote(name)).At(name)
+		}
+		return nil, w.Error(name, err)
 	}
 	opt := w.opts
-	p := w.policy
-	opt.Rules = func(string) (*policy.Policy, error) { return p.Within(real), nil }
+	pol, real := w.policy, p.real
+	opt.Rules = func(string) (*policy.Policy, error) { return pol.Within(real), nil }
 	abs := w.Abs(real)
-	return open(abs, abs, abs, opt)
+	return openFD(fd, abs, abs, opt)
 }
 
 // Options are the options w was opened with.
@@ -174,9 +180,14 @@ func (w *Workspace) Confined() bool { return w.confined }
 
 // Close releases the root.
 func (w *Workspace) Close() error {
-	w.closeRootFD()
-	if w.root != nil {
-		return w.root.Close()
+	if w.slashFD > 0 {
+		unix.Close(w.slashFD)
+		w.slashFD = 0
+	}
+	if w.rootFD > 0 {
+		err := unix.Close(w.rootFD)
+		w.rootFD = -1
+		return err
 	}
 	return nil
 }
@@ -328,226 +339,8 @@ func (w *Workspace) typed(name string, err error) *result.Error {
 	return &result.Error{Code: result.IOError, Msg: q + ": " + msg, Err: err}
 }
 
-// isEscape reports whether err is os.Root's refusal of a path that leaves it.
-// os does not export that error; its text is stable and pinned by our tests.
+// isEscape reports whether err is the door's refusal of a path that leaves
+// the root (errEscape, or its text after a wrapping).
 func isEscape(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
-}
-
-func (w *Workspace) host(name string) string { return w.Abs(name) }
-
-// Open opens name for reading.
-func (w *Workspace) Open(name string) (*os.File, error) {
-	if err := w.CheckRead(name); err != nil {
-		return nil, err
-	}
-	var f *os.File
-	var err error
-	if w.root != nil {
-		f, err = w.root.Open(name)
-	} else {
-		f, err = os.Open(w.host(name))
-	}
-	return f, w.Error(name, err)
-}
-
-// ReadFile reads the whole of name.
-func (w *Workspace) ReadFile(name string) ([]byte, error) {
-	if err := w.CheckRead(name); err != nil {
-		return nil, err
-	}
-	var b []byte
-	var err error
-	if w.root != nil {
-		b, err = w.root.ReadFile(name)
-	} else {
-		b, err = os.ReadFile(w.host(name))
-	}
-	return b, w.Error(name, err)
-}
-
-// Stat follows symlinks (inside the root only).
-func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
-	var fi fs.FileInfo
-	var err error
-	if w.root != nil {
-		fi, err = w.root.Stat(name)
-	} else {
-		fi, err = os.Stat(w.host(name))
-	}
-	return fi, w.Error(name, err)
-}
-
-// Lstat does not follow a final symlink.
-func (w *Workspace) Lstat(name string) (fs.FileInfo, error) {
-	var fi fs.FileInfo
-	var err error
-	if w.root != nil {
-		fi, err = w.root.Lstat(name)
-	} else {
-		fi, err = os.Lstat(w.host(name))
-	}
-	return fi, w.Error(name, err)
-}
-
-// ReadDir lists a directory, sorted by name; entries the policy denies
-// reading are left out.
-func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
-	if err := w.CheckRead(name); err != nil {
-		return nil, err
-	}
-	var ents []fs.DirEntry
-	var err error
-	if w.root != nil {
-		ents, err = fs.ReadDir(w.root.FS(), name)
-	} else {
-		ents, err = os.ReadDir(w.host(name))
-	}
-	if !w.policy.Empty() {
-		kept := ents[:0]
-		for _, e := range ents {
-			if !w.Hidden(name, e.Name()) {
-				kept = append(kept, e)
-			}
-		}
-		ents = kept
-	}
-	return ents, w.Error(name, err)
-}
-
-// MkdirAll creates name and its parents.
-func (w *Workspace) MkdirAll(name string) error {
-	if err := w.CheckWrite(name); err != nil {
-		return err
-	}
-	if w.root != nil {
-		return w.Error(name, w.root.MkdirAll(name, 0o777))
-	}
-	return w.Error(name, os.MkdirAll(w.host(name), 0o777))
-}
-
-// Remove removes a file, an empty directory, or a symlink itself (never its target).
-func (w *Workspace) Remove(name string) error {
-	if err := w.CheckWrite(name); err != nil {
-		return err
-	}
-	if w.root != nil {
-		return w.Error(name, w.root.Remove(name))
-	}
-	return w.Error(name, os.Remove(w.host(name)))
-}
-
-// Rename renames oldname to newname, replacing newname atomically.
-func (w *Workspace) Rename(oldname, newname string) error {
-	for _, n := range []string{oldname, newname} {
-		if err := w.CheckWrite(n); err != nil {
-			return err
-		}
-	}
-	var err error
-	if w.root != nil {
-		err = w.root.Rename(oldname, newname)
-	} else {
-		err = os.Rename(w.host(oldname), w.host(newname))
-	}
-	return w.Error(newname, err)
-}
-
-// Link creates newname as a hard link to oldname.
-func (w *Workspace) Link(oldname, newname string) error {
-	if err := w.CheckRead(oldname); err != nil {
-		return err
-	}
-	if err := w.CheckWrite(newname); err != nil {
-		return err
-	}
-	var err error
-	if w.root != nil {
-		err = w.root.Link(oldname, newname)
-	} else {
-		err = os.Link(w.host(oldname), w.host(newname))
-	}
-	return w.Error(newname, err)
-}
-
-// Readlink returns a symlink's target as stored.
-func (w *Workspace) Readlink(name string) (string, error) {
-	var s string
-	var err error
-	if w.root != nil {
-		s, err = w.root.Readlink(name)
-	} else {
-		s, err = os.Readlink(w.host(name))
-	}
-	return s, w.Error(name, err)
-}
-
-// OpenFile opens name with flags and perm through the root.
-func (w *Workspace) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
-	check := w.CheckRead
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0 {
-		check = w.CheckWrite
-	}
-	if err := check(name); err != nil {
-		return nil, err
-	}
-	var f *os.File
-	var err error
-	if w.root != nil {
-		f, err = w.root.OpenFile(name, flag, perm)
-	} else {
-		f, err = os.OpenFile(w.host(name), flag, perm)
-	}
-	return f, w.Error(name, err)
-}
-
-// maxLinks bounds how many symlinks FollowLinks follows, as Linux's ELOOP limit.
-const maxLinks = 40
-
-// FollowLinks returns the name that a write to name really replaces: while the
-// final component is a symlink, its target (resolved relative to the link's
-// directory; an absolute target must lie inside the root). A dangling symlink
-// resolves to its (missing) target. Anything that leads outside, or a loop, is
-// OUTSIDE_WORKSPACE. A missing name is returned as it is.
-func (w *Workspace) FollowLinks(name string) (string, error) {
-	cur := name
-	for i := 0; i < maxLinks; i++ {
-		fi, err := w.Lstat(cur)
-		if err != nil {
-			var re *result.Error
-			if errors.As(err, &re) && re.Code == result.NotFound {
-				return cur, nil
-			}
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return cur, nil
-		}
-		target, err := w.Readlink(cur)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			next, err := w.Resolve(target)
-			if err != nil {
-				return "", w.Error(name, errors.New("path escapes from parent"))
-			}
-			cur = next
-			continue
-		}
-		var next string
-		if filepath.IsAbs(cur) {
-			next = filepath.Join(filepath.Dir(cur), target)
-		} else {
-			next = path.Join(path.Dir(cur), filepath.ToSlash(target))
-			if next == ".." || strings.HasPrefix(next, "../") {
-				if w.confined {
-					return "", w.Error(name, errors.New("path escapes from parent"))
-				}
-				next = filepath.Join(w.dir, next)
-			}
-		}
-		cur = next
-	}
-	return "", w.Error(name, syscall.ELOOP)
+	return errors.Is(err, errEscape) || err != nil && strings.Contains(err.Error(), errEscape.Error())
 }

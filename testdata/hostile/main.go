@@ -17,6 +17,14 @@
 // set-user-ID or set-group-ID file in the workspace, every way a file gets
 // a mode), git (a hook and core.fsmonitor in the workspace's .git, and
 // .git moved away and replaced).
+//
+//	hostile swap A B
+//
+// is not an attack of its own but the other side of one: it exchanges the
+// names A and B (renameat2 RENAME_EXCHANGE, two symbolic links made to lead
+// to an allowed and a denied place) as fast as it can, until a file named
+// stop appears, for hunk's own reads and writes to race against; it prints
+// how many times it swapped.
 package main
 
 import (
@@ -54,6 +62,10 @@ func main() {
 	sock := flag.String("sock", "", "a unix socket of the host, outside the workspace")
 	file := flag.String("file", "", "a file of the host outside the workspace, the command's user's own")
 	flag.Parse()
+	if flag.NArg() == 3 && flag.Arg(0) == "swap" {
+		swap(flag.Arg(1), flag.Arg(2))
+		return
+	}
 	targets := map[string]int{}
 	if ppid := os.Getppid(); ppid > 1 { // not the sandbox's own init
 		targets["parent"] = ppid
@@ -252,6 +264,25 @@ func main() {
 			os.Exit(2)
 		}
 	}
+}
+
+// swap exchanges a and b until a file named stop appears (or ten minutes
+// pass), and prints how many exchanges it made.
+func swap(a, b string) {
+	deadline := time.Now().Add(10 * time.Minute)
+	n := 0
+	for ; time.Now().Before(deadline); n++ {
+		if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+			fmt.Printf("swap: %v\n", err)
+			os.Exit(1)
+		}
+		if n%256 == 0 {
+			if _, err := os.Lstat("stop"); err == nil {
+				break
+			}
+		}
+	}
+	fmt.Printf("swapped %d times\n", n)
 }
 
 func tiocsti(fd int) error {
