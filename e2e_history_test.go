@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // historyLog is hunk log --json's operations, oldest first, with each
@@ -355,5 +357,45 @@ func TestMCPReadTracking(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws, "a.txt")); !strings.Contains(string(data), "\nline 3\n") {
 		t.Fatalf("undo left %q", data)
+	}
+}
+
+// TestUndoPlantedLink: a model alone, in one hunk mcp --record session,
+// makes a file, removes it, puts a link to .git/hooks where its directory
+// was — all with exec under a sandbox — and asks the undo tool to take the
+// removal back. The undo must not write through the link (a hook git would
+// run outside the sandbox), nor reach a person's change by a guessed id.
+func TestUndoPlantedLink(t *testing.T) {
+	for _, driver := range []string{"bwrap", "docker"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			dir := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			env := []string{"XDG_STATE_HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir(), "HUNK_EXEC_IMAGE=" + sandboxtest.ImageName()}
+			cs := mcpSessionEnv(t, dir, nil, env, "--record", "--driver", driver)
+			run := func(command string) map[string]any {
+				res, text, sc := callTool(t, cs, "exec", map[string]any{"command": command})
+				if res.IsError {
+					t.Fatalf("exec %q: %s", command, text)
+				}
+				return sc
+			}
+			run("mkdir sub && printf '#!/bin/sh\\necho pwned\\n' > sub/pre-commit && chmod +x sub/pre-commit")
+			removal := run("rm sub/pre-commit")
+			id, _ := removal["opId"].(string)
+			if id == "" {
+				t.Fatalf("the removal was not recorded: %v", removal)
+			}
+			run("rmdir sub && ln -s .git/hooks sub")
+			res, text, sc := callTool(t, cs, "undo", map[string]any{"id": id, "force": true})
+			if !res.IsError || sc["code"] != "STALE" {
+				t.Errorf("the undo through the planted link: %v %s", sc["code"], text)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+				t.Fatalf("the undo wrote .git/hooks/pre-commit")
+			}
+		})
 	}
 }

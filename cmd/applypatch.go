@@ -321,8 +321,7 @@ func codexApplyPatchMain(app *App, args []string) int {
 		fmt.Fprintf(app.Stderr, "Error: Failed to determine current directory.\n%v\n", result.As(err).Msg)
 		return 1
 	}
-	env.Tool = "apply_patch" // recorded in the history as Codex's tool
-	out, err := ops.ApplyPatch(env, ops.ApplyPatchRequest{Patch: text, Compat: "codex", AbsolutePaths: true})
+	out, err := ops.ApplyPatch(env, ops.ApplyPatchRequest{Patch: text, Compat: "codex", AbsolutePaths: true, As: "apply_patch"})
 	if err != nil {
 		fmt.Fprintln(app.Stderr, result.As(err).Msg)
 		return 1

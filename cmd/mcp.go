@@ -54,7 +54,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	env.ToolResult = true
+	env.ToolResult, env.Agent = true, true
 	env.Stdin = nil
 	policy, err := a.execPolicy()
 	if err != nil {

@@ -45,6 +45,9 @@ func appendEntry(b []byte, e *Entry) []byte {
 		b = append(b, `,"session":`...)
 		b = appendString(b, e.Session)
 	}
+	if e.Tool {
+		b = append(b, `,"tool":true`...)
+	}
 	if e.Undoes != "" {
 		b = append(b, `,"undoes":`...)
 		b = appendString(b, e.Undoes)

@@ -76,6 +76,7 @@ type Entry struct {
 	Time    time.Time    `json:"time"`
 	Command string       `json:"command"`           // "apply-patch", "edit", the tool's name, …
 	Session string       `json:"session,omitempty"` // --session, or the MCP session's
+	Tool    bool         `json:"tool,omitempty"`    // made by a tool call (hunk mcp, hunk call): a tool's undo reaches only these
 	Undoes  string       `json:"undoes,omitempty"`  // the entries this one undid, comma-separated
 	Files   []FileChange `json:"files"`
 }

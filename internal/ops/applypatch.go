@@ -35,13 +35,14 @@ type ApplyPatchRequest struct {
 	// ifMatch, by workspace name: the hash a file must have (edit's blocks
 	// under --if-match).
 	ifMatch map[string]string
-	// as names the operation in the history ("" apply-patch).
-	as string
+	// As names the operation in the history ("" apply-patch; the
+	// apply_patch link: Codex's tool's name).
+	As string `json:"-"`
 }
 
 func (r ApplyPatchRequest) command() string {
-	if r.as != "" {
-		return r.as
+	if r.As != "" {
+		return r.As
 	}
 	return "apply-patch"
 }

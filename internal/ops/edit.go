@@ -187,7 +187,7 @@ func editBlocks(env *Env, req EditRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	apply := ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact, as: "edit"}
+	apply := ApplyPatchRequest{DryRun: req.DryRun, Diff: req.Diff, Strict: req.Exact, As: "edit"}
 	if ifMatch != "" {
 		apply.ifMatch = map[string]string{name: ifMatch}
 	}

@@ -213,7 +213,7 @@ func recordAfter(env *Env, before *execScan, argv []string) (string, error) {
 		changes[i].Pre = im
 	}
 	rec := env.recording("exec")
-	e := &history.Entry{Command: rec.Command + " " + strings.Join(argv, " "), Session: rec.Session, Files: changes}
+	e := &history.Entry{Command: rec.Command + " " + strings.Join(argv, " "), Session: rec.Session, Tool: rec.Tool, Files: changes}
 	if len(e.Command) > 200 {
 		e.Command = e.Command[:200] + "…"
 	}

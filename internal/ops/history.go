@@ -263,8 +263,10 @@ type UndoRequest struct {
 	Force  bool   `json:"force,omitempty" jsonschema:"take back even files changed since the operation (their current content is kept in the history as the undo's)"`
 	DryRun bool   `json:"dryRun,omitempty" jsonschema:"say what would be restored and write nothing"`
 	Diff   bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the restore to the result"`
-	// own keeps the choice (N, Path, the default) to this session's.
-	own string
+	// own and ownOnly keep the choice to the tool calls of session own
+	// (UndoOwn).
+	own     string
+	ownOnly bool
 }
 
 // UndoDetails are undo's facts.
@@ -344,7 +346,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 			plural2(len(stale), "a file", "files"), strings.Join(stale, "; ")).
 			WithHint("look at them (hunk log --diff ID shows what the operation did); --force restores them anyway, keeping their current content in the history as the undo's")
 	}
-	fsys, rec := env.FS(req.DryRun, "undo")
+	fsys, rec := env.restoreFS(req.DryRun)
 	defer fsys.Done()
 	if rec != nil {
 		rec.Undoes = strings.Join(ids, ",")
@@ -427,12 +429,14 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 		sort.Slice(madeDirs, func(i, j int) bool { return strings.Count(madeDirs[i], "/") > strings.Count(madeDirs[j], "/") })
 		var removed []history.FileChange
 		gone := map[string]bool{} // removed before their parents
+		b := ws.ExactBatch()      // no link followed: the directories it recorded
+		defer b.Close()
 		for _, d := range madeDirs {
-			fi, err := ws.Lstat(d)
+			fi, err := b.Lstat(d)
 			if err != nil || !fi.IsDir() {
 				continue
 			}
-			ents, err := ws.ReadDir(d)
+			ents, err := b.ReadDir(d)
 			empty := err == nil
 			for _, e := range ents {
 				empty = empty && gone[path.Join(d, e.Name())]
@@ -448,7 +452,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 		}
 		_ = ws.RecordOne(drec, removed, func() error {
 			for _, d := range removed {
-				if ws.Remove(d.Path) == nil {
+				if b.Remove(d.Path) == nil {
 					summary.Deleted = append(summary.Deleted, d.Path+"/")
 				}
 			}
@@ -527,7 +531,9 @@ func undoMove(env *Env, e *history.Entry, f history.FileChange, req UndoRequest)
 			rec.Undoes = e.ID
 		}
 		back := []history.FileChange{{Path: f.From, From: f.Path, Pre: cur, Post: cur}}
-		if err := ws.RecordOne(rec, back, func() error { return ws.Rename(f.Path, f.From) }); err != nil {
+		b := ws.ExactBatch() // no link followed: the paths it recorded
+		defer b.Close()
+		if err := ws.RecordOne(rec, back, func() error { return b.Rename(f.Path, f.From) }); err != nil {
 			return nil, err
 		}
 		msg = fmt.Sprintf("Undid %s: moved %s back to %s.", e.ID, f.Path, f.From)
@@ -536,12 +542,16 @@ func undoMove(env *Env, e *history.Entry, f history.FileChange, req UndoRequest)
 		Summary: PatchSummary{Added: []string{f.From}, Modified: []string{}, Deleted: []string{f.Path}}}}, nil
 }
 
-// UndoOwn is Undo for a tool call: without a session named, the operations
-// are the calling session's own (env.Session).
+// UndoOwn is Undo for a tool call: it reaches only the operations tool
+// calls of the calling session made (env.Session; without one, those made
+// without a session) — never a person's change, nor another session's,
+// whichever id, session or path the call names.
 func UndoOwn(env *Env, req UndoRequest) (*Output, error) {
-	if req.Session == "" && req.ID == "" {
-		req.own = env.Session
+	if req.Session != "" && req.Session != env.Session {
+		return nil, result.Errorf(result.NotFound, "session %q is not this session's: a tool call takes back only its own session's changes", req.Session).
+			WithHint("hunk undo --session S, run by a person, takes back another session's changes")
 	}
+	req.Session, req.own, req.ownOnly = "", env.Session, true
 	return Undo(env, req)
 }
 
@@ -563,6 +573,9 @@ func chooseUndo(env *Env, store *history.Store, list []*history.Entry, req UndoR
 	}
 	if req.ID != "" {
 		e, err := store.Find(req.ID)
+		if err == nil && req.ownOnly && !ownEntry(e, req.own) {
+			err = fmt.Errorf("operation %s is not this session's: a tool call takes back only its own session's changes", e.ID)
+		}
 		if err != nil {
 			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
 		}
@@ -589,7 +602,7 @@ func chooseUndo(env *Env, store *history.Store, list []*history.Entry, req UndoR
 		if undone[e.ID] != "" || e.Undoes != "" {
 			continue
 		}
-		if req.Session != "" && e.Session != req.Session || req.own != "" && e.Session != req.own {
+		if req.Session != "" && e.Session != req.Session || req.ownOnly && !ownEntry(e, req.own) {
 			continue
 		}
 		if name != "" && !touches(e, name) {
@@ -612,6 +625,9 @@ func chooseUndo(env *Env, store *history.Store, list []*history.Entry, req UndoR
 	}
 	return out, nil
 }
+
+// ownEntry reports whether e was made by a tool call of session s.
+func ownEntry(e *history.Entry, s string) bool { return e.Tool && e.Session == s }
 
 func touches(e *history.Entry, name string) bool {
 	for _, f := range e.Files {

@@ -41,6 +41,10 @@ type Env struct {
 	// Tool names the tool being called ("" the command line): what its
 	// changes are recorded as in the history.
 	Tool string
+	// Agent marks operations run for an agent's tool call (hunk mcp, hunk
+	// call): recorded as a tool's, and a tool's undo reaches only those of
+	// its own session — never a person's change.
+	Agent bool
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -64,14 +68,25 @@ type Limits struct {
 // against what the session read (ReadTracker): command "write" replaces
 // files whole, the others change regions of them.
 func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace.Recording) {
+	return e.fs(dryRun, command, workspace.Disk)
+}
+
+// restoreFS is FS for the history's restores (undo): its walks follow no
+// symbolic link (workspace.Restoring).
+func (e *Env) restoreFS(dryRun bool) (workspace.FS, *workspace.Recording) {
+	return e.fs(dryRun, "undo", func(w *workspace.Workspace) workspace.FS { return workspace.Restoring(w, nil) })
+}
+
+// fs is FS over the FS disk makes (its recording added by Recorded).
+func (e *Env) fs(dryRun bool, command string, disk func(*workspace.Workspace) workspace.FS) (fsys workspace.FS, rec *workspace.Recording) {
 	switch {
 	case dryRun:
-		fsys = workspace.DryRun(workspace.Disk(e.Workspace))
+		fsys = workspace.DryRun(disk(e.Workspace))
 	case !e.Workspace.Records():
-		fsys = workspace.Disk(e.Workspace)
+		fsys = disk(e.Workspace)
 	default:
 		rec = e.recording(command)
-		fsys = workspace.Recorded(e.Workspace, rec)
+		fsys = workspace.Recorded(disk(e.Workspace), rec)
 	}
 	if e.Reads != nil {
 		fsys = &trackedFS{FS: fsys, t: e.Reads, whole: command == "write", dry: dryRun}
@@ -88,7 +103,7 @@ func (e *Env) recording(command string) *workspace.Recording {
 	if e.Tool != "" {
 		command = e.Tool
 	}
-	return &workspace.Recording{Command: command, Session: e.Session, Warn: e.Warn}
+	return &workspace.Recording{Command: command, Session: e.Session, Tool: e.Agent || e.Tool != "", Warn: e.Warn}
 }
 
 // opID is the id of what rec recorded ("" none).

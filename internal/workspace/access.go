@@ -222,14 +222,23 @@ func (w *Workspace) readlinkIn(c *dirCache, name string) (string, error) {
 func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
 	c := newDirCache()
 	defer c.close()
+	return w.readDirIn(c, name)
+}
+
+// readDirIn is ReadDir through c.
+func (w *Workspace) readDirIn(c *dirCache, name string) ([]fs.DirEntry, error) {
 	f, real, err := w.openIn(c, name, os.O_RDONLY|unix.O_DIRECTORY, 0, true)
 	if err != nil {
 		return nil, err
 	}
-	ents, err := f.ReadDir(-1)
+	list, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
 		return nil, w.Error(name, err)
+	}
+	ents := make([]fs.DirEntry, len(list))
+	for i, e := range list {
+		ents[i] = dirEntry{DirEntry: e, w: w, name: joinReal(real, e.Name())}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	if w.policy.Empty() {
@@ -243,6 +252,17 @@ func (w *Workspace) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	return kept, nil
 }
+
+// dirEntry is an entry of a listing whose Info is looked up through the
+// door, by the entry's real name (an os.File's entries look theirs up by
+// the file's name, relative to the process's working directory).
+type dirEntry struct {
+	fs.DirEntry
+	w    *Workspace
+	name string
+}
+
+func (e dirEntry) Info() (fs.FileInfo, error) { return e.w.Lstat(e.name) }
 
 // hiddenIn reports whether a listing of dir (whose real name is real)
 // leaves the entry e out: reading it is denied, as named, as it really is

@@ -42,6 +42,16 @@ func (w *Workspace) Batch() *Batch {
 	return &Batch{w: w, c: newDirCache(), stats: map[string]lstatResult{}}
 }
 
+// ExactBatch is a Batch whose walks follow no symbolic link (Restoring).
+func (w *Workspace) ExactBatch() *Batch {
+	b := w.Batch()
+	b.c.exact = true
+	return b
+}
+
+// ReadDir is Workspace.ReadDir through the batch's directories.
+func (b *Batch) ReadDir(name string) ([]fs.DirEntry, error) { return b.w.readDirIn(b.c, name) }
+
 // skipFlush reports whether commits skip the durability flushes: when the
 // workspace is not Durable (--fsync off, the default: each file is still
 // replaced atomically by rename, as for every other command), or when it

@@ -79,6 +79,12 @@ const maxLinks = 40
 // "..", that leads out of it); Error maps it to OUTSIDE_WORKSPACE.
 var errEscape = errors.New("path escapes from parent")
 
+// LinkOnWay is an exact walk's refusal (dirCache.exact): a symbolic link
+// where the history recorded none — At names it.
+type LinkOnWay struct{ At string }
+
+func (e *LinkOnWay) Error() string { return e.At + ": a symbolic link on the way" }
+
 // rootRef is the workspace root as a directory reference (never closed by
 // a walk).
 func (w *Workspace) rootRef() *dirRef { return &dirRef{fd: w.rootFD, real: "."} }
@@ -132,8 +138,9 @@ func (w *Workspace) realName(parts []string, abs bool) string {
 }
 
 // walkDir opens the directory name (every link on its way, and name itself
-// if it is one, followed), through the fast path when no link is on it.
-func (w *Workspace) walkDir(name string) (*dirRef, error) {
+// if it is one, followed — or, exact, none: a link is refused), through the
+// fast path when no link is on it.
+func (w *Workspace) walkDir(name string, exact bool) (*dirRef, error) {
 	sfd, parts, abs, err := w.start(name)
 	if err != nil {
 		return nil, err
@@ -149,7 +156,7 @@ func (w *Workspace) walkDir(name string) (*dirRef, error) {
 	} else if err == unix.ENOENT {
 		return nil, err // with no link before it (that would be ELOOP)
 	}
-	fd, real, base, err := w.walk(sfd, parts, true, abs)
+	fd, real, base, err := w.walk(sfd, parts, true, abs, exact)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +185,9 @@ func closeOwned(fd, root int) {
 // directory holding the last component (a descriptor the caller closes
 // unless it is sfd), the real components of that directory, and the last
 // component — itself followed when follow and it is a link. An empty
-// parts is the start directory itself, as ".".
-func (w *Workspace) walk(sfd int, parts []string, follow, abs bool) (fd int, real []string, base string, err error) {
+// parts is the start directory itself, as ".". exact refuses any link
+// (LinkOnWay).
+func (w *Workspace) walk(sfd int, parts []string, follow, abs, exact bool) (fd int, real []string, base string, err error) {
 	type frame struct{ fd int }
 	stack := []frame{{sfd}}
 	top := func() int { return stack[len(stack)-1].fd }
@@ -259,6 +267,9 @@ func (w *Workspace) walk(sfd int, parts []string, follow, abs bool) (fd int, rea
 				return 0, nil, "", unix.ENOTDIR // a file in the way
 			}
 		}
+		if exact {
+			return 0, nil, "", &LinkOnWay{At: w.realName(append(real, comp), abs)}
+		}
 		if links++; links > maxLinks {
 			return 0, nil, "", unix.ELOOP
 		}
@@ -323,6 +334,10 @@ func (w *Workspace) resolve(c *dirCache, name string, follow bool) (place, error
 	if err := fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
 		return p, nil
 	}
+	if c.isExact() {
+		c.release(d)
+		return place{}, &LinkOnWay{At: p.real}
+	}
 	// A link: walked again from the start along where it leads, the
 	// directory's real name first (a ".." in the target is taken on it).
 	target, err := readlinkat(d.fd, base)
@@ -350,7 +365,7 @@ func (w *Workspace) resolve(c *dirCache, name string, follow bool) (place, error
 			parts = append(splitParts(w.dir), parts...)
 		}
 	}
-	fd, real, b, err := w.walk(sfd, parts, true, abs)
+	fd, real, b, err := w.walk(sfd, parts, true, abs, false)
 	if err != nil {
 		return place{}, err
 	}
@@ -380,16 +395,30 @@ type dirCache struct {
 	mu      sync.Mutex
 	dirs    map[string]*dirRef
 	missing map[string]error
+	// exact walks follow no link at all: a link on the way is refused
+	// (LinkOnWay). The history's restores and comparisons walk this way: a
+	// path it recorded is a real path, and a link there now is not what it
+	// recorded.
+	exact bool
 }
 
 func newDirCache() *dirCache {
 	return &dirCache{dirs: map[string]*dirRef{}, missing: map[string]error{}}
 }
 
+// exactCache is a dirCache whose walks follow no link.
+func exactCache() *dirCache {
+	c := newDirCache()
+	c.exact = true
+	return c
+}
+
+func (c *dirCache) isExact() bool { return c != nil && c.exact }
+
 // dir is the directory name, walked once.
 func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 	if c == nil {
-		return w.walkDir(name)
+		return w.walkDir(name, false)
 	}
 	c.mu.Lock()
 	d, ok := c.dirs[name]
@@ -401,7 +430,7 @@ func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 	if gone {
 		return nil, merr
 	}
-	d, err := w.walkDir(name)
+	d, err := w.walkDir(name, c.exact)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

@@ -65,11 +65,26 @@ type Txn interface {
 // one system call per access, not one per path component.
 func Disk(w *Workspace) FS { return &disk{w: w, b: w.Batch()} }
 
-// Recorded is Disk whose commits are recorded in the workspace's history
-// as one operation each (rec: what to record them as; rec.ID gets the
-// entry's id).
-func Recorded(w *Workspace, rec *Recording) FS {
-	return &disk{w: w, b: w.Batch(), rec: rec}
+// Recorded is f (Disk, Restoring) with its commits recorded in the
+// workspace's history as one operation each (rec: what to record them as;
+// rec.ID gets the entry's id).
+func Recorded(f FS, rec *Recording) FS {
+	d, ok := f.(*disk)
+	if !ok {
+		return f // a dry run records nothing
+	}
+	r := *d
+	r.rec = rec
+	return &r
+}
+
+// Restoring is Recorded (rec nil: not recorded) for the history's
+// restores — undo: its walks follow no symbolic link at all. A path the
+// history recorded is where the change really landed, a real path; a link
+// on its way now (a directory a command replaced by a link into .git) is
+// refused as STALE, never followed.
+func Restoring(w *Workspace, rec *Recording) FS {
+	return &disk{w: w, b: w.ExactBatch(), rec: rec}
 }
 
 type disk struct {

@@ -26,7 +26,7 @@ func benchWrite(b *testing.B, rec bool) {
 	for i := 0; i < b.N; i++ {
 		var fsys FS
 		if rec {
-			fsys = Recorded(w, &Recording{Command: "write"})
+			fsys = Recorded(Disk(w), &Recording{Command: "write"})
 		} else {
 			fsys = Disk(w)
 		}

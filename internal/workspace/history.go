@@ -22,6 +22,7 @@ import (
 type Recording struct {
 	Command string // the command or tool ("apply-patch", "edit", "write_file", …)
 	Session string // --session or the MCP session's id ("" none)
+	Tool    bool   // made by a tool call (hunk mcp, hunk call), not a person's command
 	Undoes  string // the entry an undo takes back
 	Warn    func(string)
 	// ID is the recorded entry's id, once the operation committed ("" when
@@ -78,9 +79,13 @@ func (w *Workspace) holdsPost(f history.FileChange) bool {
 	return SameImage(cur, f.Post)
 }
 
-// Image is what name is now (nil: nothing there), as history records it.
+// Image is what name is now (nil: nothing there), as history records it:
+// found by an exact walk, which follows no symbolic link (a link on the way
+// is LinkOnWay: a STALE error naming it).
 func (w *Workspace) Image(name string) (*history.Image, error) {
-	fi, err := w.Lstat(name)
+	c := exactCache()
+	defer c.close()
+	fi, err := w.statIn(c, name, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || result.As(err).Code == result.NotFound {
 			return nil, nil
@@ -89,12 +94,12 @@ func (w *Workspace) Image(name string) (*history.Image, error) {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := w.Readlink(name)
+		t, err := w.readlinkIn(c, name)
 		return &history.Image{Link: t}, err
 	case fi.IsDir():
 		return &history.Image{Dir: true, Mode: fi.Mode().Perm()}, nil
 	}
-	data, err := w.ReadFileRaw(name)
+	data, err := w.readFileIn(c, name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +122,12 @@ func SameImage(a, b *history.Image) bool {
 }
 
 // ReadFileRaw reads name's content without asking the path policy: what
-// history keeps and compares, never handed to a command's caller.
+// history keeps and compares, never handed to a command's caller. Its walk
+// follows no symbolic link: the history names real paths.
 func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
-	return w.readFileIn(nil, name, false)
+	c := exactCache()
+	defer c.close()
+	return w.readFileIn(c, name, false)
 }
 
 // openNoFollow opens name for reading, never following a last-component
@@ -217,7 +225,7 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 		rec.warn("history: this operation is not recorded: " + err.Error())
 		return nil
 	}
-	e := &history.Entry{Command: rec.Command, Session: rec.Session, Undoes: rec.Undoes}
+	e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes}
 	// Each file's images, on the commit's workers (a backup is linked
 	// into the history; a small copy joins the pack under the Op's lock).
 	files := make([]history.FileChange, len(t.ops))
@@ -302,7 +310,7 @@ func (w *Workspace) RecordOne(rec *Recording, files []history.FileChange, change
 	}
 	hop, err := store.Begin()
 	if err == nil {
-		e := &history.Entry{Command: rec.Command, Session: rec.Session, Undoes: rec.Undoes, Files: files}
+		e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes, Files: files}
 		if err = hop.Prepare(e); err != nil {
 			hop.Abort()
 		} else {

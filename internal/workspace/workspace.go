@@ -298,6 +298,11 @@ func (w *Workspace) Error(name string, err error) error {
 		}
 		return err
 	}
+	var lw *LinkOnWay
+	if errors.As(err, &lw) {
+		return result.Errorf(result.Stale, "%s: a symbolic link is on its way now (%s); an undo restores only the paths it recorded", Quote(name), Quote(lw.At)).
+			WithHint("the history recorded a directory or file there, not a link: look at it, and remove the link to undo").At(name)
+	}
 	e := w.typed(name, err)
 	e.At(name) // every failure on a path names it for programs too
 	return e
