@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // policyRules is the policy the bypass suite attacks.
@@ -245,4 +248,69 @@ func snapshotTree(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// TestOwnStateHidden: hunk's state — here the history, holding the old
+// content of a file the policy keeps from being read — is hidden from a
+// command under every driver, wherever it lies: outside the workspace (the
+// host's files, which bwrap shows read-only and landlock lets be read), and
+// inside it (a workspace that is the home directory).
+func TestOwnStateHidden(t *testing.T) {
+	bin := buildHunk(t)
+	for _, driver := range []string{"bwrap", "landlock", "docker"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			// Outside /tmp, which bwrap replaces with an empty one.
+			home, err := os.MkdirTemp("/var/tmp", "hunk-own-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(home) })
+			ws := filepath.Join(home, "proj")
+			must(t, os.MkdirAll(ws, 0o755))
+			env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "XDG_CACHE_HOME=", "XDG_STATE_HOME=", "HUNK_CONFIG=",
+				"HUNK_EXEC_IMAGE="+sandboxtest.ImageName())
+			run := func(dir string, args ...string) (string, error) {
+				c := exec.Command(bin, append([]string{"-C", dir}, args...)...)
+				c.Env = env
+				out, err := c.CombinedOutput()
+				return string(out), err
+			}
+			for _, content := range []string{"SECRET-OLD-ENV", "new"} {
+				if out, err := run(ws, "write", ".env", "--content", content); err != nil {
+					t.Fatalf("write: %v\n%s", err, out)
+				}
+			}
+			look := "grep -r SECRET " + home + "/.local 2>&1; cat " + home + "/.local/state/hunk/history/*/pack* 2>&1; ls -A " + home + "/.local/state/hunk 2>&1; echo done"
+			out, _ := run(ws, "--deny-read", "/.env", "exec", "--driver", driver, "--sh", look)
+			if driver == "landlock" {
+				// Landlock cannot hold a read.deny rule: the run is refused,
+				// and without the rule it must still not see the history.
+				out, _ = run(ws, "exec", "--driver", driver, "--sh", look)
+			}
+			listed := regexp.MustCompile(`(?m)^(history|placeholders)$`)
+			if driver == "landlock" {
+				// Landlock grants listing a directory to everything below
+				// it: names show, contents never (docs/exec.md).
+				listed = regexp.MustCompile(`$^`)
+			}
+			if strings.Contains(out, "SECRET") || listed.MatchString(out) {
+				t.Errorf("the command saw hunk's state outside the workspace:\n%s", out)
+			}
+			if !strings.Contains(out, "done") {
+				t.Fatalf("the command did not run:\n%s", out)
+			}
+			// The home directory as the workspace: the state is inside it.
+			if driver == "landlock" {
+				if out, err := run(home, "exec", "--driver", driver, "--", "true"); err == nil || !strings.Contains(out, "cannot guard own-state") {
+					t.Errorf("landlock ran over a workspace holding hunk's state: %v\n%s", err, out)
+				}
+				return
+			}
+			out, _ = run(home, "exec", "--driver", driver, "--sh", "grep -r SECRET .local 2>&1; ls -A .local/state/hunk 2>&1; echo done")
+			if strings.Contains(out, "SECRET") || listed.MatchString(out) || !strings.Contains(out, "done") {
+				t.Errorf("the command saw hunk's state inside the workspace:\n%s", out)
+			}
+		})
+	}
 }

@@ -192,6 +192,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	extra = append(extra, req.Env...)
 	cmdEnv := commandEnv(extra)
 	var cache sandbox.CacheState
+	var cacheDir string
 	if req.Caches && req.Driver != "none" {
 		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
 			// Best effort: a HOME hunk cannot write (a service user's)
@@ -201,7 +202,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 			} else {
 				cache = st
 				cmdEnv = append(vars, cmdEnv...)
-				rw = append(rw, dir)
+				cacheDir = dir
 			}
 		}
 	}
@@ -231,14 +232,14 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	}
 	var own []string
 	if req.Driver != "none" {
-		writable := rw
-		if !req.ReadOnly {
-			writable = append([]string{ws.Dir()}, rw...)
+		var outside []string
+		if own, outside, err = placeOwnState(ws.Dir(), rw, ro, req.ReadOnly); err != nil {
+			return nil, nil, err
 		}
-		own = sandbox.ProtectOwnState(sandbox.OwnState(os.Getenv), writable)
+		hide = append(hide, outside...)
 	}
 	spec := sandbox.Spec{
-		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own, Policy: mounts, AllowOnly: layout.AllowOnly,
+		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own, Cache: cacheDir, Policy: mounts, AllowOnly: layout.AllowOnly,
 		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
 		Network: req.Network, ReadOnly: req.ReadOnly,
 		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,

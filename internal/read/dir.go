@@ -46,7 +46,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 		return nil, ws.Error(name, err)
 	}
 	slices.Sort(names)
-	if !ws.Policy().Empty() {
+	if ws.Restricted() {
 		// What the path policy denies reading is not listed.
 		kept := names[:0]
 		for _, n := range names {

@@ -101,6 +101,19 @@ var rootCaps = []string{
 	"CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE",
 }
 
+// bwrapMount appends m as bubblewrap's arguments.
+func bwrapMount(a []string, m Mount) []string {
+	switch {
+	case m.Mode == MountHidden && m.Dir:
+		return append(a, "--tmpfs", m.Path, "--remount-ro", m.Path)
+	case m.Mode == MountHidden:
+		return append(a, "--ro-bind", "/dev/null", m.Path)
+	case m.Mode == MountReadOnly:
+		return append(a, "--ro-bind", m.Path, m.Path)
+	}
+	return append(a, "--bind", m.Path, m.Path)
+}
+
 // BwrapArgs returns bubblewrap's arguments (without the program name) for
 // spec: the isolation, then "--" and the command. statusFD is the
 // descriptor bubblewrap reports the command's exit code on, seccompFD the
@@ -134,17 +147,14 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	} else {
 		a = append(a, "--bind", spec.Workspace, spec.Workspace)
 	}
+	for _, p := range spec.RO {
+		a = append(a, "--ro-bind", p, p)
+	}
+	for _, p := range spec.RW {
+		a = append(a, "--bind", p, p)
+	}
 	for _, m := range spec.Mounts() {
-		switch {
-		case m.Mode == MountHidden && m.Dir:
-			a = append(a, "--tmpfs", m.Path, "--remount-ro", m.Path)
-		case m.Mode == MountHidden:
-			a = append(a, "--ro-bind", "/dev/null", m.Path)
-		case m.Mode == MountReadOnly:
-			a = append(a, "--ro-bind", m.Path, m.Path)
-		default:
-			a = append(a, "--bind", m.Path, m.Path)
-		}
+		a = bwrapMount(a, m)
 	}
 	// A workspace above /run (/, /var) would bring it back: hide it again.
 	for _, h := range hidden {
@@ -152,10 +162,11 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--tmpfs", h)
 		}
 	}
-	// Hidden paths: an empty directory or file over each (what exists).
+	// Hidden paths: an empty directory or file over each (what exists),
+	// unless asked for by name with --ro or --rw.
 	for _, h := range spec.Hide {
 		real, err := filepath.EvalSymlinks(h)
-		if err != nil {
+		if err != nil || Under(real, append(spec.RO, spec.RW...)) {
 			continue
 		}
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
@@ -164,17 +175,32 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--ro-bind", "/dev/null", real)
 		}
 	}
-	for _, p := range spec.RO {
-		a = append(a, "--ro-bind", p, p)
+	// hunk's own state, wherever it is shown: empty, read-only once the
+	// build cache alone is bound again inside it.
+	own := spec.OwnMounts()
+	for _, m := range own {
+		if m.Dir {
+			a = append(a, "--tmpfs", m.Path)
+		} else {
+			a = bwrapMount(a, m)
+		}
 	}
-	for _, p := range spec.RW {
-		a = append(a, "--bind", p, p)
+	if spec.Cache != "" {
+		a = append(a, "--bind", spec.Cache, spec.Cache)
+	}
+	for _, m := range own {
+		if m.Dir {
+			a = append(a, "--remount-ro", m.Path)
+		}
 	}
 	// Pathname unix sockets are reached through the filesystem, whatever
 	// the network namespace: every socket of the host outside the places
 	// replaced above and the workspace is covered by an empty file.
 	keep := append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)
 	keep = append(append(keep, spec.RW...), spec.RO...) // asked for by name
+	if spec.Cache != "" {
+		keep = append(keep, spec.Cache)
+	}
 	for _, sock := range hostSockets(keep) {
 		a = append(a, "--ro-bind", "/dev/null", sock)
 	}

@@ -76,8 +76,8 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		// hunk's own state inside the writable workspace (a workspace that
 		// is the home directory): refused, as the .git below.
 		return Result{}, &GuardError{Driver: "landlock", Guard: GuardOwnState,
-			Reason: fmt.Sprintf("the workspace holds hunk's own configuration, caches or state (%s), and Landlock cannot keep them read-only: the command could change what later hunk runs do outside the sandbox", strings.Join(spec.Own, ", ")),
-			Hint:   "run it under bwrap or docker (--driver bwrap; they keep them read-only), or use a workspace that does not hold your home directory's .config, .cache and .local/state"}
+			Reason: fmt.Sprintf("the workspace (or a --rw or --ro path) holds hunk's own configuration, caches or state (%s), and Landlock cannot hide part of a tree it lets the command reach: the command could read hunk's history or change what later hunk runs do outside the sandbox", strings.Join(spec.Own, ", ")),
+			Hint:   "run it under bwrap or docker (--driver bwrap; they hide them), or use a workspace that does not hold your home directory's .config, .cache and .local/state"}
 	}
 	if len(spec.Protect) > 0 {
 		// Landlock only grants: a part of the writable workspace cannot be
@@ -121,6 +121,9 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	} else {
 		pol.RW = append(pol.RW, spec.Workspace)
 	}
+	if spec.Cache != "" {
+		pol.RW = append(pol.RW, spec.Cache)
+	}
 	var env []string
 	for _, kv := range spec.Env {
 		if !strings.HasPrefix(kv, "TMPDIR=") {
@@ -132,9 +135,26 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		landlock: &pol,
 		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network, Unix: landlockConfinesUnix(abi), Guard: os.Getpid(), Mediate: true},
 		dropCaps: true,
-		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: realRoots(spec.Hide)},
+		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: hiddenAround(realRoots(spec.Hide), realRoots(pol.RW))},
 	}
 	return runDirect(ctx, "landlock", spec, env, c)
+}
+
+// hiddenAround is hide without the paths that hold a writable root (the
+// build cache inside hunk's hidden cache directory): the root is the
+// command's, and the rest of such a path is outside every root anyway.
+func hiddenAround(hide, rw []string) []string {
+	var out []string
+	for _, h := range hide {
+		holds := false
+		for _, r := range rw {
+			holds = holds || Under(r, []string{h})
+		}
+		if !holds {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // runDirect starts the command itself (in a new session, confined by c in

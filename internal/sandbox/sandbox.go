@@ -30,10 +30,16 @@ type Spec struct {
 	// change (ProtectedPaths: the repository's .git), where the driver can
 	// (GuardGit).
 	Protect []string
-	// Own are hunk's own configuration, caches and state where they lie
-	// inside a place the command may write (ProtectOwnState): read-only
-	// to it, or the run is refused (GuardOwnState).
+	// Own are hunk's own configuration, caches and state where a place
+	// the sandbox shows (the workspace, an RW or RO path) holds them, each
+	// at its path there (ops finds them by device and inode): hidden from
+	// the command by a mount over each, or the run is refused
+	// (GuardOwnState). Hunk's state elsewhere is in Hide.
 	Own []string
+	// Cache is the workspace's build cache directory (CacheDir), the one
+	// part of hunk's own cache the command may write: bound writable after
+	// everything is hidden ("" none).
+	Cache string
 	// Policy are the mounts that hold hunk's path policy over the
 	// workspace (absolute host paths, from policy.Layout, shallow first):
 	// a driver that cannot place them refuses the run (GuardPolicy).
@@ -81,12 +87,12 @@ const (
 )
 
 // Mounts are the mounts a driver places over the workspace once it is
-// bound: Protect and Own read-only, then the policy's, shallow before deep
-// (a deeper mount is placed after, and so over, a shallower one); one
-// hidden takes whatever would be under it.
+// bound: Protect read-only, then the policy's, shallow before deep (a
+// deeper mount is placed after, and so over, a shallower one); one hidden
+// takes whatever would be under it. Own is placed after these (OwnMounts).
 func (s Spec) Mounts() []Mount {
 	var all []Mount
-	for _, p := range append(append([]string(nil), s.Protect...), s.Own...) {
+	for _, p := range s.Protect {
 		all = append(all, Mount{Path: p, Mode: MountReadOnly, Dir: true})
 	}
 	all = append(all, s.Policy...)
@@ -103,6 +109,21 @@ func (s Spec) Mounts() []Mount {
 			hidden = append(hidden, m.Path)
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+// OwnMounts hide hunk's own state from the command (Own): an empty
+// directory over each directory, /dev/null over a file; placed after every
+// other mount, the build cache (Cache) alone bound again over them.
+func (s Spec) OwnMounts() []Mount {
+	var out []Mount
+	for _, p := range s.Own {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		out = append(out, Mount{Path: p, Mode: MountHidden, Dir: fi.IsDir()})
 	}
 	return out
 }
@@ -245,70 +266,6 @@ func ProtectedPaths(workspace string) []string {
 		return nil
 	}
 	return []string{p}
-}
-
-// OwnState are hunk's own directories — its configuration, its cache root
-// (the build caches of every workspace) and its state (crash journals,
-// history) — and the config file $HUNK_CONFIG names: what a later hunk run,
-// outside any sandbox, reads and trusts. getenv reads hunk's environment.
-// A command must never change them (GuardOwnState): they are outside what
-// it may write, except where the workspace or a --rw path holds them (a
-// workspace that is the home directory); there the drivers keep them
-// read-only (ProtectOwnState).
-func OwnState(getenv func(string) string) []string {
-	home := getenv("HOME")
-	xdg := func(env, def string) string {
-		if d := getenv(env); filepath.IsAbs(d) {
-			return filepath.Join(d, "hunk")
-		}
-		if !filepath.IsAbs(home) {
-			return ""
-		}
-		return filepath.Join(home, def, "hunk")
-	}
-	var out []string
-	for _, p := range []string{
-		xdg("XDG_CONFIG_HOME", ".config"),
-		xdg("XDG_CACHE_HOME", ".cache"),
-		xdg("XDG_STATE_HOME", filepath.Join(".local", "state")),
-		getenv("HUNK_CONFIG"),
-	} {
-		if filepath.IsAbs(p) {
-			out = append(out, filepath.Clean(p))
-		}
-	}
-	return out
-}
-
-// ProtectOwnState returns the paths of own (OwnState) that lie inside a
-// place the command may write — writable — and so must be bound read-only
-// over it; a writable place inside one of them (this workspace's own cache
-// directory) stays writable. A directory that does not exist yet is made
-// (0700), so that the command cannot make it first.
-func ProtectOwnState(own, writable []string) []string {
-	var out []string
-	for _, p := range own {
-		real := p
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			real = r
-		}
-		for _, w := range writable {
-			if !Under(real, []string{w}) {
-				continue
-			}
-			if _, err := os.Lstat(real); err != nil {
-				if filepath.Base(real) != "hunk" {
-					break // a config file that does not exist: nothing to read later
-				}
-				if os.MkdirAll(real, 0o700) != nil {
-					break
-				}
-			}
-			out = append(out, real)
-			break
-		}
-	}
-	return out
 }
 
 // homeSecrets are the credentials under the user's home (DefaultHidden).

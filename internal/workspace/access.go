@@ -241,7 +241,7 @@ func (w *Workspace) readDirIn(c *dirCache, name string) ([]fs.DirEntry, error) {
 		ents[i] = dirEntry{DirEntry: e, w: w, name: joinReal(real, e.Name())}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	if w.policy.Empty() {
+	if !w.Restricted() {
 		return ents, nil
 	}
 	kept := ents[:0]

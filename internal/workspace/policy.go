@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"path"
+	"strings"
 
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -30,6 +31,31 @@ func (w *Workspace) decideIn(c *dirCache, name string, write bool) (d policy.Dec
 	return w.decision(name, w.realFor(c, name), write)
 }
 
+// Restricted reports whether some paths of the workspace may not be read
+// or written: a path policy, or hunk's own state inside it.
+func (w *Workspace) Restricted() bool { return !w.policy.Empty() || len(w.own) > 0 }
+
+// ownOf is the own path (ownstate) that real lies in, "" none: hunk's own
+// configuration, caches or state, which the workspace holds.
+func (w *Workspace) ownOf(real string) string {
+	for _, o := range w.own {
+		if o == "." || real == o || strings.HasPrefix(real, o+"/") {
+			return o
+		}
+	}
+	return ""
+}
+
+// ownErr refuses a path that is hunk's own state (ownOf: o).
+func (w *Workspace) ownErr(name, o string, write bool) error {
+	what := "reading"
+	if write {
+		what = "writing"
+	}
+	return result.Errorf(result.Denied, "%s: %s is denied: it is hunk's own state (%s: its configuration, caches or history), which hunk never reads or writes through a workspace", Quote(name), what, Quote(o)).
+		WithHint("hunk log and hunk undo read the history; the configuration is yours to edit outside hunk").At(name)
+}
+
 // decision decides name and real (where it leads; "" unknown).
 func (w *Workspace) decision(name, real string, write bool) (d policy.Decision, by string) {
 	d = policy.Decision{Allowed: true}
@@ -52,6 +78,11 @@ func (w *Workspace) decision(name, real string, write bool) (d policy.Decision, 
 // decide refuses reading (write false) or writing name, whose real name
 // the door found to be real.
 func (w *Workspace) decide(name, real string, write bool) error {
+	if len(w.own) > 0 {
+		if o := w.ownOf(real); o != "" {
+			return w.ownErr(name, o, write)
+		}
+	}
 	if w.policy.Empty() {
 		return nil
 	}
@@ -94,7 +125,17 @@ func (w *Workspace) CheckWrite(name string) error { return w.checkIn(nil, name, 
 
 // checkIn refuses to read (write false) or write name, walking through c.
 func (w *Workspace) checkIn(c *dirCache, name string, write bool) error {
-	if d, by := w.decideIn(c, name, write); !d.Allowed {
+	if !w.Restricted() {
+		return nil
+	}
+	real := w.realFor(c, name)
+	if o := w.ownOf(real); o != "" && len(w.own) > 0 {
+		return w.ownErr(name, o, write)
+	}
+	if w.policy.Empty() {
+		return nil
+	}
+	if d, by := w.decision(name, real, write); !d.Allowed {
 		return w.denied(name, by, write, d)
 	}
 	return nil
@@ -111,7 +152,7 @@ func Via(name, by string) string {
 // Hidden reports whether a listing of dir leaves its entry out: reading it
 // is denied.
 func (w *Workspace) Hidden(dir, entry string) bool {
-	return !w.policy.Empty() && w.CheckRead(path.Join(dir, entry)) != nil
+	return w.Restricted() && w.CheckRead(path.Join(dir, entry)) != nil
 }
 
 func (w *Workspace) denied(name, by string, write bool, d policy.Decision) error {

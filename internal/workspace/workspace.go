@@ -8,6 +8,7 @@ package workspace
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/ownstate"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -35,6 +37,9 @@ type Workspace struct {
 	opts     Options
 	// policy decides which paths may be read and written (nil: all).
 	policy *policy.Policy
+	// own are the names of hunk's own state the workspace holds (ownstate:
+	// its configuration, caches, state), never read or written through it.
+	own []string
 	// Refused are the crash journals found at Open that failed a check and
 	// were left alone (journal.go), each said in a sentence to warn with.
 	Refused []string
@@ -122,6 +127,9 @@ func openFD(fd int, real, given string, opt Options) (*Workspace, error) {
 			return nil, err
 		}
 		w.policy = p
+	}
+	for _, o := range ownstate.Held(real, ownstate.Paths(os.Getenv)) {
+		w.own = append(w.own, filepath.ToSlash(o))
 	}
 	w.stateBase, w.stateRel = stateJournalDir(real)
 	w.RecoverInterrupted() // a transaction a killed hunk left half done goes first

@@ -168,6 +168,18 @@ func containerFor(spec sandbox.Spec) containerConfig {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
 	}
 	h.Mounts = append(h.Mounts, hiddenMounts(spec)...)
+	// hunk's own state inside what is bound: hidden (the engine mounts
+	// deeper targets after shallower ones: the build cache shows through).
+	for _, m := range spec.OwnMounts() {
+		if m.Dir {
+			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeTmpfs, Target: m.Path})
+		} else {
+			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: os.DevNull, Target: m.Path, ReadOnly: true})
+		}
+	}
+	if spec.Cache != "" {
+		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: spec.Cache, Target: spec.Cache})
+	}
 	if spec.Memory > 0 {
 		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
 	}
