@@ -182,6 +182,9 @@ func (a *App) configure(cmd *cobra.Command) error {
 		v.SetConfigType("yaml")
 		b, err := os.ReadFile(file)
 		if err == nil {
+			if err := checkConfigKeys(file, b); err != nil {
+				return err
+			}
 			err = v.ReadConfig(bytes.NewReader(b))
 			text = b
 		}
@@ -197,6 +200,7 @@ func (a *App) configure(cmd *cobra.Command) error {
 	if err := decodeConfig(v, &a.Cfg); err != nil {
 		return err
 	}
+	a.warnUnknownEnv()
 	a.Cfg.ConfigFile = file
 	rules, err := policyRules(cmd, file, text)
 	if err != nil {

@@ -98,7 +98,7 @@ func nearness(want, name string) (int, bool) {
 	case stem(lw) == stem(ln) && stem(lw) != "":
 		return 10, true
 	}
-	d := editDistance(lw, ln)
+	d := EditDistance(lw, ln)
 	limit := max(1, min(3, len([]rune(want))/3))
 	if d <= limit {
 		return 20 + d, true
@@ -121,10 +121,10 @@ func stem(s string) string {
 	return s
 }
 
-// editDistance is the optimal string alignment distance of a and b
+// EditDistance is the optimal string alignment distance of a and b
 // (insertions, deletions, substitutions and transpositions of neighbours
 // cost 1), over runes.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) > 256 || len(rb) > 256 {
 		return 1 << 30
