@@ -71,7 +71,7 @@ func ApplyPatch(env *Env, req ApplyPatchRequest) (*Output, error) {
 	if req.Strip != nil {
 		strip = *req.Strip
 	}
-	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex", Strict: req.Strict, Format: format})
+	p, err := patchparse.Parse(req.Patch, patchparse.Options{Strip: strip, Codex: req.Compat == "codex", Strict: req.Strict, Format: format, MaxBinary: env.Limits.PatchMaxBytes})
 	if err != nil {
 		return nil, err
 	}

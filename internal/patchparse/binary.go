@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // Git's binary patches, as git diff --binary and git format-patch write
@@ -47,8 +49,10 @@ func (h *BinaryHunk) Apply(old []byte) ([]byte, error) {
 }
 
 // readBinary reads the hunks after a "GIT binary patch" line at L[i-1]; it
-// returns the patch and the index of the first line after it.
-func readBinary(L []string, i, hi int) (*Binary, int, error) {
+// returns the patch and the index of the first line after it. A hunk whose
+// content would be over max bytes — as its header says, as a delta's
+// instructions would make it — is TOO_LARGE, refused before it is made.
+func readBinary(L []string, i, hi int, max int64) (*Binary, int, error) {
 	b := &Binary{}
 	for k := 0; k < 2 && i < hi; k++ {
 		head := strings.TrimSuffix(L[i], "\r")
@@ -64,6 +68,9 @@ func readBinary(L []string, i, hi int) (*Binary, int, error) {
 		if err != nil || n < 0 {
 			return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
 				"binary patch: bad size in '%s'", head)
+		}
+		if int64(n) > max {
+			return nil, i, tooLarge(i, fmt.Sprintf("its %s is %d bytes", kind, n), max)
 		}
 		start := i
 		i++
@@ -88,6 +95,24 @@ func readBinary(L []string, i, hi int) (*Binary, int, error) {
 				"binary patch: %v", err)
 		}
 		h := &BinaryHunk{Delta: kind == "delta", Data: data}
+		if h.Delta {
+			// What the instructions make, counted before anything is made.
+			src, dst, err := DeltaSizes(data)
+			if err != nil {
+				return nil, i, hunkError(start, "make the diff again with git diff --binary; the binary patch is damaged",
+					"binary patch: %v", err)
+			}
+			if int64(dst) > max {
+				return nil, i, tooLarge(start, fmt.Sprintf("its delta makes a file of %d bytes", dst), max)
+			}
+			if made, err := deltaMakes(data, src); err != nil || made != dst {
+				if err == nil {
+					err = fmt.Errorf("the delta's instructions make %d bytes, not the %d it says", made, dst)
+				}
+				return nil, i, hunkError(start, "make the diff again with git diff --binary; the binary patch is damaged",
+					"binary patch: %v", err)
+			}
+		}
 		if k == 0 {
 			b.Forward = h
 		} else {
@@ -101,9 +126,13 @@ func readBinary(L []string, i, hi int) (*Binary, int, error) {
 	return b, i, nil
 }
 
-// maxPrealloc bounds what a size written in the patch makes hunk allocate
-// before the data proves it (a patch is untrusted input).
-const maxPrealloc = 1 << 20
+// tooLarge refuses a binary hunk (at line index idx) whose content would
+// be over max bytes.
+func tooLarge(idx int, what string, max int64) *result.Error {
+	return result.Errorf(result.TooLarge, "Invalid patch hunk on line %d: binary patch: %s, over the limit of %d bytes", idx+1, what, max).
+		WithHint("raise the limit with --max-bytes (apply-patch.max-bytes in the config) if the patch is one you trust").
+		WithDetail("line", idx+1)
+}
 
 // inflate decompresses zlib data that must come to exactly n bytes.
 func inflate(data []byte, n int) ([]byte, error) {
@@ -173,16 +202,15 @@ func decodeBase85Line(dst []byte, l string) ([]byte, error) {
 	return dst[:start+n], nil
 }
 
-// ApplyDelta applies a git delta (the format of packs and binary patches)
-// to src: the source's size and the result's size as varints, then copy
-// instructions (high bit set: offset and size bytes as the low bits say)
-// and insert instructions (1 to 127 literal bytes).
-func ApplyDelta(src, delta []byte) ([]byte, error) {
+// DeltaSizes reads a git delta's header: the size of the source it applies
+// to and of the result it makes, as it states them.
+func DeltaSizes(delta []byte) (src, dst int, err error) {
+	d := delta
 	varint := func() (int, bool) {
 		v, shift := 0, 0
-		for len(delta) > 0 {
-			c := delta[0]
-			delta = delta[1:]
+		for len(d) > 0 {
+			c := d[0]
+			d = d[1:]
 			v |= int(c&0x7f) << shift
 			shift += 7
 			if c&0x80 == 0 {
@@ -194,15 +222,28 @@ func ApplyDelta(src, delta []byte) ([]byte, error) {
 		}
 		return 0, false
 	}
-	srcSize, ok1 := varint()
-	dstSize, ok2 := varint()
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("a damaged delta")
+	src, ok1 := varint()
+	dst, ok2 := varint()
+	if !ok1 || !ok2 || src < 0 || dst < 0 {
+		return 0, 0, fmt.Errorf("a damaged delta")
 	}
-	if srcSize != len(src) {
-		return nil, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
+	return src, dst, nil
+}
+
+// deltaOps walks a git delta's instructions after its header: each copy
+// of size bytes at off of the source (inside a source of srcLen bytes), or
+// insert of the bytes lit; f stops the walk with an error.
+func deltaOps(delta []byte, srcLen int, f func(off, size int, lit []byte) error) error {
+	// Skip the two varints.
+	for k := 0; k < 2; k++ {
+		for len(delta) > 0 && delta[0]&0x80 != 0 {
+			delta = delta[1:]
+		}
+		if len(delta) == 0 {
+			return fmt.Errorf("a damaged delta")
+		}
+		delta = delta[1:]
 	}
-	out := make([]byte, 0, min(dstSize, len(src)+maxPrealloc))
 	for len(delta) > 0 {
 		c := delta[0]
 		delta = delta[1:]
@@ -226,28 +267,75 @@ func ApplyDelta(src, delta []byte) ([]byte, error) {
 			off, ok1 := gather(c, 4)
 			size, ok2 := gather(c>>4, 3)
 			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("a damaged delta")
+				return fmt.Errorf("a damaged delta")
 			}
 			if size == 0 {
 				size = 0x10000
 			}
-			if off+size > len(src) || off+size < off || len(out)+size > dstSize {
-				return nil, fmt.Errorf("a delta copy out of bounds")
+			if off+size > srcLen || off+size < off {
+				return fmt.Errorf("a delta copy out of bounds")
 			}
-			out = append(out, src[off:off+size]...)
+			if err := f(off, size, nil); err != nil {
+				return err
+			}
 		case c != 0:
 			n := int(c)
-			if n > len(delta) || len(out)+n > dstSize {
-				return nil, fmt.Errorf("a damaged delta")
+			if n > len(delta) {
+				return fmt.Errorf("a damaged delta")
 			}
-			out = append(out, delta[:n]...)
+			if err := f(0, n, delta[:n]); err != nil {
+				return err
+			}
 			delta = delta[n:]
 		default:
-			return nil, fmt.Errorf("a damaged delta (opcode 0)")
+			return fmt.Errorf("a damaged delta (opcode 0)")
 		}
 	}
-	if len(out) != dstSize {
-		return nil, fmt.Errorf("the delta makes %d bytes, not %d", len(out), dstSize)
+	return nil
+}
+
+// deltaMakes is how many bytes a delta's instructions make from a source
+// of srcLen bytes, counted without making them (stopping past 1<<62).
+func deltaMakes(delta []byte, srcLen int) (int, error) {
+	n := 0
+	err := deltaOps(delta, srcLen, func(_, size int, _ []byte) error {
+		if n += size; n > 1<<62 {
+			return fmt.Errorf("a delta that makes more than it can say")
+		}
+		return nil
+	})
+	return n, err
+}
+
+// ApplyDelta applies a git delta (the format of packs and binary patches)
+// to src: the source's size and the result's size as varints, then copy
+// instructions (high bit set: offset and size bytes as the low bits say)
+// and insert instructions (1 to 127 literal bytes). What the instructions
+// make is counted first and must be the size the header states: the
+// result is allocated once, never grown past it.
+func ApplyDelta(src, delta []byte) ([]byte, error) {
+	srcSize, dstSize, err := DeltaSizes(delta)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	if srcSize != len(src) {
+		return nil, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
+	}
+	made, err := deltaMakes(delta, len(src))
+	if err != nil {
+		return nil, err
+	}
+	if made != dstSize {
+		return nil, fmt.Errorf("the delta makes %d bytes, not %d", made, dstSize)
+	}
+	out := make([]byte, 0, dstSize)
+	err = deltaOps(delta, len(src), func(off, size int, lit []byte) error {
+		if lit != nil {
+			out = append(out, lit...)
+		} else {
+			out = append(out, src[off:off+size]...)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -293,5 +293,10 @@ func FuzzApplyDelta(f *testing.F) {
 		if want := varint(); len(out) != want {
 			t.Fatalf("%d bytes, the delta states %d", len(out), want)
 		}
+		// What it made is what its instructions count, counted without
+		// making it (readBinary refuses by this count before applying).
+		if made, err := deltaMakes(delta, len(src)); err != nil || made != len(out) {
+			t.Fatalf("made %d bytes, its instructions count %d (%v)", len(out), made, err)
+		}
 	})
 }

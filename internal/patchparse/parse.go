@@ -31,6 +31,21 @@ type Options struct {
 	Strict bool
 	// Format, when set, is the patch's format; "" detects it.
 	Format Format
+	// MaxBinary bounds the content a binary patch's hunk may make, as its
+	// header states it and as its data proves it (0: DefaultMaxBinary): a
+	// few bytes of deflated data or of delta instructions can stand for
+	// gigabytes, and a patch is untrusted input.
+	MaxBinary int64
+}
+
+// DefaultMaxBinary is MaxBinary's default: apply-patch.max-bytes's.
+const DefaultMaxBinary = 256 << 20
+
+func (o Options) maxBinary() int64 {
+	if o.MaxBinary > 0 {
+		return o.MaxBinary
+	}
+	return DefaultMaxBinary
 }
 
 // Parse reads a patch — a Codex "*** Begin Patch" patch (also wrapped in a

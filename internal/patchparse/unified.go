@@ -168,7 +168,7 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 			}
 			i = next
 		case l == "GIT binary patch" && cur != nil && cur.git:
-			b, next, err := readBinary(L, i+1, hi)
+			b, next, err := readBinary(L, i+1, hi, opt.maxBinary())
 			if err != nil {
 				return nil, err
 			}
