@@ -8,11 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -472,4 +474,128 @@ func npmCI(dir string) error {
 		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
 	}
 	return nil
+}
+
+// TestMCPBounds: hunk mcp stays bounded and responsive against a client
+// (or a model) that tries to wedge it: a FIFO as the target of every
+// writing tool is refused and the session answers a ping after; a line of
+// 200 MiB is refused with an error reply and never held whole; SIGTERM
+// ends it with an exec call still running, and the call's command too.
+func TestMCPBounds(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(buildHunk(t), "mcp", "-C", dir, "--driver", "none", "--no-history")
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	replies := make(chan map[string]any, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				replies <- m
+			}
+		}
+		close(replies)
+	}()
+	next := func(what string) map[string]any {
+		select {
+		case m := <-replies:
+			return m
+		case <-time.After(60 * time.Second):
+			t.Fatalf("no reply to %s", what)
+		}
+		return nil
+	}
+	send := func(s string) {
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	next("initialize")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, call := range []string{
+		`{"name":"write","arguments":{"path":"pipe","content":"x"}}`,
+		`{"name":"edit","arguments":{"path":"pipe","oldText":"a","newText":"b"}}`,
+		`{"name":"apply_patch","arguments":{"patch":"*** Begin Patch\n*** Update File: pipe\n@@\n-a\n+b\n*** End Patch\n"}}`,
+		`{"name":"read","arguments":{"path":"pipe"}}`,
+	} {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+1, call))
+		r := next(call)
+		if res, _ := r["result"].(map[string]any); res == nil || res["isError"] != true {
+			t.Errorf("%s on a FIFO: %v", call, r)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	if r := next("ping"); fmt.Sprint(r["id"]) != "10" || r["result"] == nil {
+		t.Errorf("ping after the FIFO calls: %v", r)
+	}
+
+	// A 200 MiB line, streamed.
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":11,"method":"ping","params":{"pad":"`)
+	chunk := strings.Repeat("A", 1<<20)
+	for i := 0; i < 200; i++ {
+		if _, err := io.WriteString(stdin, chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`"}}`)
+	if r := next("the long line"); fmt.Sprint(r["id"]) != "<nil>" || !strings.Contains(fmt.Sprint(r["error"]), "-32600") {
+		t.Errorf("a 200 MiB line: %v", r)
+	}
+	send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
+	if r := next("ping"); fmt.Sprint(r["id"]) != "12" {
+		t.Errorf("ping after the long line: %v", r)
+	}
+	if hwm := vmHWM(t, cmd.Process.Pid); hwm > 192<<20 {
+		t.Errorf("hunk mcp held %d MiB reading a 200 MiB line", hwm>>20)
+	}
+
+	// SIGTERM with a command running.
+	m := marker(7, 1)
+	send(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep ` + m + `"}}}`)
+	for deadline := time.Now().Add(30 * time.Second); len(procsMatching("sleep "+m)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the exec call's command never started")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan struct{})
+	go func() { cmd.Process.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("hunk mcp did not end after SIGTERM")
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(procsMatching("sleep "+m)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the exec call's command outlived hunk mcp: %v", procsMatching("sleep "+m))
+		}
+	}
+}
+
+// vmHWM is a running process's peak resident set (VmHWM), in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
 }

@@ -173,7 +173,7 @@ func (s *Store) Blob(im *Image) ([]byte, error) {
 		if !validUnhashed(im.Unhashed) {
 			return nil, fmt.Errorf("%q is not a blob's name", im.Unhashed)
 		}
-		b, err := os.ReadFile(filepath.Join(s.dir, "blobs", im.Unhashed))
+		b, err := readFile(filepath.Join(s.dir, "blobs", im.Unhashed))
 		if err == nil && int64(len(b)) != im.Size {
 			err = fmt.Errorf("its content %s is damaged (%d bytes, not %d)", im.Unhashed, len(b), im.Size)
 		}
@@ -192,7 +192,7 @@ func (s *Store) Blob(im *Image) ([]byte, error) {
 		if !ok || err != nil || !validGen(gen) || o < 0 || im.Size < 0 || im.Size > 1<<40 {
 			return nil, fmt.Errorf("%q is not a place in a pack", im.Pack)
 		}
-		f, err := os.Open(filepath.Join(s.dir, "pack."+gen))
+		f, err := openFile(filepath.Join(s.dir, "pack."+gen), os.O_RDONLY, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +203,7 @@ func (s *Store) Blob(im *Image) ([]byte, error) {
 		}
 	} else {
 		var err error
-		if b, err = os.ReadFile(s.blobPath(im.Hash)); err != nil {
+		if b, err = readFile(s.blobPath(im.Hash)); err != nil {
 			return nil, err
 		}
 	}
@@ -287,7 +287,7 @@ func (s *Store) Find(id string) (*Entry, error) {
 // readLog reads the log: the committed entries, oldest first; the entries
 // prepared with no outcome yet; the lines it could not read.
 func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error) {
-	f, err := os.Open(filepath.Join(s.dir, "log"))
+	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil, nil
 	}
@@ -349,7 +349,7 @@ func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error
 // appendRecords appends recs to the log, each a line, in one write (a
 // line a killed hunk cut short is ended first).
 func (s *Store) appendRecords(recs ...record) error {
-	f, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -425,7 +425,7 @@ func lastRecord(f *os.File) (rec record, ok, ended bool) {
 // open then). Records are appended in order and every hunk settles before
 // it prepares, so only the log's last record can be one.
 func (s *Store) settleTail() {
-	f, err := os.Open(filepath.Join(s.dir, "log"))
+	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
 	if err != nil {
 		return
 	}
@@ -494,7 +494,7 @@ func (s *Store) prune(lf *os.File) error {
 	}
 	// The new pack: each small content once.
 	gen := s.packGen() + 1
-	pack, err := os.OpenFile(filepath.Join(s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	pack, err := openFile(filepath.Join(s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
@@ -598,7 +598,7 @@ func (s *Store) hashUnhashed(im *Image) {
 		return
 	}
 	p := filepath.Join(s.dir, "blobs", im.Unhashed)
-	b, err := os.ReadFile(p)
+	b, err := readFile(p)
 	if err != nil || int64(len(b)) != im.Size {
 		return
 	}
@@ -683,7 +683,7 @@ func (s *Store) lock() (func(), error) {
 // lockFile takes the lock and returns its file, which holds the current
 // pack's generation (prune writes it).
 func (s *Store) lockFile() (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, "lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	f, err := openFile(filepath.Join(s.dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

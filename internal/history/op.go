@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 )
 
 // Op is an operation being recorded. Begin takes the history's lock, so
@@ -47,7 +45,7 @@ func (s *Store) Begin() (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	log, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	log, err := openFile(filepath.Join(s.dir, "log"), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		lf.Close()
 		return nil, err
@@ -133,7 +131,7 @@ func (o *Op) Put(data []byte) (*Image, error) {
 			o.gen = o.s.currentGen(o.lf)
 			name = strconv.Itoa(o.gen)
 		}
-		f, err := os.OpenFile(filepath.Join(o.s.dir, "pack."+name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+		f, err := openFile(filepath.Join(o.s.dir, "pack."+name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +269,7 @@ func (s *Store) readsPath(session string) string {
 // saw nothing yet.
 func (s *Store) Reads(session string) (map[string]string, error) {
 	m := map[string]string{}
-	b, err := os.ReadFile(s.readsPath(session))
+	b, err := readFile(s.readsPath(session))
 	if errors.Is(err, os.ErrNotExist) {
 		return m, nil
 	}
@@ -309,7 +307,7 @@ func (s *Store) readHashes() map[string]bool {
 			continue
 		}
 		var m map[string]string
-		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &m) == nil {
+		if b, err := readFile(p); err == nil && json.Unmarshal(b, &m) == nil {
 			for _, h := range m {
 				used[h] = true
 			}

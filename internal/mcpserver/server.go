@@ -140,24 +140,71 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	s.toolList, _ = json.Marshal(map[string]any{"tools": decls})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		<-ctx.Done()
-		if c, ok := in.(io.Closer); ok {
-			c.Close() // a signal: stop reading
-		}
-	}()
-	r := bufio.NewReaderSize(in, 64<<10)
+	read := make(chan error, 1)
+	go func() { read <- s.read(ctx, bufio.NewReaderSize(in, 64<<10)) }()
+	select {
+	case err := <-read:
+		s.calls.Wait() // every request read is answered before the end
+		return err
+	case <-ctx.Done():
+	}
+	// A signal: stop reading, cancel every call (exec stops its command),
+	// and end within a second whatever still runs — a call blocked in the
+	// kernel must not keep hunk mcp from ending.
+	if c, ok := in.(io.Closer); ok {
+		c.Close()
+	}
+	done := make(chan struct{})
+	go func() { <-read; s.calls.Wait(); close(done) }() // no call starts once reading ended
+	select {
+	case <-done:
+	case <-time.After(shutdownGrace):
+		s.logf("ending with calls still running")
+	}
+	return nil
+}
+
+// shutdownGrace is how long hunk mcp waits, once signalled, for its calls
+// to stop.
+const shutdownGrace = 900 * time.Millisecond
+
+// MaxMessage bounds one message hunk mcp reads (one line): a longer one is
+// refused with an error reply and skipped, never held.
+const MaxMessage = 64 << 20
+
+// read reads and handles messages, a line each, until the input ends.
+func (s *server) read(ctx context.Context, r *bufio.Reader) error {
 	for {
-		line, err := r.ReadBytes('\n')
+		line, long, err := readLine(r, MaxMessage)
+		if long && ctx.Err() == nil {
+			s.write(errorReply(nil, -32600, fmt.Sprintf("Invalid Request: a message over %d bytes (hunk mcp reads at most %d MiB a line); skipped", MaxMessage, MaxMessage>>20)))
+		}
 		if len(line) > 0 && ctx.Err() == nil {
 			s.line(ctx, line)
 		}
 		if err != nil || ctx.Err() != nil {
-			s.calls.Wait() // every request read is answered before the end
 			if err == io.EOF || ctx.Err() != nil {
 				return nil
 			}
 			return err
+		}
+	}
+}
+
+// readLine reads one line of at most max bytes; a longer one is read to
+// its end and dropped (long: nothing of it is returned).
+func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			for err == bufio.ErrBufferFull {
+				_, err = r.ReadSlice('\n')
+			}
+			return nil, true, err
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, false, err
 		}
 	}
 }
