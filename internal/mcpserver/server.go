@@ -192,20 +192,31 @@ func (s *server) read(ctx context.Context, r *bufio.Reader) error {
 }
 
 // readLine reads one line of at most max bytes; a longer one is read to
-// its end and dropped (long: nothing of it is returned).
+// its end and dropped (long: nothing of it is returned). The line is kept
+// in the reader's buffer-sized pieces until it ends, then joined once: a
+// line of n bytes costs 2n at most, never a doubling buffer's garbage.
 func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	var parts [][]byte
+	n := 0
 	for {
 		frag, err := r.ReadSlice('\n')
-		if len(line)+len(frag) > max {
+		if n += len(frag); n > max {
 			for err == bufio.ErrBufferFull {
 				_, err = r.ReadSlice('\n')
 			}
 			return nil, true, err
 		}
-		line = append(line, frag...)
 		if err != bufio.ErrBufferFull {
-			return line, false, err
+			if len(parts) == 0 {
+				return append([]byte(nil), frag...), false, err
+			}
+			line = make([]byte, 0, n)
+			for _, p := range parts {
+				line = append(line, p...)
+			}
+			return append(line, frag...), false, err
 		}
+		parts = append(parts, append([]byte(nil), frag...))
 	}
 }
 
