@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -264,7 +265,7 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 		return notStarted("bwrap", spec, code, msg), nil
 	}
 
-	cg, err := newCgroup(spec)
+	cg, err := newCgroup(spec, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -297,7 +298,7 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 	// and, an orphan, comes back to hunk: wait for it, and the namespace is
 	// gone — nothing else of the run can be left.
 	afterExit := func() {
-		pid := status.childPid
+		pid := int(status.childPid.Load())
 		if pid <= 0 {
 			return
 		}
@@ -312,7 +313,10 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 		reapWithin(pid, 5*time.Second) // beyond that, the full search takes over
 	}
 
-	opts := superviseOpts{afterExit: afterExit, extra: []extraStream{{fd: statusR, w: status}}}
+	// Its processes are below bubblewrap and its namespace's init: the run
+	// is attributed, and may run beside others.
+	roots := func() []int { return []int{int(status.childPid.Load())} }
+	opts := superviseOpts{afterExit: afterExit, extra: []extraStream{{fd: statusR, w: status}}, attributed: true, roots: roots}
 	st := NewStreams(spec)
 	out, err := supervise(ctx, spec, p, cg, st, opts)
 	if err != nil {
@@ -373,7 +377,7 @@ func reapWithin(pid int, limit time.Duration) {
 // namespace's init (0 until reported).
 type bwrapStatus struct {
 	code     int
-	childPid int
+	childPid atomic.Int64 // read by the clean-up's goroutine too
 	partial  []byte
 }
 
@@ -406,8 +410,8 @@ func (s *bwrapStatus) line(b []byte) {
 	if v, ok := m["exit-code"].(float64); ok {
 		s.code = int(v)
 	}
-	if v, ok := m["child-pid"].(float64); ok && s.childPid == 0 {
-		s.childPid = int(v)
+	if v, ok := m["child-pid"].(float64); ok && s.childPid.Load() == 0 {
+		s.childPid.Store(int64(v))
 	}
 }
 

@@ -152,8 +152,57 @@ var cgroupSeq atomic.Int64
 
 // newCgroup creates cgroups enforcing the limits of spec. It returns nil and
 // no error when spec asks for no limit, and a LIMIT_UNENFORCEABLE error
-// naming the limit when one cannot be enforced here.
-func newCgroup(spec Spec) (*cgroup, error) {
+// naming the limit when one cannot be enforced here. With group, a run
+// asking for no limit still gets a cgroup where a cgroup v2 hierarchy is
+// writable (root, or a delegated subtree; on a hybrid system the unified
+// one, controllers or not): every process of the run is found there, its
+// orphans too, and killed with one write (cgroup.kill) — what lets runs of
+// one process go on beside each other (tree).
+func newCgroup(spec Spec, group bool) (*cgroup, error) {
+	cg, err := newLimitCgroup(spec)
+	if cg != nil || err != nil || !group {
+		return cg, err
+	}
+	parent, ok := groupParent()
+	if !ok {
+		return nil, nil
+	}
+	sweepStale(parent)
+	dir := filepath.Join(parent, fmt.Sprintf("hunk-exec-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	if os.Mkdir(dir, 0o755) != nil {
+		return nil, nil // runs as a run nothing groups (tree)
+	}
+	return &cgroup{dirs: []string{dir}, v2: map[string]bool{dir: true}, v2fd: -1}, nil
+}
+
+// groupParent is hunk's own cgroup in the cgroup v2 hierarchy, when hunk
+// may make cgroups in it.
+var groupParent = sync.OnceValues(func() (string, bool) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		rel, ok := strings.CutPrefix(line, "0::")
+		if !ok {
+			continue
+		}
+		for _, m := range []string{cgroupRoot, filepath.Join(cgroupRoot, "unified")} {
+			var fs unix.Statfs_t
+			if unix.Statfs(m, &fs) != nil || fs.Type != unix.CGROUP2_SUPER_MAGIC {
+				continue
+			}
+			dir := filepath.Join(m, rel)
+			if unix.Access(dir, unix.W_OK) == nil {
+				return dir, true
+			}
+		}
+	}
+	return "", false
+})
+
+// newLimitCgroup is newCgroup for the limits alone.
+func newLimitCgroup(spec Spec) (*cgroup, error) {
 	var want []string
 	if spec.Memory > 0 {
 		want = append(want, ctrlMemory)
@@ -394,11 +443,56 @@ func (cg *cgroup) oomKilled() bool {
 	return false
 }
 
+// killAll kills every process in the cgroups at once where the kernel can
+// (cgroup.kill, Linux 5.14, in a v2 cgroup: new forks included, and no
+// thread or memory of hunk's needed); it reports whether it could.
+func (cg *cgroup) killAll() bool {
+	if cg == nil {
+		return false
+	}
+	done := false
+	for _, d := range cg.dirs {
+		if cg.v2[d] {
+			if f, err := os.OpenFile(filepath.Join(d, "cgroup.kill"), os.O_WRONLY, 0); err == nil {
+				_, err = f.Write([]byte("1"))
+				f.Close()
+				done = done || err == nil
+			}
+		}
+	}
+	return done
+}
+
+// holds reports whether the process pid (a zombie too) was placed in the
+// run's v2 cgroup: /proc/PID/cgroup still names it once the process has
+// exited, where cgroup.procs no longer lists it.
+func (cg *cgroup) holds(pid int) bool {
+	if cg == nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		return false
+	}
+	for _, d := range cg.dirs {
+		if !cg.v2[d] {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if rel, ok := strings.CutPrefix(line, "0::"); ok && rel != "/" && strings.HasSuffix(d, rel) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // destroy kills anything left in the cgroups and removes them.
 func (cg *cgroup) destroy() {
 	if cg == nil {
 		return
 	}
+	cg.killAll()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, d := range cg.dirs {
 		for {

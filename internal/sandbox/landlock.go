@@ -169,7 +169,7 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, c co
 	if code != 0 {
 		return notStarted(driver, spec, code, msg), nil
 	}
-	cg, err := newCgroup(spec)
+	cg, err := newCgroup(spec, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -177,7 +177,7 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, c co
 	p := command(path, spec.Argv, env, dir)
 	p.setsid = true
 	st := NewStreams(spec)
-	out, err := supervise(ctx, spec, p, cg, st, superviseOpts{confine: c})
+	out, err := supervise(ctx, spec, p, cg, st, superviseOpts{confine: c, attributed: cg != nil})
 	var se *startError
 	switch {
 	case errors.As(err, &se):

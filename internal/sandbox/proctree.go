@@ -55,18 +55,28 @@ func processTable() []procInfo {
 }
 
 // tree is the set of processes a run owns: the main process and everything
-// below it, the orphans it leaves (the calling process is a child subreaper
-// while a run is active, so setsid'd and daemonized grandchildren come back
-// to it rather than to init) and everything below those, plus everything in
-// the run's cgroup when it has one. Children the caller already had when the
-// run started are not the run's; a caller must not start other children while
-// a run is active (hunk runs one command per process).
+// below it, and what the run left elsewhere, found one of two ways.
+//
+// An attributed run knows its processes without looking at hunk's other
+// children: everything below its main process and below the roots its
+// driver names (bwrap's pid namespace init, which comes back to hunk when
+// bubblewrap exits), plus every member of its cgroup (where an orphan of
+// it stays, whoever it is re-parented to). Attributed runs may run beside
+// each other in one process (hunk mcp's concurrent exec calls).
+//
+// A run that is not attributed (landlock or none with no cgroup to put it
+// in: no root, no delegated cgroup v2 subtree) counts as its own every
+// child of hunk's that was not there before it started — the orphans it
+// leaves come back to hunk, the child subreaper, rather than to init — and
+// so must be the only run of the process while it lasts (runLock).
 type tree struct {
-	self    int
-	mainPid int // waited for by os/exec; never reaped here
-	before  map[int]bool
-	cg      *cgroup
-	others  bool // a process besides the main one was ever signaled
+	self       int
+	mainPid    int // waited for by os/exec; never reaped here
+	before     map[int]bool
+	cg         *cgroup
+	attributed bool         // see above
+	extra      func() []int // further roots the driver names (attributed runs)
+	others     bool         // a process besides the main one was ever signaled
 	// mainDone is set once os/exec has reaped the main process: its pid may
 	// then belong to someone else and is no longer a root of the tree.
 	mainDone atomic.Bool
@@ -95,13 +105,17 @@ func hasChildren() bool {
 // and the run's cgroups are empty. False means "look closer", not "something
 // is left".
 func (t *tree) settled() bool {
+	if t.attributed {
+		return !t.others && len(t.live(t.members())) == 0
+	}
 	return !t.hadChildren && !t.others && !hasChildren() && t.cg.empty()
 }
 
-// newTree records the caller's children before the run's main process starts.
-func newTree(cg *cgroup) *tree {
-	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg}
-	if !hasChildren() {
+// newTree records the caller's children before the run's main process
+// starts (not for an attributed run, which never looks at them).
+func newTree(cg *cgroup, attributed bool, extra func() []int) *tree {
+	t := &tree{self: os.Getpid(), before: map[int]bool{}, cg: cg, attributed: attributed, extra: extra}
+	if attributed || !hasChildren() {
 		return t // hunk's case: the run's processes are its only children
 	}
 	t.hadChildren = true
@@ -163,19 +177,35 @@ func stateOf(pid int) (zombie, ok bool) {
 	return s[i+2] == 'Z' || s[i+2] == 'X', true
 }
 
-// members returns the processes of the tree as they are now.
-func (t *tree) members() []procInfo {
-	kids, ok := childrenOf(t.self)
-	if !ok {
-		return t.membersByScan()
-	}
+// roots are the processes the tree starts from: the main process (until
+// reaped) and the driver's further roots.
+func (t *tree) roots() []int {
 	var roots []int
 	if t.mainPid > 0 && !t.mainDone.Load() {
 		roots = append(roots, t.mainPid)
 	}
-	for _, k := range kids {
-		if k != t.mainPid && !t.before[k] {
-			roots = append(roots, k)
+	if t.extra != nil {
+		for _, p := range t.extra() {
+			if p > 0 && p != t.mainPid {
+				roots = append(roots, p)
+			}
+		}
+	}
+	return roots
+}
+
+// members returns the processes of the tree as they are now.
+func (t *tree) members() []procInfo {
+	roots := t.roots()
+	if !t.attributed {
+		kids, ok := childrenOf(t.self)
+		if !ok {
+			return t.membersByScan()
+		}
+		for _, k := range kids {
+			if k != t.mainPid && !t.before[k] {
+				roots = append(roots, k)
+			}
 		}
 	}
 	var out []procInfo
@@ -203,10 +233,14 @@ func (t *tree) members() []procInfo {
 func (t *tree) membersByScan() []procInfo {
 	tab := processTable()
 	kids := map[int][]procInfo{}
+	isRoot := map[int]bool{}
+	for _, p := range t.roots() {
+		isRoot[p] = true
+	}
 	var roots []procInfo
 	for _, p := range tab {
 		kids[p.ppid] = append(kids[p.ppid], p)
-		if (p.pid == t.mainPid && !t.mainDone.Load()) || (p.ppid == t.self && !t.before[p.pid]) {
+		if isRoot[p.pid] || (!t.attributed && p.ppid == t.self && !t.before[p.pid]) {
 			roots = append(roots, p)
 		}
 	}
@@ -293,7 +327,7 @@ func (t *tree) leftovers() int {
 // that came back to us), except the main process, which os/exec waits for.
 func (t *tree) reap(ms []procInfo) {
 	for _, p := range ms {
-		if p.zombie && p.pid != t.mainPid && !t.before[p.pid] {
+		if p.zombie && p.pid != t.mainPid && (t.attributed || !t.before[p.pid]) {
 			var ws syscall.WaitStatus
 			_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil) // ECHILD unless ours
 		}
@@ -301,9 +335,14 @@ func (t *tree) reap(ms []procInfo) {
 }
 
 // kill SIGKILLs the tree until nothing is left (a fork bomb is outrun by
-// repeating), reaping our own zombies, for at most limit.
+// repeating; a v2 cgroup kills it at once), reaping our own zombies, for at
+// most limit.
 func (t *tree) kill(limit time.Duration) {
 	deadline := time.Now().Add(limit)
+	defer t.reapOrphans()
+	if t.cg.killAll() {
+		t.others = true
+	}
 	for {
 		n, ms := t.signalMembers(syscall.SIGKILL, t.members())
 		if n == 0 {
@@ -314,6 +353,26 @@ func (t *tree) kill(limit time.Duration) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// reapOrphans collects the run's orphans that came back to hunk and died
+// there (an attributed run with a cgroup: a zombie is told by the cgroup
+// /proc still names for it). An active run's main process is never reaped
+// here: its supervisor waits for it.
+func (t *tree) reapOrphans() {
+	if !t.attributed || t.cg == nil {
+		return
+	}
+	kids, _ := childrenOf(t.self)
+	for _, k := range kids {
+		if k == t.mainPid || activeMain(k) {
+			continue
+		}
+		if zombie, ok := stateOf(k); ok && zombie && t.cg.holds(k) {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(k, &ws, syscall.WNOHANG, nil)
+		}
 	}
 }
 

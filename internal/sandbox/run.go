@@ -160,6 +160,12 @@ type supervisor struct {
 // superviseHere is supervise on the calling, locked thread.
 func superviseHere(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, opts superviseOpts) (Outcome, error) {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	release, err := takeTurn(ctx, opts.attributed)
+	if err != nil {
+		// Interrupted while waiting for its turn: nothing of it ran.
+		return Outcome{Canceled: true, ExitCode: 130}, nil
+	}
+	defer release()
 	s := &supervisor{ctx: ctx, spec: spec, p: p, cg: cg, st: st, opts: opts, closeStdin: func() {}, pidfd: -1}
 	defer s.close()
 	if err := s.open(); err != nil {
@@ -225,7 +231,7 @@ func (s *supervisor) open() error {
 	if s.spec.Ready != nil {
 		<-s.spec.Ready
 	}
-	s.t = newTree(s.cg)
+	s.t = newTree(s.cg, s.opts.attributed, s.opts.roots)
 	s.start = time.Now()
 	cgroupFD, err := s.cg.enter()
 	if err != nil {
@@ -249,6 +255,7 @@ func (s *supervisor) open() error {
 		s.fds = append(s.fds, pidfd)
 	}
 	s.pid, s.pidfd = pid, pidfd
+	watchMain(pid)
 	if s.p.listener >= 0 {
 		if s.mediator, err = startMediator(s.p.listener, *s.opts.confine.mediate); err != nil {
 			_ = unix.Kill(pid, unix.SIGKILL)
@@ -410,6 +417,7 @@ func (s *supervisor) loop() error {
 		var drop [8]byte
 		_, _ = unix.Read(s.wake, drop[:])
 		if !s.mainDone && s.reapMain() {
+			unwatchMain(s.pid)
 			s.mainDone = true
 			s.t.mainDone.Store(true)
 			s.out.Duration = time.Since(s.start)
@@ -505,6 +513,11 @@ func finish(driver string, out Outcome, cg *cgroup, st Streams) Result {
 // superviseOpts are a driver's additions to supervise.
 type superviseOpts struct {
 	confine confinement // what the command's process applies to itself before exec
+	// attributed: the run's processes are known without looking at hunk's
+	// other children — a pid namespace (bwrap), or a cgroup — so it may
+	// run beside others (tree); roots are the driver's further roots.
+	attributed bool
+	roots      func() []int
 	// afterExit, when set, runs once the main process has exited by itself,
 	// before the check for leftovers: it waits for what the driver knows
 	// dies with the main process (bwrap: its pid namespace). What the extra

@@ -162,7 +162,7 @@ func TestStartIntoV1CgroupLeaves(t *testing.T) {
 	}
 	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 0.2")
 	s.Pids = 5
-	cg, err := newCgroup(s)
+	cg, err := newCgroup(s, false)
 	if err != nil {
 		t.Fatal(err)
 	}
