@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -87,66 +84,5 @@ func TestConcurrentWriters(t *testing.T) {
 		if workspace.IsTemp(e.Name()) {
 			t.Fatalf("temporary file left: %s", e.Name())
 		}
-	}
-}
-
-// TestExecConcurrentCalls: one hunk mcp process running many exec calls at
-// once (a harness sends them in parallel) gives each its own result: every
-// command runs to its end under the driver asked for, none is killed by
-// another's clean-up (exit 137) or falls back to another driver, and what
-// each started in the background is its own to stop.
-func TestExecConcurrentCalls(t *testing.T) {
-	bin := buildHunk(t)
-	for _, c := range []struct {
-		driver string
-		n      int
-	}{{"bwrap", 40}, {"landlock", 40}, {"none", 40}, {"docker", 10}} {
-		t.Run(c.driver, func(t *testing.T) {
-			needDriver(t, c.driver)
-			dir := t.TempDir()
-			var in strings.Builder
-			in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
-			in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
-			for i := 1; i <= c.n; i++ {
-				// A background process that outlives the command a moment,
-				// then the command's own output after a pause.
-				cmd := fmt.Sprintf("(sleep 0.2; echo late-%d > bg-%d.txt) & sleep 0.3; echo run-%d", i, i, i)
-				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
-					"params": map[string]any{"name": "exec", "arguments": map[string]any{"command": cmd}}})
-				in.Write(append(b, '\n'))
-			}
-			cmd := exec.Command(bin, "mcp", "-C", dir, "--driver", c.driver, "--no-history")
-			cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null", "HUNK_EXEC_IMAGE="+sandboxtest.ImageName(),
-				"XDG_CACHE_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
-			cmd.Stdin = strings.NewReader(in.String())
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("hunk mcp: %v", err)
-			}
-			got := map[int]bool{}
-			sc := bufio.NewScanner(strings.NewReader(string(out)))
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				var m struct {
-					ID     int `json:"id"`
-					Result struct {
-						IsError bool           `json:"isError"`
-						SC      map[string]any `json:"structuredContent"`
-					} `json:"result"`
-				}
-				if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == 0 {
-					continue
-				}
-				r := m.Result
-				if r.IsError || r.SC["exitCode"] != float64(0) || r.SC["driver"] != c.driver || r.SC["stdout"] != fmt.Sprintf("run-%d\n", m.ID) {
-					t.Errorf("call %d: isError %v, exit %v, driver %v, stdout %q, stderr %q", m.ID, r.IsError, r.SC["exitCode"], r.SC["driver"], r.SC["stdout"], r.SC["stderr"])
-					continue
-				}
-				got[m.ID] = true
-			}
-			if len(got) != c.n {
-				t.Errorf("%d of %d calls ran correctly", len(got), c.n)
-			}
-		})
 	}
 }

@@ -68,7 +68,8 @@ func Drivers(ctx context.Context) *Output {
 		fmt.Fprintf(tw, "  %s\t%s\n", g[0], g[1])
 	}
 	tw.Flush()
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "\nProcesses: %s\nRuns: at most %d at once in one hunk process (hunk mcp's concurrent exec calls); the rest wait their turn.\n\n",
+		sandbox.ProcessBound(), sandbox.MaxRuns)
 	if auto != "" {
 		fmt.Fprintf(&b, "auto: %s\n", auto)
 	} else {
@@ -85,7 +86,7 @@ var guardLegend = [][2]string{
 	{sandbox.GuardMetadata, "cannot chmod, chown, touch or set attributes on files outside where it may write"},
 	{sandbox.GuardSetuid, "cannot leave a set-user-ID or set-group-ID file behind (for whoever runs code there later)"},
 	{sandbox.GuardGit, "cannot change the workspace's .git, whose hooks and config git runs outside the sandbox (--git-write allows it)"},
-	{sandbox.GuardOwnState, "cannot change hunk's own config, caches, crash journals or history, which later hunk runs trust"},
+	{sandbox.GuardOwnState, "cannot read or change hunk's own config, caches, crash journals or history, which later hunk runs trust"},
 	{sandbox.GuardPolicy, "holds the path policy: cannot read a read-denied path of the workspace or change a write-denied one (landlock: write.allow only)"},
 	{sandbox.GuardPrivileges, "no device nodes, mounts, clock, hostname or other host-wide capability"},
 	{sandbox.GuardKeyring, "cannot read the kernel keyrings"},

@@ -111,6 +111,10 @@ func (s Spec) limited() bool { return s.Memory > 0 || s.Pids >= 0 || s.CPUs > 0 
 // which hunk shares.
 const DefaultPids = 4096
 
+// MaxRuns is how many commands one hunk process runs at once; more wait
+// their turn (a command's timeout starts when it starts).
+const MaxRuns = 8
+
 // applyLimits fills in the default process limit where it is cheap to
 // enforce (pidsCheap), and refuses a spec asking for a limit caps says the
 // driver cannot enforce.

@@ -70,9 +70,9 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 		out Outcome
 		err error
 	}
-	if !isRoot() { // root's processes are exempt from RLIMIT_NPROC
-		reserveThreads(4)
-	}
+	// Root is exempt from RLIMIT_NPROC, not from a pids cgroup hunk shares
+	// with the command (a login session's, a container's): reserve always.
+	reserveThreads(spareThreads)
 	done := make(chan result, 1)
 	go func() {
 		// Never unlocked: the goroutine exits locked and takes the thread
@@ -86,31 +86,36 @@ func supervise(ctx context.Context, spec Spec, p *proc, cg *cgroup, st Streams, 
 	return r.out, r.err
 }
 
-var reserveOnce sync.Once
+// spareThreads is how many idle OS threads hunk keeps for itself while a
+// command runs: the supervisor's helpers, a blocked write of the live
+// output, the clean-up, the garbage collector — each may want a thread of
+// its own at a moment the command leaves none to make.
+const spareThreads = 8
 
-// reserveThreads makes the Go runtime hold n idle OS threads before the
-// command starts. A command that exhausts the user's process limit (a fork
-// bomb under RLIMIT_NPROC, which hunk shares with it) would otherwise make
-// the runtime's next thread creation fail, and hunk die of it mid-run; with
-// threads in reserve, hunk goes on supervising, kills the tree and reports.
-// Each goroutine holds a thread of its own until all have one, then lets
-// it go back to the runtime's idle list.
+// reserveThreads makes the Go runtime hold at least n idle OS threads
+// before the command starts — before every run: a run's locked supervisor
+// thread leaves with it. A command that exhausts a process limit hunk
+// shares with it (a fork bomb under RLIMIT_NPROC, or in the pids cgroup of
+// a login session or a container, root's included) would otherwise make
+// the runtime's next thread creation fail, and hunk die of it mid-run;
+// with threads in reserve, hunk goes on supervising, kills the tree and
+// reports. Each goroutine holds a thread of its own until all have one,
+// then lets it go back to the runtime's idle list (where the threads are
+// there already, this costs no thread creation).
 func reserveThreads(n int) {
-	reserveOnce.Do(func() {
-		var held, release sync.WaitGroup
-		held.Add(n)
-		release.Add(1)
-		for range n {
-			go func() {
-				runtime.LockOSThread()
-				held.Done()
-				release.Wait()
-				runtime.UnlockOSThread()
-			}()
-		}
-		held.Wait()
-		release.Done()
-	})
+	var held, release sync.WaitGroup
+	held.Add(n)
+	release.Add(1)
+	for range n {
+		go func() {
+			runtime.LockOSThread()
+			held.Done()
+			release.Wait()
+			runtime.UnlockOSThread()
+		}()
+	}
+	held.Wait()
+	release.Done()
 }
 
 // stream is one descriptor the supervisor reads until EOF.

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"golang.org/x/sync/semaphore"
@@ -14,10 +15,6 @@ import (
 // the rest queued in order; a run that cannot tell its processes from
 // hunk's other children (tree: not attributed) runs alone; and the main
 // processes being waited for, which no clean-up may reap.
-
-// MaxRuns is how many commands one hunk process runs at once; more wait
-// their turn (a command's timeout starts when it starts).
-const MaxRuns = 8
 
 var runSlots = semaphore.NewWeighted(MaxRuns)
 
@@ -59,4 +56,17 @@ func activeMain(pid int) bool {
 	mainsMu.Lock()
 	defer mainsMu.Unlock()
 	return mains[pid]
+}
+
+// ProcessBound says how a run's processes are bounded here when --pids
+// asks for nothing, for --drivers.
+func ProcessBound() string {
+	_, pids, _ := cgroupCaps()
+	switch {
+	case pidsCheap():
+		return fmt.Sprintf("every run is bounded to %d processes and threads unless --pids (exec.pids) says otherwise (cgroup v2, at no cost)", DefaultPids)
+	case pids:
+		return fmt.Sprintf("no default bound here (cgroup v1, where a bound costs a run about 5 ms): --pids N or exec.pids sets one; docker bounds every container to %d", DefaultPids)
+	}
+	return fmt.Sprintf("no bound here (cgroups need root or a delegated cgroup v2 subtree; hunk keeps threads of its own in reserve, and times the command out); docker bounds every container to %d", DefaultPids)
 }

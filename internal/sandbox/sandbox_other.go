@@ -30,3 +30,6 @@ func (u unsupported) Run(context.Context, Spec) (Result, error) {
 
 // pidsCheap: no cgroups here.
 func pidsCheap() bool { return false }
+
+// ProcessBound: only docker runs here.
+func ProcessBound() string { return "docker bounds every container to 4096" }

@@ -259,7 +259,7 @@ var errNoExchange = errors.New("renameat2 RENAME_EXCHANGE not supported")
 // errNoExchange where that is not available.
 func (b *Batch) Exchange(a, c string) error {
 	b.forget(a, c)
-	err := b.w.renameIn(b.c, a, c, unix.RENAME_EXCHANGE)
+	err := b.w.renameIn(b.c, a, c, renameExchangeFlag)
 	switch err {
 	case nil:
 		return nil

@@ -23,3 +23,6 @@ func openBeneath(dirfd int, name string, flags int) (int, error) {
 func renameat2(olddir int, oldname string, newdir int, newname string, flags uint) error {
 	return unix.Renameat2(olddir, oldname, newdir, newname, flags)
 }
+
+// renameExchangeFlag is renameat2's RENAME_EXCHANGE.
+const renameExchangeFlag = unix.RENAME_EXCHANGE

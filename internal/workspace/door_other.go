@@ -15,3 +15,6 @@ func openBeneath(dirfd int, name string, flags int) (int, error) { return -1, un
 func renameat2(olddir int, oldname string, newdir int, newname string, flags uint) error {
 	return unix.ENOSYS
 }
+
+// renameExchangeFlag: renameat2 is not available (renameat2 says ENOSYS).
+const renameExchangeFlag = 2
