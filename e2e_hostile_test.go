@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -367,28 +368,93 @@ func openPty(t *testing.T) (*os.File, *os.File) {
 // by the next run.
 func TestExecKilledHunkLeavesNothing(t *testing.T) {
 	bin := buildHunk(t)
-	for i, driver := range []string{"landlock", "bwrap"} {
+	for i, driver := range []string{"landlock", "bwrap", "none", "docker"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
 			ws := t.TempDir()
 			m1, m2 := marker(5, i), marker(6, i)
-			cmd := exec.Command(bin, "-C", ws, "exec", "--driver", driver,
+			cmd := exec.Command(bin, "-C", ws, "exec", "--driver", driver, "--timeout", "10m",
 				"--sh", "setsid sleep "+m1+" & sleep "+m2+" & touch ready; wait")
+			cmd.Env = append(os.Environ(), "HUNK_EXEC_IMAGE="+sandboxtest.ImageName(), "HUNK_CONFIG=/dev/null")
 			startReady(t, cmd, ws)
 			killed := cmd.Process.Pid
+			if driver != "bwrap" {
+				// A run that lasts is watched (one that ends within 50 ms
+				// never starts the watchdog): wait until it is.
+				waitWatchdog(t, killed)
+			}
 			cmd.Process.Kill()
 			cmd.Wait()
+			// Nothing left, and no later run needed for it: hunk's watchdog
+			// cleans up once hunk is gone.
+			if driver == "docker" {
+				noContainer(t, ws)
+			} else {
+				noProcs(t, m1, m2)
+			}
 			if driver == "landlock" {
-				if out, err := exec.Command(bin, "-C", ws, "exec", "--driver", driver, "--", "true").CombinedOutput(); err != nil {
-					t.Fatalf("the next run: %v: %s", err, out)
-				}
-				left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()), fmt.Sprintf("%d-*", killed)))
-				if len(left) > 0 {
-					t.Errorf("the killed run's private temporary directory is still there: %v", left)
+				tmp := filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()), fmt.Sprintf("%d-*", killed))
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					left, _ := filepath.Glob(tmp)
+					if len(left) == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Errorf("the killed run's private temporary directory is still there: %v", left)
+						break
+					}
 				}
 			}
-			noProcs(t, m1, m2)
 		})
+	}
+}
+
+// waitWatchdog waits for hunk (pid) to have its watchdog running.
+func waitWatchdog(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for _, p := range procsMatching("hunk-watchdog") {
+			if child, _, _ := strings.Cut(p, ":"); parentOf(child) == pid {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("hunk never started its watchdog")
+		}
+	}
+}
+
+// parentOf is a process's parent pid (0 when it is gone).
+func parentOf(pid string) int {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+// noContainer waits (a little) for no container of the workspace ws to be
+// left.
+func noContainer(t *testing.T, ws string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, err := exec.Command("docker", "ps", "-aq", "--filter", "label=dev.hunk.workspace="+ws).Output()
+		if err != nil {
+			t.Fatalf("docker ps: %v", err)
+		}
+		if len(strings.TrimSpace(string(out))) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the killed run's container is still there: %s", out)
+			return
+		}
 	}
 }
 

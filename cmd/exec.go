@@ -3,6 +3,8 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -12,9 +14,27 @@ import (
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
-func init() { register("exec", newExecCmd) }
+func init() {
+	register("exec", newExecCmd)
+	// The watchdog that removes what a run started should hunk die
+	// (sandbox.Watch): this binary again, in that role.
+	linkMains[watchdogName] = func(app *App, args []string) int { return sandbox.WatchdogMain(app.Stdin) }
+	sandbox.WatchdogCommand = func() *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = "/proc/self/exe"
+		}
+		c := exec.Command(exe)
+		c.Args[0] = watchdogName
+		return c
+	}
+}
+
+// watchdogName is argv[0] of hunk's watchdog.
+const watchdogName = "hunk-watchdog"
 
 // execOptions is `hunk exec` parsed.
 type execOptions struct {

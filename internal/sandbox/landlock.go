@@ -51,9 +51,14 @@ func (landlockDriver) probe(limits bool) Caps {
 	// from ABI 6; before, only hunk itself is shielded (by seccomp), and
 	// another process of the same user can be signalled. No pid
 	// namespace: a setsid'd process survives a SIGKILL of hunk.
+	// Nothing outlives hunk where each run has a cgroup of its own (every
+	// process found there, hunk's watchdog destroying it should hunk die);
+	// without one, a process that leaves the run's session and drops its
+	// TMPDIR mark escapes.
+	_, grouped := groupParent()
 	c.SetGuards(map[string]bool{
 		GuardProcesses: abi >= 6, GuardSockets: true, GuardMetadata: true, GuardSetuid: true, GuardOwnState: true, GuardPrivileges: true, GuardKeyring: true,
-		GuardTerminal: true, GuardDescriptors: true,
+		GuardTerminal: true, GuardDescriptors: true, GuardCleanup: grouped,
 	})
 	if abi < 6 {
 		c.Reason += "; signals to other processes of the same user not scoped (Landlock scopes them from ABI 6, Linux 6.12)"
@@ -101,6 +106,7 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	defer os.RemoveAll(tmp)
+	defer WatchSoon("tmp", tmp)() // its processes are marked by it, should hunk die
 	abi := landlockABI()
 	list, ro := readableExcept(spec.Hide)
 	pol := landlockPolicy{
@@ -174,6 +180,11 @@ func runDirect(ctx context.Context, driver string, spec Spec, env []string, c co
 		return Result{}, err
 	}
 	defer cg.destroy()
+	if cg != nil {
+		for _, d := range cg.dirs {
+			defer WatchSoon("cgroup", d)() // destroyed by the watchdog, should hunk die
+		}
+	}
 	p := command(path, spec.Argv, env, dir)
 	p.setsid = true
 	st := NewStreams(spec)

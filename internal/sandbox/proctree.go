@@ -203,7 +203,7 @@ func (t *tree) members() []procInfo {
 			return t.membersByScan()
 		}
 		for _, k := range kids {
-			if k != t.mainPid && !t.before[k] {
+			if k != t.mainPid && !t.before[k] && !isWatchdog(k) {
 				roots = append(roots, k)
 			}
 		}
@@ -240,7 +240,7 @@ func (t *tree) membersByScan() []procInfo {
 	var roots []procInfo
 	for _, p := range tab {
 		kids[p.ppid] = append(kids[p.ppid], p)
-		if isRoot[p.pid] || (!t.attributed && p.ppid == t.self && !t.before[p.pid]) {
+		if isRoot[p.pid] || (!t.attributed && p.ppid == t.self && !t.before[p.pid] && !isWatchdog(p.pid)) {
 			roots = append(roots, p)
 		}
 	}

@@ -236,6 +236,9 @@ func (s *supervisor) open() error {
 	if s.spec.Ready != nil {
 		<-s.spec.Ready
 	}
+	if !s.opts.attributed {
+		waitWatchdog() // a child of hunk's it must not count as the run's
+	}
 	s.t = newTree(s.cg, s.opts.attributed, s.opts.roots)
 	s.start = time.Now()
 	cgroupFD, err := s.cg.enter()

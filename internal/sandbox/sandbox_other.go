@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"context"
+	"io"
+	"os/exec"
 	"runtime"
 )
 
@@ -33,3 +35,19 @@ func pidsCheap() bool { return false }
 
 // ProcessBound: only docker runs here.
 func ProcessBound() string { return "docker bounds every container to 4096" }
+
+// The watchdog (watchdog.go) is Linux's: docker runs here are removed by
+// --gc should hunk die.
+var WatchdogCommand func() *exec.Cmd
+
+// Watch does nothing here.
+func Watch(kind, id string) func() { return func() {} }
+
+// OnWatchdog does nothing here.
+func OnWatchdog(kind string, cleanup func(id string)) {}
+
+// WatchdogMain has nothing to watch here.
+func WatchdogMain(io.Reader) int { return 0 }
+
+// WatchSoon does nothing here.
+func WatchSoon(kind, id string) func() { return func() {} }

@@ -39,7 +39,15 @@ const (
 	labelConfig    = "dev.hunk.config"    // warm: hash of the configuration
 )
 
-func init() { sandbox.Register("docker", func() sandbox.Driver { return &Docker{} }) }
+func init() {
+	sandbox.Register("docker", func() sandbox.Driver { return &Docker{} })
+	// A cold run's container, should hunk die during the run.
+	sandbox.OnWatchdog("container", func(id string) {
+		if e, err := (&Docker{}).engine(); err == nil {
+			removeContainer(e, id)
+		}
+	})
+}
 
 // Docker runs each command in a container of the Docker engine at Host
 // (DOCKER_HOST when empty; Podman's Docker-compatible socket works too).
@@ -88,6 +96,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
 	c.SetGuards(map[string]bool{
 		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardOwnState: true, sandbox.GuardPolicy: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
+		sandbox.GuardCleanup: true, // a cold run's container: removed by hunk's watchdog should hunk die
 		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
@@ -497,6 +506,7 @@ func (d *Docker) runCold(ctx context.Context, e *engine, spec sandbox.Spec, stdo
 	if err != nil {
 		return runState{}, err
 	}
+	defer sandbox.Watch("container", id)() // removed by the watchdog, should hunk die
 	started := false
 	defer func() {
 		if !started {
