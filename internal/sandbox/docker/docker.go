@@ -96,7 +96,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
 	c.SetGuards(map[string]bool{
 		sandbox.GuardProcesses: true, sandbox.GuardProcessList: true, sandbox.GuardSockets: true, sandbox.GuardMetadata: true, sandbox.GuardGit: true, sandbox.GuardOwnState: true, sandbox.GuardPolicy: true, sandbox.GuardPrivileges: true, sandbox.GuardKeyring: true,
-		sandbox.GuardCleanup: true, // a cold run's container: removed by hunk's watchdog should hunk die
+		sandbox.GuardCleanup:  true, // a cold run's container: removed by hunk's watchdog should hunk die
 		sandbox.GuardTerminal: true, sandbox.GuardDescriptors: true,
 	})
 	return c
