@@ -173,6 +173,13 @@ func readPatch(app *App, file string) (string, error) {
 			return "", result.Wrap(result.IOError, err, "patch file "+file)
 		}
 		defer f.Close()
+		// A patch file inside the workspace is a file of it: read only
+		// where the policy lets it be, decided on the file opened.
+		if ws, err := app.Workspace(); err != nil {
+			return "", err
+		} else if err := ws.CheckOpened(f, file); err != nil {
+			return "", err
+		}
 		if b, err = readUpTo(f, max); err != nil {
 			return "", result.Wrap(result.IOError, err, "patch file "+file)
 		}

@@ -1,7 +1,10 @@
 package workspace
 
 import (
+	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/policy"
@@ -163,4 +166,32 @@ func (w *Workspace) denied(name, by string, write bool, d policy.Decision) error
 	return result.Errorf(result.Denied, "%s: %s is %s%s", Quote(name), what, d.Reason(), Via(name, by)).
 		WithHint("the policy is the person running hunk's: --deny-read, --deny-write and --allow-write, HUNK_DENY_READ, HUNK_DENY_WRITE and HUNK_ALLOW_WRITE, policy: in the config file; hunk policy check PATH shows the deciding rule").
 		At(name)
+}
+
+// CheckOpened refuses to read f, a file opened outside the door (a patch
+// file named on the command line, a host path), when it lies in the
+// workspace and the workspace would not let it be read: decided on where
+// the kernel says the opened file is (its /proc/self/fd link), so no link
+// swapped since can change the answer. name is how the user named it.
+func (w *Workspace) CheckOpened(f *os.File, name string) error {
+	if !w.Restricted() {
+		return nil
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil || !filepath.IsAbs(real) {
+		if real, err = filepath.EvalSymlinks(name); err != nil {
+			return nil // not a file of any workspace (a pipe)
+		}
+		real, _ = filepath.Abs(real)
+	}
+	rel, ok := within(w.dir, real)
+	if !ok {
+		return nil
+	}
+	if err := w.decide(rel, rel, false); err != nil {
+		e := result.As(err)
+		e.Msg = "patch file " + Quote(name) + ": " + e.Msg
+		return e
+	}
+	return nil
 }
