@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/ops"
@@ -49,10 +51,7 @@ type envelope struct {
 	Caller json.RawMessage `json:"caller"`
 	// Environment is where a shell_call is meant to run: local, or an
 	// OpenAI-hosted container, which hunk refuses.
-	Environment *struct {
-		Type        string `json:"type"`
-		ContainerID string `json:"container_id"`
-	} `json:"environment"`
+	Environment map[string]json.RawMessage `json:"environment"`
 	Function *struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -378,6 +377,25 @@ func codexApplyPatch(s *tools.Session, e envelope) (any, bool) {
 
 // ---- OpenAI Responses: shell_call ----
 
+// hostedEnvironment reports whether a shell_call's environment names
+// anything but the local machine — a container's type, a container_id, a
+// field hunk does not know — and says what it names. Only no environment,
+// or {"type": "local"} alone, runs here.
+func hostedEnvironment(env map[string]json.RawMessage) (string, bool) {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		var v string
+		if json.Unmarshal(env[k], &v) != nil {
+			v = string(env[k])
+		}
+		if k == "type" && (v == "local" || v == "") {
+			continue
+		}
+		parts = append(parts, k+" "+v)
+	}
+	return strings.Join(parts, ", "), len(parts) > 0
+}
+
 type shellAction struct {
 	Commands        []string `json:"commands"`
 	TimeoutMs       *int64   `json:"timeout_ms"`
@@ -404,12 +422,11 @@ type shellOutput struct {
 }
 
 func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
-	if e.Environment != nil && e.Environment.Type != "" && e.Environment.Type != "local" {
+	if where, hosted := hostedEnvironment(e.Environment); hosted {
 		// Meant for a container OpenAI hosts: running it here would run it
 		// somewhere the model did not mean, with other files.
 		return failure(OpenAIShell, e, result.Errorf(result.InvalidArgument,
-			"shell_call: this call is for an OpenAI-hosted environment (%s %s); hunk runs commands only here, in its sandbox, and ran nothing",
-			e.Environment.Type, e.Environment.ContainerID).
+			"shell_call: this call is for an OpenAI-hosted environment (%s); hunk runs commands only here, in its sandbox, and ran nothing", where).
 			WithHint("declare the shell tool with a local environment for hunk to answer its calls; hosted containers are answered by OpenAI")), true
 	}
 	var a shellAction
