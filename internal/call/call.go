@@ -52,7 +52,7 @@ type envelope struct {
 	// Environment is where a shell_call is meant to run: local, or an
 	// OpenAI-hosted container, which hunk refuses.
 	Environment map[string]json.RawMessage `json:"environment"`
-	Function *struct {
+	Function    *struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
