@@ -115,6 +115,10 @@ type state struct {
 	// replaced, the path was deleted first (a link there is replaced,
 	// not written through).
 	asLink, gitlink, replaced bool
+	// whole: the new content stands in the place of the file's, derived
+	// from none of it (an Add over a file the patch deleted, or one Codex's
+	// Add or Move overwrites).
+	whole bool
 }
 
 // Apply plans, checks and commits patch p on fsys. On error nothing was
@@ -418,6 +422,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			default:
 				after = addContent(f)
 			}
+			s.whole = s.exists || s.replaced
 			s.data, s.exists, s.touched, s.asLink = after, true, true, f.Link
 			if !s.link || s.replaced {
 				s.mode = 0
@@ -528,6 +533,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 				}
 				mode := s.mode
 				s.data, s.exists, s.touched, s.asLink, s.replaced = nil, false, true, false, true
+				d.whole = d.exists || d.replaced
 				d.data, d.exists, d.touched, d.asLink = after, true, true, keepLink
 				if !d.link && !keepLink {
 					d.mode = mode & fs.ModePerm
@@ -593,7 +599,7 @@ func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResu
 			s.data = nil
 			continue
 		}
-		wo := workspace.WriteOptions{ForcePerm: s.chmod, ReplaceLink: s.replaced}
+		wo := workspace.WriteOptions{ForcePerm: s.chmod, ReplaceLink: s.replaced, Whole: s.whole}
 		if s.mode&fs.ModeType == 0 {
 			wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one its own, unless the patch sets it
 		}

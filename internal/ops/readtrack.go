@@ -265,7 +265,9 @@ type trackedTxn struct {
 }
 
 func (t *trackedTxn) Stage(name string, data []byte, opt workspace.WriteOptions) error {
-	known, err := t.f.t.check(t.f.FS, name, data, false, t.f.whole)
+	// A file the transaction removes and writes again (a patch's Delete
+	// File and Add File of one path) is replaced whole.
+	known, err := t.f.t.check(t.f.FS, name, data, false, t.f.whole || opt.Whole || t.removed[name])
 	if err != nil {
 		return err
 	}
@@ -277,7 +279,8 @@ func (t *trackedTxn) Stage(name string, data []byte, opt workspace.WriteOptions)
 }
 
 func (t *trackedTxn) Remove(name string) error {
-	if _, err := t.f.t.check(t.f.FS, name, nil, true, false); err != nil {
+	_, staged := t.after[name] // written by this transaction too: replaced whole
+	if _, err := t.f.t.check(t.f.FS, name, nil, true, staged); err != nil {
 		return err
 	}
 	if err := t.Txn.Remove(name); err != nil {

@@ -33,6 +33,10 @@ type WriteOptions struct {
 	// ReplaceLink replaces a symbolic link at name itself (a patch that
 	// deletes the link and adds a file there) instead of writing through it.
 	ReplaceLink bool
+	// Whole says the content replaces the file's whole, derived from none
+	// of it (a patch's Delete and Add of one path): read tracking checks it
+	// as a whole write.
+	Whole bool
 }
 
 // TempPrefix and TempSuffix frame the names of hunk's temporary files, so that
