@@ -67,6 +67,9 @@ type ExecDetails struct {
 	Truncated  bool   `json:"truncated" jsonschema:"output was cut in the middle (head and tail kept)"`
 	DurationMs int64  `json:"durationMs" jsonschema:"run time in milliseconds"`
 	Driver     string `json:"driver" jsonschema:"the sandbox driver that ran it"`
+	// Fallback names the drivers auto tried first that could not start
+	// here, and why.
+	Fallback string `json:"fallback,omitempty" jsonschema:"under --driver auto: the drivers tried first that could not start the sandbox, and why"`
 	OOMKilled  bool   `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
 	// NewRepository lists what a git repository the command created would
 	// run outside the sandbox.

@@ -282,6 +282,13 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	}
 	out, details := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
 	details.OpID = opID
+	if r.Fallback != "" {
+		// auto never changes drivers in silence: what it gave up is said,
+		// to the person and the model.
+		w := fmt.Sprintf("ran under %s: the driver auto tried first could not start the sandbox here (%s)", r.Driver, r.Fallback)
+		env.warn(w)
+		out.Text = "warning: " + w + "\n" + out.Text
+	}
 	if len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.
@@ -368,6 +375,8 @@ func execHint(req ExecRequest, r sandbox.Result, gitProtected bool, path string)
 	switch {
 	case r.ExitCode == 0 && !r.TimedOut, r.Interrupted:
 		return ""
+	case r.ExitCode == 127 && strings.Contains(r.NotStarted, "in the sandbox"):
+		return "" // the message says why and what to do
 	case r.ExitCode == 127 && r.NotStarted != "":
 		name, _, _ := strings.Cut(r.NotStarted, ": ")
 		if r.Driver == "docker" {
@@ -416,6 +425,7 @@ func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint s
 		Truncated:  r.Truncated,
 		DurationMs: r.Duration.Milliseconds(),
 		Driver:     r.Driver,
+		Fallback:   r.Fallback,
 		OOMKilled:  r.OOMKilled,
 	}
 	var b strings.Builder

@@ -261,8 +261,12 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 	// bubblewrap reports a missing command like any failure of its own
 	// (exit 1); decide 126/127 first. The host paths the sandbox sees are
 	// the host's, but for /tmp, /run and /dev.
-	if _, code, msg := lookPath(spec.Argv[0], envValue(spec.Env, "PATH"), dir); code != 0 {
+	found, code, msg := lookPath(spec.Argv[0], envValue(spec.Env, "PATH"), dir)
+	if code != 0 {
 		return notStarted("bwrap", spec, code, msg), nil
+	}
+	if msg := bwrapHides(spec, found); msg != "" {
+		return notStarted("bwrap", spec, exitNotFound, msg), nil
 	}
 
 	cg, err := newCgroup(spec, false)
@@ -323,10 +327,15 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
 	}
 	status.flush()
-	code := status.code
+	code = status.code
 	if code < 0 && !out.TimedOut && !out.Canceled {
 		st.Stderr.Close()
 		msg := strings.TrimSpace(string(st.Stderr.Bytes()))
+		if c, m, ok := execFailure(msg); ok {
+			// The sandbox started; the command could not: the shell's code,
+			// never another driver.
+			return notStarted("bwrap", spec, c, m), nil
+		}
 		if msg == "" {
 			msg = fmt.Sprintf("bwrap exited %d", out.ExitCode)
 		}
@@ -336,6 +345,48 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 		out.ExitCode = code
 	}
 	return finish("bwrap", out, cg, st), nil
+}
+
+// bwrapHides says why the program found at path (on the host) is not there
+// inside bubblewrap's sandbox — under /tmp, /run or /dev, which the sandbox
+// replaces with its own, or a path it hides — ("": it is there).
+func bwrapHides(spec Spec, path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	shown := append(append([]string{spec.Workspace}, spec.RW...), spec.RO...)
+	if Under(real, shown) {
+		return ""
+	}
+	for _, d := range []string{"/tmp", "/run", "/var/run", "/dev"} {
+		if Under(real, []string{d}) {
+			return fmt.Sprintf("%s: not found in the sandbox: bwrap gives the command %s of its own, so %s of the host is not there; move it into the workspace, or show it with --ro %s",
+				spec.Argv[0], d, real, real)
+		}
+	}
+	if Under(real, append(spec.Hide, spec.Own...)) {
+		return fmt.Sprintf("%s: not found in the sandbox: %s lies in a path hidden from the command", spec.Argv[0], real)
+	}
+	return ""
+}
+
+// execFailure reads bubblewrap's report that it could not execute the
+// command ("bwrap: execvp PROG: ERR") as the shell's code and message.
+func execFailure(stderr string) (int, string, bool) {
+	for _, line := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(line, "bwrap: execvp ")
+		if !ok {
+			continue
+		}
+		prog, why, _ := strings.Cut(rest, ": ")
+		code := exitNotFound
+		if strings.Contains(why, "Permission denied") || strings.Contains(why, "Is a directory") || strings.Contains(why, "Exec format error") {
+			code = exitNotExecutable
+		}
+		return code, fmt.Sprintf("%s: %s (inside the sandbox)", prog, why), true
+	}
+	return 0, "", false
 }
 
 // reapWithin waits (on the calling thread, through a pidfd) for our child

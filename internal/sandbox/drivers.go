@@ -166,6 +166,7 @@ func run(ctx context.Context, name string, spec Spec) (Result, error) {
 		return d.Run(ctx, spec)
 	}
 	var firstErr error
+	var fallback []string
 	for _, n := range AutoOrder {
 		d := Lookup(n)
 		if d == nil || !available(ctx, d) {
@@ -177,8 +178,10 @@ func run(ctx context.Context, name string, spec Spec) (Result, error) {
 			if firstErr == nil {
 				firstErr = err
 			}
+			fallback = append(fallback, n+": "+ue.Reason)
 			continue
 		}
+		r.Fallback = strings.Join(fallback, "; ")
 		return r, err
 	}
 	if firstErr != nil {

@@ -175,6 +175,9 @@ type Result struct {
 	Duration   time.Duration
 	Stdout     []byte // captured, capped
 	Stderr     []byte
+	// Fallback, under auto: the drivers tried first that could not start
+	// the sandbox here, and why ("bwrap: …"); "" when the first one ran.
+	Fallback string
 }
 
 // Caps is what a driver can do on this machine.
