@@ -38,9 +38,10 @@ import (
 func TestMain(m *testing.M) {
 	main := func() { os.Exit(cmd.Main(os.Args[1:])) }
 	testscript.Main(m, map[string]func(){
-		"hunk":        main,
-		"apply_patch": main,
-		"applypatch":  main,
+		"hunk":          main,
+		"apply_patch":   main,
+		"applypatch":    main,
+		"hunk-watchdog": main, // hunk's watchdog is its own binary again: this one, under testscript
 	})
 }
 

@@ -22,15 +22,19 @@ func init() {
 	// The watchdog that removes what a run started should hunk die
 	// (sandbox.Watch): this binary again, in that role.
 	linkMains[watchdogName] = func(app *App, args []string) int { return sandbox.WatchdogMain(app.Stdin) }
-	sandbox.WatchdogCommand = func() *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			exe = "/proc/self/exe"
-		}
-		c := exec.Command(exe)
-		c.Args[0] = watchdogName
-		return c
+}
+
+// watchdogCommand starts hunk's watchdog: this binary again, in that role
+// (set by Main: only a process running hunk's main starts one — a test
+// binary of a package has no main that knows the role).
+func watchdogCommand() *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/proc/self/exe"
 	}
+	c := exec.Command(exe)
+	c.Args[0] = watchdogName
+	return c
 }
 
 // watchdogName is argv[0] of hunk's watchdog.

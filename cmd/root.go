@@ -21,6 +21,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -83,6 +84,7 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 // Main runs hunk with args (without the program name) and returns the exit code.
 func Main(args []string) int {
 	app := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	sandbox.WatchdogCommand = watchdogCommand
 	if lm, ok := linkMains[filepath.Base(os.Args[0])]; ok {
 		return lm(app, args)
 	}

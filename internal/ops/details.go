@@ -69,8 +69,8 @@ type ExecDetails struct {
 	Driver     string `json:"driver" jsonschema:"the sandbox driver that ran it"`
 	// Fallback names the drivers auto tried first that could not start
 	// here, and why.
-	Fallback string `json:"fallback,omitempty" jsonschema:"under --driver auto: the drivers tried first that could not start the sandbox, and why"`
-	OOMKilled  bool   `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
+	Fallback  string `json:"fallback,omitempty" jsonschema:"under --driver auto: the drivers tried first that could not start the sandbox, and why"`
+	OOMKilled bool   `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
 	// NewRepository lists what a git repository the command created would
 	// run outside the sandbox.
 	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
