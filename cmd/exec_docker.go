@@ -17,6 +17,7 @@ type dockerAdminOptions struct {
 	GC        bool   // remove hunk's leftover and warm containers
 	MakeImage string // import a small offline image under this name
 	Busybox   string // the static busybox --make-image uses
+	Force     bool   // --make-image under a name that is not hunk-…
 }
 
 func (o dockerAdminOptions) dockerAdmin() bool { return o.GC || o.MakeImage != "" }
@@ -25,6 +26,7 @@ func addDockerAdminFlags(f *pflag.FlagSet, o *execOptions) {
 	f.BoolVar(&o.GC, "gc", false, "remove hunk's containers from the Docker engine (warm ones, and leftovers of killed runs), then exit")
 	f.StringVar(&o.MakeImage, "make-image", "", "import a small busybox image `NAME` into the Docker engine, offline, then exit")
 	f.StringVar(&o.Busybox, "busybox", "", "the statically linked busybox `FILE` for --make-image (default: busybox on PATH)")
+	f.BoolVar(&o.Force, "force", false, "with --make-image: a name that is not hunk-… (it stands in for any image of that name)")
 }
 
 // runDockerAdmin does --make-image, then --gc.
@@ -33,7 +35,7 @@ func runDockerAdmin(ctx context.Context, app *App, o *execOptions) error {
 	var human []string
 	details := map[string]any{}
 	if o.MakeImage != "" {
-		id, err := d.MakeImage(ctx, o.MakeImage, o.Busybox)
+		id, err := d.MakeImage(ctx, o.MakeImage, o.Busybox, o.Force)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"strings"
 	"time"
 
@@ -33,10 +34,16 @@ const madeComment = "hunk exec --make-image"
 // /sbin point there), /etc/passwd and /etc/group, and empty /tmp, /proc,
 // /sys, /dev. busybox is the host's static busybox ("" = `busybox` on PATH,
 // then /bin/busybox; Debian: apt-get install busybox-static). It returns
-// the image id.
-func (d *Docker) MakeImage(ctx context.Context, name, busybox string) (string, error) {
+// the image id. The name must be one of hunk's own (its repository's last
+// part starting with "hunk-") unless force: a busybox under a real image's
+// name (node:22) would stand in for it for every tool using the engine.
+func (d *Docker) MakeImage(ctx context.Context, name, busybox string, force bool) (string, error) {
 	if name == "" {
 		return "", result.Usagef("--make-image needs an image name, e.g. %s", DefaultImage)
+	}
+	if repo, _ := splitRef(name); !force && !strings.HasPrefix(path.Base(repo), "hunk-") {
+		return "", result.Usagef("--make-image %s: a busybox image under that name would stand in for the real %s for every tool using the engine", name, repo).
+			WithHint("name it hunk-… (e.g. " + DefaultImage + "), or add --force if that name is really meant for it")
 	}
 	bb, err := findStaticBusybox(busybox)
 	if err != nil {

@@ -49,7 +49,7 @@ func Required(env, name string) bool {
 // that the docker package's own tests can use this package).
 type ImageMaker interface {
 	HasImage(ctx context.Context, name string) (bool, error)
-	MakeImage(ctx context.Context, name, busybox string) (string, error)
+	MakeImage(ctx context.Context, name, busybox string, force bool) (string, error)
 }
 
 var (
@@ -76,7 +76,7 @@ func EnsureImage(d ImageMaker) (string, error) {
 	err, done := imageDone[img]
 	if !done {
 		if ok, _ := d.HasImage(context.Background(), img); !ok {
-			if _, err = d.MakeImage(context.Background(), img, ""); err != nil {
+			if _, err = d.MakeImage(context.Background(), img, "", false); err != nil {
 				err = fmt.Errorf("making the Docker test image %s (--make-image needs a static busybox: apt-get install busybox-static): %v", img, err)
 			}
 		}
