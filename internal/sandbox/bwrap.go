@@ -108,11 +108,21 @@ func bwrapMount(a []string, m Mount) []string {
 	case m.Mode == MountHidden && m.Dir:
 		return append(a, "--tmpfs", m.Path, "--remount-ro", m.Path)
 	case m.Mode == MountHidden:
-		return append(a, "--ro-bind", "/dev/null", m.Path)
+		return append(a, "--ro-bind", emptyOrNull(), m.Path)
 	case m.Mode == MountReadOnly:
 		return append(a, "--ro-bind", m.Path, m.Path)
 	}
 	return append(a, "--bind", m.Path, m.Path)
+}
+
+// emptyOrNull is the file bwrap covers a hidden file with: an empty
+// regular one (emptyFile), so that it reads as empty; /dev/null where that
+// cannot be made (it then gives EACCES: bwrap binds without devices).
+func emptyOrNull() string {
+	if p, err := emptyFile(); err == nil {
+		return p
+	}
+	return "/dev/null"
 }
 
 // BwrapArgs returns bubblewrap's arguments (without the program name) for
@@ -173,7 +183,7 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 			a = append(a, "--tmpfs", real)
 		} else if err == nil {
-			a = append(a, "--ro-bind", "/dev/null", real)
+			a = append(a, "--ro-bind", emptyOrNull(), real)
 		}
 	}
 	// hunk's own state, wherever it is shown: empty, read-only once the

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -215,17 +216,9 @@ func notStarted(driver string, spec Spec, code int, msg string) Result {
 // inherits its TMPDIR, which marks them (one that changes its environment
 // escapes; with a process limit, the run's cgroup catches it too).
 func privateTmp() (string, error) {
-	base := filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()))
-	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+	base, err := privateBase()
+	if err != nil {
 		return "", err
-	}
-	// Someone else's, or a link planted to redirect it: not ours to use.
-	var st syscall.Stat_t
-	if err := syscall.Lstat(base, &st); err != nil {
-		return "", err
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
-		return "", fmt.Errorf("%s is not a private directory of this user; remove it", base)
 	}
 	if ents, err := os.ReadDir(base); err == nil {
 		for _, e := range ents {
@@ -238,6 +231,50 @@ func privateTmp() (string, error) {
 	}
 	return os.MkdirTemp(base, fmt.Sprintf("%d-", os.Getpid()))
 }
+
+// privateBase is $TMPDIR/hunk-exec-UID, a directory only this user may
+// enter (made when missing): the runs' private temporary directories, the
+// empty file bwrap covers a read-denied file with.
+func privateBase() (string, error) {
+	base := filepath.Join(os.TempDir(), fmt.Sprintf("hunk-exec-%d", os.Geteuid()))
+	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	// Someone else's, or a link planted to redirect it: not ours to use.
+	var st syscall.Stat_t
+	if err := syscall.Lstat(base, &st); err != nil {
+		return "", err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a private directory of this user; remove it", base)
+	}
+	return base, nil
+}
+
+// emptyFile is an empty, read-only regular file of this user's (made once,
+// in privateBase): what bwrap binds over a read-denied file, so that it
+// reads as empty — /dev/null bound there is a device on a nodev mount,
+// which gives EACCES instead.
+var emptyFile = sync.OnceValues(func() (string, error) {
+	base, err := privateBase()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(base, "empty")
+	var st syscall.Stat_t
+	if syscall.Lstat(p, &st) == nil {
+		if st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == 0 && int(st.Uid) == os.Geteuid() && st.Mode&0o222 == 0 {
+			return p, nil
+		}
+		_ = os.Remove(p)
+	}
+	fd, err := syscall.Open(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o444)
+	if err != nil {
+		return "", err
+	}
+	syscall.Close(fd)
+	return p, nil
+})
 
 // killTagged kills the processes of this user whose environment holds the
 // entry tag (K=V), as they are now in /proc.
