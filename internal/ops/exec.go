@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/workspace"
 	_ "github.com/hunk-dev/hunk/internal/sandbox/docker" // registers the docker driver
 )
 
@@ -280,7 +282,11 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
-	out, details := execOutput(req, r, in, execHint(req, r, len(protect) > 0, pathOf(cmdEnv)))
+	hint := policyReadOnly(ws, workdir, r.Stderr)
+	if hint == "" {
+		hint = execHint(req, r, len(protect) > 0, pathOf(cmdEnv))
+	}
+	out, details := execOutput(req, r, in, hint)
 	details.OpID = opID
 	if r.Fallback != "" {
 		// auto never changes drivers in silence: what it gave up is said,
@@ -360,12 +366,53 @@ func seconds(d time.Duration) string {
 // because it is read-only (git's "Unable to create '.../.git/index.lock':
 // Read-only file system", a shell's "cannot create .git/...").
 func readOnlyGit(stderr []byte) bool {
-	for _, l := range strings.Split(string(stderr), "\n") {
-		if strings.Contains(l, ".git") && strings.Contains(l, "Read-only file system") {
+	for _, p := range readOnlyPaths(stderr) {
+		if gitComponent.MatchString(p) {
 			return true
 		}
 	}
 	return false
+}
+
+// gitComponent matches a path with a .git component (not .github).
+var gitComponent = regexp.MustCompile(`(^|/)\.git(/|$)`)
+
+// readOnlyPath finds the path in a tool's "Read-only file system" error:
+// quoted ('X', "X", ‘X’) or after "create", "remove" and the like.
+var readOnlyPath = regexp.MustCompile(`['"‘]([^'"’]+)['"’][^'"]*Read-only file system|(?:create|remove|touch|open|write|rename|mkdir)\s+([^\s:'"]+): Read-only file system`)
+
+// readOnlyPaths are the paths a command's stderr says it could not change
+// for a read-only file system.
+func readOnlyPaths(stderr []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if m := readOnlyPath.FindStringSubmatch(l); m != nil {
+			out = append(out, m[1]+m[2])
+		}
+	}
+	return out
+}
+
+// policyReadOnly is the hint for a command refused a change by the path
+// policy's read-only mounts: the rule it met and where it comes from.
+func policyReadOnly(ws *workspace.Workspace, workdir string, stderr []byte) string {
+	if ws.Policy().Empty() {
+		return ""
+	}
+	for _, p := range readOnlyPaths(stderr) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(workdir, p)
+		}
+		name, err := ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		if d, by := ws.Decide(name, true); !d.Allowed {
+			return fmt.Sprintf("%s: writing is %s%s, so the sandbox keeps it read-only (the person running hunk sets the policy; hunk policy check %s shows the rule)",
+				workspace.Quote(name), d.Reason(), workspace.Via(name, by), name)
+		}
+	}
+	return ""
 }
 
 // execHint is what to tell the user of a run that failed for a reason the
