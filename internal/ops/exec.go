@@ -14,8 +14,8 @@ import (
 	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
-	"github.com/hunk-dev/hunk/internal/workspace"
 	_ "github.com/hunk-dev/hunk/internal/sandbox/docker" // registers the docker driver
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // ExecRequest runs a command in the sandbox. The fields a model may set
