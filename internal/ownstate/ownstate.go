@@ -43,6 +43,19 @@ func Paths(getenv func(string) string) []string {
 	return out
 }
 
+// StateBase is the directory hunk's state directory lies in —
+// $XDG_STATE_HOME, else ~/.local/state — or "" when there is none (no HOME).
+func StateBase(getenv func(string) string) string {
+	if b := getenv("XDG_STATE_HOME"); filepath.IsAbs(b) {
+		return b
+	}
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) || home == "/" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state")
+}
+
 // Held is where the directory dir holds hunk's own paths owns: for each
 // one it holds, its name relative to dir ("." when dir itself lies inside
 // it). An own path that does not exist yet is placed by its deepest

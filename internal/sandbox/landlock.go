@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/ownstate"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 func init() { Register("landlock", func() Driver { return landlockDriver{} }) }
@@ -251,16 +254,23 @@ func privateBase() (string, error) {
 	return base, nil
 }
 
-// emptyFile is an empty, read-only regular file of this user's (made once,
-// in privateBase): what bwrap binds over a read-denied file, so that it
-// reads as empty — /dev/null bound there is a device on a nodev mount,
-// which gives EACCES instead.
+// emptyFile is an empty, read-only regular file of this user's, made once
+// in hunk's state directory (out of every workspace's listings and every
+// sandbox's sight), else in privateBase: what bwrap binds over a
+// read-denied file, so that it reads as empty — /dev/null bound there is a
+// device on a nodev mount, which gives EACCES instead.
 var emptyFile = sync.OnceValues(func() (string, error) {
-	base, err := privateBase()
-	if err != nil {
-		return "", err
+	dir := ""
+	if base := ownstate.StateBase(os.Getenv); base != "" {
+		dir, _ = workspace.PrivateDir(base, "hunk")
 	}
-	p := filepath.Join(base, "empty")
+	if dir == "" {
+		var err error
+		if dir, err = privateBase(); err != nil {
+			return "", err
+		}
+	}
+	p := filepath.Join(dir, "empty")
 	var st syscall.Stat_t
 	if syscall.Lstat(p, &st) == nil {
 		if st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size == 0 && int(st.Uid) == os.Geteuid() && st.Mode&0o222 == 0 {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/ownstate"
 )
 
 // A transaction's journal. A Txn keeps it from its first staged file until
@@ -66,13 +68,9 @@ type journal struct {
 // hunk's state directory (not made), or "" when there is no state
 // directory: $XDG_STATE_HOME, else ~/.local/state.
 func stateJournalDir(dir string) (base string, rel []string) {
-	base = os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) {
-		home := os.Getenv("HOME")
-		if !filepath.IsAbs(home) || home == "/" {
-			return "", nil
-		}
-		base = filepath.Join(home, ".local", "state")
+	base = ownstate.StateBase(os.Getenv)
+	if base == "" {
+		return "", nil
 	}
 	sum := sha256.Sum256([]byte(dir))
 	return base, []string{"hunk", "journal", fmt.Sprintf("%x", sum[:8])}
