@@ -2,8 +2,10 @@ package ops
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,6 +184,11 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if err != nil {
 		return nil, nil, err
 	}
+	// Each --ro where it was named too (a link's own path), and each path
+	// once (docker refuses a mount point twice).
+	var roAt []string
+	ro, roAt = namedAt(req.RO, ro, home)
+	rw = dedupe(rw)
 	hide, err := hostPaths("hide", req.Hide, false)
 	if err != nil {
 		return nil, nil, err
@@ -241,7 +248,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 		hide = append(hide, outside...)
 	}
 	spec := sandbox.Spec{
-		RW: rw, RO: ro, Hide: hide, Protect: protect, Own: own, Cache: cacheDir, Policy: mounts, AllowOnly: layout.AllowOnly,
+		RW: rw, RO: ro, ROAt: roAt, Hide: hide, Protect: protect, Own: own, Cache: cacheDir, Policy: mounts, AllowOnly: layout.AllowOnly,
 		Argv: argv, Workspace: ws.Dir(), Workdir: workdir, Env: cmdEnv,
 		Network: req.Network, ReadOnly: req.ReadOnly,
 		Timeout: req.Timeout, Memory: req.Memory, Pids: req.Pids, CPUs: req.CPUs, MaxOutput: req.MaxOutput,
@@ -362,6 +369,82 @@ func seconds(d time.Duration) string {
 	return n + " seconds"
 }
 
+// hostBoundHint explains why a program bound from the host with --ro
+// (name, as the command named it) cannot start in an image: what it needs
+// to start — a dynamic ELF's loader and libraries, a script's interpreter —
+// is the host's, not the image's. "" when name is not such a program.
+func hostBoundHint(name string, ro []string) string {
+	if !filepath.IsAbs(name) {
+		return ""
+	}
+	bound := false
+	for _, p := range ro {
+		if a, err := filepath.Abs(p); err == nil && (name == a || strings.HasPrefix(name, strings.TrimSuffix(a, "/")+"/")) {
+			bound = true
+		}
+	}
+	if !bound {
+		return ""
+	}
+	if f, err := elf.Open(name); err == nil {
+		defer f.Close()
+		for _, prog := range f.Progs {
+			if prog.Type != elf.PT_INTERP {
+				continue
+			}
+			b, _ := io.ReadAll(prog.Open())
+			interp := strings.TrimRight(string(b), "\x00")
+			return fmt.Sprintf("%s is bound from the host, but it is dynamically linked: its loader %s and the libraries it links are the host's, not the image's; bind them too (--ro /lib --ro /lib64 --ro /usr/lib), run in an image that has them, or use a statically linked build", name, interp)
+		}
+		return ""
+	}
+	if b, err := os.ReadFile(name); err == nil && strings.HasPrefix(string(b), "#!") {
+		line, _, _ := strings.Cut(string(b[2:]), "\n")
+		if fields := strings.Fields(line); len(fields) > 0 {
+			return fmt.Sprintf("%s is bound from the host, but it is a script for %s, which the image does not have where it says; bind it too (--ro %s) or run in an image that has it", name, fields[0], fields[0])
+		}
+	}
+	return ""
+}
+
+// namedAt pairs each real --ro path with where it was named (absolute, its
+// last link not followed), dropping repeats.
+func namedAt(given, real []string, home string) (ro, at []string) {
+	seen := map[string]bool{}
+	for i, p := range real {
+		named := p
+		if i < len(given) {
+			if rest, ok := strings.CutPrefix(given[i], "~/"); ok && home != "" {
+				named = filepath.Join(home, rest)
+			} else if a, err := filepath.Abs(given[i]); err == nil {
+				named = a
+			}
+			if d, err := filepath.EvalSymlinks(filepath.Dir(named)); err == nil {
+				named = filepath.Join(d, filepath.Base(named))
+			}
+		}
+		if seen[p+"\x00"+named] {
+			continue
+		}
+		seen[p+"\x00"+named] = true
+		ro, at = append(ro, p), append(at, named)
+	}
+	return ro, at
+}
+
+// dedupe drops repeated paths.
+func dedupe(paths []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // readOnlyGit reports whether stderr says that a write into .git failed
 // because it is read-only (git's "Unable to create '.../.git/index.lock':
 // Read-only file system", a shell's "cannot create .git/...").
@@ -426,6 +509,9 @@ func execHint(req ExecRequest, r sandbox.Result, gitProtected bool, path string)
 		return "" // the message says why and what to do
 	case r.ExitCode == 127 && r.NotStarted != "":
 		name, _, _ := strings.Cut(r.NotStarted, ": ")
+		if h := hostBoundHint(name, req.RO); r.Driver == "docker" && h != "" {
+			return h
+		}
 		if r.Driver == "docker" {
 			return fmt.Sprintf("the image %s has no %s: run in an image that has it (--image), or show the host's toolchain read-only (for Go: --ro /usr/local/go --env PATH=/usr/local/go/bin:/bin --env CGO_ENABLED=0); docs/exec.md has a recipe", req.Image, name)
 		}

@@ -23,7 +23,8 @@ type Spec struct {
 	Env       []string // the complete environment, K=V (already cleared to the allow-list)
 	Network   bool     // allow network access
 	RW        []string // further host paths the command may write (--rw)
-	RO        []string // further host paths made visible read-only (--ro: docker; the others see the host read-only already)
+	RO        []string // further host paths made visible read-only (--ro: docker; the others see the host read-only already), real paths
+	ROAt      []string // where each RO path is seen, as named (a link's own path; docker binds there)
 	Hide      []string // host paths the command may not read (--hide and DefaultHidden)
 	ReadOnly  bool     // the workspace is read-only too
 	// Protect are paths inside the workspace the command may read but not

@@ -170,8 +170,14 @@ func containerFor(spec sandbox.Spec) containerConfig {
 			h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: m.Path, Target: m.Path, ReadOnly: m.Mode == sandbox.MountReadOnly})
 		}
 	}
-	for _, p := range spec.RO {
-		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p, ReadOnly: true})
+	for i, p := range spec.RO {
+		// A link named by --ro is bound at its own path, where the
+		// command looks for it (python3 -> python3.11).
+		at := p
+		if i < len(spec.ROAt) && spec.ROAt[i] != "" {
+			at = spec.ROAt[i]
+		}
+		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: at, ReadOnly: true})
 	}
 	for _, p := range spec.RW {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: p, Target: p})
@@ -333,7 +339,11 @@ func engineFailure(e *engine, spec sandbox.Spec, err error) error {
 	case isStatus(err, http.StatusNotFound) && strings.Contains(strings.ToLower(err.Error()), "image"):
 		return missingImage(e, spec.Image, err)
 	}
-	return &result.Error{Code: result.SandboxUnavailable, Msg: "docker: " + err.Error(), Err: err}
+	e2 := &result.Error{Code: result.SandboxUnavailable, Msg: "docker: " + err.Error(), Err: err}
+	if strings.Contains(err.Error(), "Duplicate mount point") {
+		e2.WithHint("a path is bound twice: the workspace, a --ro or --rw path, the build cache or one the policy covers; name each once (a --ro inside the workspace is already there)")
+	}
+	return e2
 }
 
 // missingImage is the error for an image the engine lacks. Only hunk's own
