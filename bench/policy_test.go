@@ -61,6 +61,13 @@ func BenchmarkPolicyApplyPatchBig(b *testing.B) {
 // directory) and checked against expected/; it returns the median wall
 // times.
 func bigPatchPair(b *testing.B, bin, out, base string, runs int, x, y []string) (time.Duration, time.Duration) {
+	return bigPatchArgv(b, out, base, runs, append([]string{bin}, x...), append([]string{bin}, y...))
+}
+
+// bigPatchArgv is bigPatchPair for two commands x and y (a binary and its
+// root flags each): two builds compared, or one build with two sets of
+// flags.
+func bigPatchArgv(b *testing.B, out, base string, runs int, x, y []string) (time.Duration, time.Duration) {
 	ws, want, patch := filepath.Join(out, "workspace"), filepath.Join(out, "expected"), filepath.Join(out, "patch.txt")
 	var xs, ys []time.Duration
 	for i := 0; i < runs; i++ {
@@ -72,7 +79,7 @@ func bigPatchPair(b *testing.B, bin, out, base string, runs int, x, y []string) 
 			if err := os.CopyFS(dir, os.DirFS(ws)); err != nil {
 				b.Fatal(err)
 			}
-			r := runOnce(b, dir, patch, append(append([]string{bin}, flags...), "apply-patch")...)
+			r := runOnce(b, dir, patch, append(append([]string(nil), flags...), "apply-patch")...)
 			sameTree(b, "hunk apply-patch", dir, want, true)
 			if k == 0 {
 				xs = append(xs, r.Wall)
@@ -104,5 +111,39 @@ func BenchmarkPolicyExecWalk(b *testing.B) {
 		b.ReportMetric(ms(without.Wall), "no-policy-ms")
 		b.ReportMetric(ms(with.Wall), "policy-ms")
 		b.ReportMetric(float64(with.Wall)/float64(without.Wall), "x-no-policy")
+	}
+}
+
+// BenchmarkAgainstBase measures what this build costs against another one
+// (HUNK_BENCH_BASE: the path of a hunk binary built from an earlier
+// commit): a small `hunk read` (medians of 201 runs each, alternated) and
+// gen_bigpatch.py's 2,000-file patch on tmpfs where there is one (medians
+// of 9 runs each, alternated, each result checked). Issue 32 asks the door
+// (every path resolved once, decided on what was opened) to cost under 5%
+// (x-base < 1.05).
+func BenchmarkAgainstBase(b *testing.B) {
+	base := os.Getenv("HUNK_BENCH_BASE")
+	if base == "" {
+		b.Skip("SKIPPED: set HUNK_BENCH_BASE to a hunk binary built from the commit to compare with")
+	}
+	bin := hunkBin(b)
+	b.Setenv("XDG_STATE_HOME", b.TempDir())
+	dir := b.TempDir()
+	smallGoFile(b, filepath.Join(dir, "src", "pkg", "small.go"))
+	out := bigPatch(b)
+	shm := ""
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		shm, _ = os.MkdirTemp("/dev/shm", "hunk-bench-")
+		defer os.RemoveAll(shm)
+	}
+	for b.Loop() {
+		old, cur := medianPair(b, 201, dir, []string{base, "read", "src/pkg/small.go"}, []string{bin, "read", "src/pkg/small.go"})
+		b.ReportMetric(ms(old.Wall), "read-base-ms")
+		b.ReportMetric(ms(cur.Wall), "read-ms")
+		b.ReportMetric(float64(cur.Wall)/float64(old.Wall), "read-x-base")
+		po, pc := bigPatchArgv(b, out, shm, 9, []string{base}, []string{bin})
+		b.ReportMetric(ms(po), "patch-base-ms")
+		b.ReportMetric(ms(pc), "patch-ms")
+		b.ReportMetric(float64(pc)/float64(po), "patch-x-base")
 	}
 }
