@@ -127,15 +127,18 @@ func BenchmarkAgainstBase(b *testing.B) {
 		b.Skip("SKIPPED: set HUNK_BENCH_BASE to a hunk binary built from the commit to compare with")
 	}
 	bin := hunkBin(b)
-	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	dir := b.TempDir()
 	smallGoFile(b, filepath.Join(dir, "src", "pkg", "small.go"))
 	out := bigPatch(b)
-	shm := ""
+	// The workspace and the history on one tmpfs (the history links a
+	// patch's backups in: on another file system it copies them).
+	shm, state := "", b.TempDir()
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		shm, _ = os.MkdirTemp("/dev/shm", "hunk-bench-")
 		defer os.RemoveAll(shm)
+		state = filepath.Join(shm, "state")
 	}
+	b.Setenv("XDG_STATE_HOME", state)
 	for b.Loop() {
 		old, cur := medianPair(b, 201, dir, []string{base, "read", "src/pkg/small.go"}, []string{bin, "read", "src/pkg/small.go"})
 		b.ReportMetric(ms(old.Wall), "read-base-ms")

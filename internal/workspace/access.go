@@ -45,6 +45,27 @@ func writes(flag int) bool {
 // openIn is OpenFile through c, deciding the policy when check; it returns
 // the real name opened too.
 func (w *Workspace) openIn(c *dirCache, name string, flag int, perm fs.FileMode, check bool) (*os.File, string, error) {
+	fd, real, st, err := w.openFD(c, name, flag, perm, check)
+	if err != nil {
+		return nil, "", err
+	}
+	if flag&unix.O_NONBLOCK != 0 || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return os.NewFile(uintptr(fd), name), real, nil
+	}
+	return blocking(fd, flag, name), real, nil
+}
+
+// blocking is a regular file's descriptor, opened with flag and
+// O_NONBLOCK (the door's guard against waiting on a FIFO), as an *os.File
+// that reads and writes blocking: os would otherwise try, and fail, to put
+// it in its poller. The status flags asked for (O_APPEND) stay.
+func blocking(fd, flag int, name string) *os.File {
+	_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFL, flag&unix.O_APPEND)
+	return os.NewFile(uintptr(fd), name)
+}
+
+// openFD is openIn's descriptor (the caller closes it), with its stat.
+func (w *Workspace) openFD(c *dirCache, name string, flag int, perm fs.FileMode, check bool) (int, string, *unix.Stat_t, error) {
 	write := writes(flag)
 	if !write && c == nil && w.confined && check {
 		// The fast path: a name with no link on its way is its own real name.
@@ -52,42 +73,55 @@ func (w *Workspace) openIn(c *dirCache, name string, flag int, perm fs.FileMode,
 		if err == nil {
 			if err := w.decide(name, name, false); err != nil {
 				unix.Close(fd)
-				return nil, "", err
+				return -1, "", nil, err
 			}
-			f, err := w.regular(name, fd)
-			return f, name, err
+			st, err := w.regularStat(name, fd)
+			return fd, name, st, err
 		}
 		if err == unix.ENOENT || err == unix.EISDIR || err == unix.EACCES || err == unix.ENXIO {
-			return nil, "", w.missing(c, name, false, err)
+			return -1, "", nil, w.missing(c, name, false, err)
 		}
 	}
+	follow := false // a link in the last component is followed when met (ELOOP)
 	for race := 0; ; race++ {
-		p, err := w.resolve(c, name, true)
+		p, err := w.resolve(c, name, follow)
 		if err != nil {
-			return nil, "", w.missing(c, name, write, err)
+			return -1, "", nil, w.missing(c, name, write, err)
 		}
 		if check {
 			if err := w.decide(name, p.real, write); err != nil {
 				c.release(p.dir)
-				return nil, "", err
+				return -1, "", nil, err
 			}
 		}
 		fd, err := openat(p.dir.fd, p.base, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm.Perm()))
 		c.release(p.dir)
 		if err == unix.ELOOP && race < maxRaces {
-			continue // a link put there since the walk: walk again
+			// A link (or one put there since the walk): walk where it
+			// leads, and decide that.
+			follow = true
+			continue
 		}
 		if err != nil {
-			return nil, "", w.Error(name, pathErr("open", name, err))
+			return -1, "", nil, w.Error(name, pathErr("open", name, err))
 		}
-		f, err := w.regular(name, fd)
-		return f, p.real, err
+		st, err := w.regularStat(name, fd)
+		return fd, p.real, st, err
 	}
 }
 
 // regular wraps an opened descriptor, refusing what is neither a regular
 // file nor a directory: reading a FIFO or a device waits or never ends.
 func (w *Workspace) regular(name string, fd int) (*os.File, error) {
+	if _, err := w.regularStat(name, fd); err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// regularStat is regular's check of fd, with its stat; fd is closed when
+// it fails.
+func (w *Workspace) regularStat(name string, fd int) (*unix.Stat_t, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
@@ -97,7 +131,7 @@ func (w *Workspace) regular(name string, fd int) (*os.File, error) {
 		unix.Close(fd)
 		return nil, special(name, statInfo(path.Base(name), &st).Mode())
 	}
-	return os.NewFile(uintptr(fd), name), nil
+	return &st, nil
 }
 
 // special is the refusal of a file that is not a regular file, a directory
@@ -143,16 +177,11 @@ func (w *Workspace) ReadFile(name string) ([]byte, error) { return w.readFileIn(
 
 // readFileIn reads name through c, deciding the policy when check.
 func (w *Workspace) readFileIn(c *dirCache, name string, check bool) ([]byte, error) {
-	f, _, err := w.openIn(c, name, os.O_RDONLY, 0, check)
+	fd, _, st, err := w.openFD(c, name, os.O_RDONLY, 0, check)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fd := int(f.Fd())
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, w.Error(name, pathErr("stat", name, err))
-	}
+	defer unix.Close(fd)
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		return nil, w.Error(name, pathErr("read", name, syscall.EISDIR))
 	}
@@ -186,8 +215,9 @@ func (w *Workspace) Lstat(name string) (fs.FileInfo, error) { return w.statIn(ni
 
 // statIn is Stat (follow) or Lstat through c.
 func (w *Workspace) statIn(c *dirCache, name string, follow bool) (fs.FileInfo, error) {
+	deep := false // the last component followed, once it is met as a link
 	for race := 0; ; race++ {
-		p, err := w.resolve(c, name, follow)
+		p, err := w.resolve(c, name, deep)
 		if err != nil {
 			return nil, w.Error(name, pathErr("lstat", name, err))
 		}
@@ -198,7 +228,8 @@ func (w *Workspace) statIn(c *dirCache, name string, follow bool) (fs.FileInfo, 
 			return nil, w.Error(name, pathErr("lstat", name, err))
 		}
 		if follow && st.Mode&unix.S_IFMT == unix.S_IFLNK && race < maxRaces {
-			continue // a link put there since the walk
+			deep = true
+			continue
 		}
 		return statInfo(path.Base(p.base), &st), nil
 	}

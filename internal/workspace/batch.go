@@ -150,7 +150,12 @@ func (b *Batch) FollowLinks(name string) (string, error) {
 		return "", err
 	}
 	if fi.Mode()&fs.ModeSymlink == 0 {
-		return b.w.followIn(b.c, name)
+		// Not a link: where its directory really is, and its name.
+		p, err := b.w.resolve(b.c, name, false)
+		if err != nil {
+			return name, nil
+		}
+		return p.real, nil
 	}
 	return b.w.followIn(b.c, name)
 }

@@ -33,8 +33,9 @@ import (
 // is one) and the workspace's name of it — where it really is.
 type dirRef struct {
 	fd    int
-	real  string // workspace name ("." the root), or absolute in host mode outside the root
-	owned bool   // fd is closed with the reference (not the root's)
+	real   string // workspace name ("." the root), or absolute in host mode outside the root
+	owned  bool   // fd is closed with the reference (not the root's)
+	cached bool   // a dirCache's: closed with the cache, never by release
 
 	// rdOnce, rd: the directory opened for reading (flock, fsync), once.
 	rdOnce sync.Once
@@ -443,6 +444,7 @@ func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 		d.close()
 		return prev, nil
 	}
+	d.cached = true
 	c.dirs[name] = d
 	return d, nil
 }
@@ -450,18 +452,8 @@ func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 // release closes d when it is not c's own (a place made without a cache,
 // or by following a link).
 func (c *dirCache) release(d *dirRef) {
-	if d == nil {
+	if d == nil || d.cached {
 		return
-	}
-	if c != nil {
-		c.mu.Lock()
-		for _, k := range c.dirs {
-			if k == d {
-				c.mu.Unlock()
-				return
-			}
-		}
-		c.mu.Unlock()
 	}
 	d.close()
 }

@@ -132,16 +132,20 @@ func (w *Workspace) ReadFileRaw(name string) ([]byte, error) {
 
 // openNoFollow opens name for reading, never following a last-component
 // link.
-func (b *Batch) openNoFollow(name string) (*os.File, error) {
+func (b *Batch) openNoFollow(name string) (*os.File, *unix.Stat_t, error) {
 	fd, base, ok := b.at(name)
 	if !ok {
-		return nil, pathErr("open", name, unix.ENOENT)
+		return nil, nil, pathErr("open", name, unix.ENOENT)
 	}
 	f, err := openat(fd, base, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, pathErr("open", name, err)
+		return nil, nil, pathErr("open", name, err)
 	}
-	return b.w.regular(name, f)
+	st, err := b.w.regularStat(name, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return blocking(f, unix.O_RDONLY, name), st, nil
 }
 
 // preImage stores what name holds now as a blob of op and returns its
@@ -174,15 +178,11 @@ func (t *diskTxn) preImage(op *history.Op, name string, link bool) (*history.Ima
 	case fi.IsDir():
 		return &history.Image{Dir: true, Mode: fi.Mode().Perm()}, nil
 	}
-	f, err := t.b.openNoFollow(name)
+	f, st, err := t.b.openNoFollow(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		return nil, err
-	}
 	im, err := op.PutFile(f)
 	if err != nil {
 		return nil, err
