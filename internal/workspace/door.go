@@ -32,7 +32,7 @@ import (
 // dirRef is a directory the door opened: a descriptor (O_PATH where there
 // is one) and the workspace's name of it — where it really is.
 type dirRef struct {
-	fd    int
+	fd     int
 	real   string // workspace name ("." the root), or absolute in host mode outside the root
 	owned  bool   // fd is closed with the reference (not the root's)
 	cached bool   // a dirCache's: closed with the cache, never by release
