@@ -540,17 +540,17 @@ func TestMCPBounds(t *testing.T) {
 		t.Errorf("ping after the FIFO calls: %v", r)
 	}
 
-	// A 400 MiB line, streamed.
+	// A 1 GiB line, streamed.
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":11,"method":"ping","params":{"pad":"`)
 	chunk := strings.Repeat("A", 1<<20)
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 1024; i++ {
 		if _, err := io.WriteString(stdin, chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
 	send(`"}}`)
 	if r := next("the long line"); fmt.Sprint(r["id"]) != "<nil>" || !strings.Contains(fmt.Sprint(r["error"]), "-32600") {
-		t.Errorf("a 400 MiB line: %v", r)
+		t.Errorf("a 1 GiB line: %v", r)
 	}
 	send(`{"jsonrpc":"2.0","id":12,"method":"ping"}`)
 	if r := next("ping"); fmt.Sprint(r["id"]) != "12" {
@@ -559,7 +559,7 @@ func TestMCPBounds(t *testing.T) {
 	hwm := vmHWM(t, cmd.Process.Pid)
 	t.Logf("peak RSS after the long line: %d MiB", hwm>>20)
 	if hwm > 192<<20 {
-		t.Errorf("hunk mcp held %d MiB reading a 400 MiB line", hwm>>20)
+		t.Errorf("hunk mcp held %d MiB reading a 1 GiB line", hwm>>20)
 	}
 
 	// SIGTERM with a command running.
