@@ -110,17 +110,9 @@ func (w *Workspace) openFD(c *dirCache, name string, flag int, perm fs.FileMode,
 	}
 }
 
-// regular wraps an opened descriptor, refusing what is neither a regular
-// file nor a directory: reading a FIFO or a device waits or never ends.
-func (w *Workspace) regular(name string, fd int) (*os.File, error) {
-	if _, err := w.regularStat(name, fd); err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
-// regularStat is regular's check of fd, with its stat; fd is closed when
-// it fails.
+// regularStat refuses an opened descriptor fd that is neither a regular
+// file nor a directory — reading a FIFO or a device waits or never ends —
+// and returns its stat; fd is closed when it fails.
 func (w *Workspace) regularStat(name string, fd int) (*unix.Stat_t, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {

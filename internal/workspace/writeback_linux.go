@@ -12,11 +12,6 @@ func startWriteback(fd int, off, n int64) {
 // fdatasync flushes fd's data.
 func fdatasync(fd int) error { return unix.Fdatasync(fd) }
 
-// renameExchange swaps two names of the directory dirfd atomically.
-func renameExchange(dirfd int, a, b string) error {
-	return unix.Renameat2(dirfd, a, dirfd, b, unix.RENAME_EXCHANGE)
-}
-
 // volatileFS reports whether dir lies on tmpfs or ramfs.
 func volatileFS(dir string) bool {
 	var st unix.Statfs_t
