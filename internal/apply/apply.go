@@ -93,12 +93,11 @@ type FileResult struct {
 
 // op is a file operation with resolved names.
 type op struct {
-	idx     int
-	src     *patchparse.FileOp
-	name    string // resolved path
-	moveTo  string // resolved destination ("" for none)
-	copyOf  string // resolved source of a copy ("" for none)
-	display string
+	idx    int
+	src    *patchparse.FileOp
+	name   string // resolved path
+	moveTo string // resolved destination ("" for none)
+	copyOf string // resolved source of a copy ("" for none)
 }
 
 // state is a path's content as the patch has left it so far.
@@ -276,8 +275,7 @@ func groupOps(ops []*op) [][]*op {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

@@ -44,12 +44,8 @@ func (lc *locator) recoverBelow(p *prepared, cursor int, taken []span, below Pas
 			}
 			var found []*placed
 			for s := from; s < to && len(found) < maxCandidates; s++ {
-				for _, m := range lc.alignDropped(p, s, pass) {
-					found = append(found, m)
-				}
-				for _, m := range lc.alignDuplicated(p, s, pass) {
-					found = append(found, m)
-				}
+				found = append(found, lc.alignDropped(p, s, pass)...)
+				found = append(found, lc.alignDuplicated(p, s, pass)...)
 			}
 			kept := found[:0]
 			for _, m := range found {

@@ -348,11 +348,6 @@ func openAIApplyPatch(s *tools.Session, e envelope) (any, bool) {
 
 // ---- Codex: custom_tool_call apply_patch ----
 
-type customCall struct {
-	Name  string `json:"name"`
-	Input string `json:"input"`
-}
-
 type customOutput struct {
 	Type   string          `json:"type"`
 	CallID string          `json:"call_id"`

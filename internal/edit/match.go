@@ -109,7 +109,7 @@ func (f *file) applied(old, nw string, replaceAll bool) bool {
 	if k < 0 {
 		return false
 	}
-	return replaceAll || bytes.Index(f.body[k+1:], conv) < 0
+	return replaceAll || !bytes.Contains(f.body[k+1:], conv)
 }
 
 // findAll returns the offsets of every occurrence of old, overlapping ones

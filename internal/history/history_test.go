@@ -18,21 +18,6 @@ func open(t *testing.T, l Limits) *Store {
 	return s
 }
 
-// put stores data in an operation of its own, as a pre-image.
-func put(t *testing.T, s *Store, data []byte) *Image {
-	t.Helper()
-	o, err := s.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Abort()
-	im, err := o.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return im
-}
-
 // TestRecordList: entries come back newest first with their files, and
 // contents are stored and checked when read.
 func TestRecordList(t *testing.T) {
@@ -253,7 +238,6 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 	s := open(t, Limits{})
 	s.pruneEvery = 2
 	src := filepath.Join(t.TempDir(), "backup")
-	var ims []*Image
 	for i := 0; i < 2; i++ {
 		os.WriteFile(src, []byte("same content\n"), 0o644)
 		o, err := s.Begin()
@@ -268,7 +252,6 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 		if data, err := s.Blob(im); err != nil || string(data) != "same content\n" {
 			t.Fatalf("an unhashed blob read back: %q %v", data, err)
 		}
-		ims = append(ims, im)
 		if err := o.Prepare(&Entry{Command: "apply-patch", Files: []FileChange{{Path: "f", Pre: im}}}); err != nil {
 			t.Fatal(err)
 		}

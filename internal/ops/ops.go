@@ -165,13 +165,3 @@ func (o *Output) ToolResult() result.ToolResult {
 	}
 	return r
 }
-
-// Run runs op against env and returns its tool result, failures included:
-// what `hunk call` and `hunk mcp` hand back to a model.
-func Run(env *Env, op func(*Env) (*Output, error)) result.ToolResult {
-	out, err := op(env)
-	if err != nil {
-		return result.Failure(err, nil)
-	}
-	return out.ToolResult()
-}

@@ -167,12 +167,12 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 // when it reads as a path — one word, maybe in backticks or bold, maybe
 // followed by a colon.
 func blockPath(L []string, lo, i int) (string, bool) {
-	for j, seen := i-1, 0; j >= lo && seen < 3; j-- {
+	// The first line above that is neither blank nor a fence decides.
+	for j := i - 1; j >= lo; j-- {
 		t := strings.TrimSpace(L[j])
 		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			continue
 		}
-		seen++
 		t = strings.TrimPrefix(t, "#")
 		t = strings.TrimSpace(t)
 		t = strings.TrimSuffix(t, ":")

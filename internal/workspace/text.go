@@ -25,17 +25,6 @@ const (
 	None  EOL = "none"
 )
 
-// Seq is the byte sequence of a single style ("\n" for None and Mixed's default).
-func (e EOL) Seq() string {
-	switch e {
-	case CRLF:
-		return "\r\n"
-	case CR:
-		return "\r"
-	}
-	return "\n"
-}
-
 // sniffLen is how much of a file IsBinary looks at, as git does.
 const sniffLen = 8000
 

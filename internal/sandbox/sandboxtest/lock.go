@@ -17,11 +17,10 @@ import (
 // package's Docker tests share: `hunk exec --gc` in one package's scripts
 // removes the warm containers another package's tests are using.
 var DockerLock = sync.OnceFunc(func() {
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	// A bare descriptor: no finalizer closes it, so the lock is held until
+	// the process exits.
+	fd, err := syscall.Open(filepath.Join(os.TempDir(), "hunk-docker-tests.lock"), syscall.O_CREAT|syscall.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // held until the process exits
-		held = f                                        // (and never closed by a finalizer)
+		_ = syscall.Flock(fd, syscall.LOCK_EX)
 	}
 })
-
-var held *os.File

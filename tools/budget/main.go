@@ -1,0 +1,90 @@
+// Command budget checks the size budget of hunk's source (make lint): no
+// non-test Go file over 600 lines and no function over 100, but for the
+// allow-list below, each entry with its reason. It prints every breach and
+// exits 1 when there is one.
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+const (
+	maxFileLines = 600
+	maxFuncLines = 100
+)
+
+// allowed are the functions and files that may be longer, and why: code
+// whose length is its nature, which splitting would make harder to read.
+var allowed = map[string]string{}
+
+func main() {
+	root := "."
+	if len(os.Args) > 1 {
+		root = os.Args[1]
+	}
+	var breaches []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || strings.HasPrefix(n, ".") || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel := filepath.ToSlash(p)
+		if n := fset.Position(f.End()).Line; n > maxFileLines && allowed[rel] == "" {
+			breaches = append(breaches, fmt.Sprintf("%s: %d lines (budget %d)", rel, n, maxFileLines))
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			name := fn.Name.Name
+			if fn.Recv != nil && len(fn.Recv.List) > 0 {
+				t := fn.Recv.List[0].Type
+				if s, ok := t.(*ast.StarExpr); ok {
+					t = s.X
+				}
+				if id, ok := t.(*ast.Ident); ok {
+					name = id.Name + "." + name
+				}
+			}
+			n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+			if n > maxFuncLines && allowed[rel+":"+name] == "" {
+				breaches = append(breaches, fmt.Sprintf("%s:%d: %s is %d lines (budget %d)", rel, fset.Position(fn.Pos()).Line, name, n, maxFuncLines))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "budget:", err)
+		os.Exit(2)
+	}
+	sort.Strings(breaches)
+	for _, b := range breaches {
+		fmt.Println(b)
+	}
+	if len(breaches) > 0 {
+		fmt.Printf("budget: %d over (files %d lines, functions %d; tools/budget/main.go says why any is allowed)\n", len(breaches), maxFileLines, maxFuncLines)
+		os.Exit(1)
+	}
+}
