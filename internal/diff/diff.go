@@ -442,3 +442,19 @@ func Rebase(a, b, c []byte) ([]byte, bool) {
 	}
 	return []byte(sb.String()), true
 }
+
+// File renders the change of one file git-style: "--- a/PATH" and
+// "+++ b/PATH", "--- /dev/null" for a file the change creates (created),
+// "+++ /dev/null" for one it removes (new nil and not created).
+func File(name string, old, new []byte, created bool) string {
+	oldName, newName := "a/"+name, "b/"+name
+	if created {
+		oldName = "/dev/null"
+	}
+	return Unified(oldName, newName, old, new)
+}
+
+// Deletion renders the removal of a file that held old.
+func Deletion(name string, old []byte) string {
+	return Unified("a/"+name, "/dev/null", old, nil)
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/glob"
-	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -236,19 +235,9 @@ func Mkdir(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The directories this makes, outermost first: what an undo removes.
-	var made []history.FileChange
-	for d := name; d != "." && d != "/" && d != ""; d = path.Dir(d) {
-		if _, err := ws.Lstat(d); err == nil {
-			break
-		}
-		made = append([]history.FileChange{{Path: d, Post: &history.Image{Dir: true}}}, made...)
-	}
-	var rec *workspace.Recording
-	if len(made) > 0 {
-		rec = env.recording("create_directory")
-	}
-	if err := ws.RecordOne(rec, made, func() error { return ws.MkdirAll(name) }); err != nil {
+	fsys, _ := env.FS(false, "create_directory")
+	defer fsys.Done()
+	if err := fsys.MkdirAll(name); err != nil {
 		return nil, err
 	}
 	text := "Successfully created directory " + p
@@ -665,18 +654,14 @@ func Move(env *Env, source, destination string) (*Output, error) {
 		return nil, result.Errorf(result.NotFound, "%s: the destination's directory does not exist", destination).
 			WithHint("create it with create_directory first")
 	}
-	unlock, err := ws.Lock(from, to)
+	fsys, _ := env.FS(false, "move_file")
+	defer fsys.Done()
+	unlock, err := fsys.Lock(from, to)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	rec := env.recording("move_file")
-	im, err := ws.Image(from)
-	if err != nil {
-		return nil, err
-	}
-	move := []history.FileChange{{Path: to, From: from, Pre: im, Post: im}}
-	if err := ws.RecordOne(rec, move, func() error { return ws.Rename(from, to) }); err != nil {
+	if err := fsys.Move(from, to); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("Successfully moved %s to %s", source, destination)

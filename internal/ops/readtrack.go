@@ -322,3 +322,11 @@ func (e *Env) track(path string, details any) {
 		e.Reads.sawHash(name, d.Sha256)
 	}
 }
+
+// short is a hash's first 12 characters, as git shortens an id.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

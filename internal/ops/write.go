@@ -57,18 +57,8 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	}
 	out := &Output{Text: msg, Message: msg, Details: details, DiffFirst: true}
 	if req.Diff && !res.NoOp {
-		out.Diff = FileDiff(res.Path, res.Old, data, res.Created)
+		out.Diff = diff.File(res.Path, res.Old, data, res.Created)
 		details.Diff = out.Diff
 	}
 	return out, nil
-}
-
-// FileDiff renders the change of one file git-style: "--- a/PATH" and
-// "+++ b/PATH", or "--- /dev/null" for a file the change creates.
-func FileDiff(name string, old, new []byte, created bool) string {
-	oldName := "a/" + name
-	if created {
-		oldName = "/dev/null"
-	}
-	return diff.Unified(oldName, "b/"+name, old, new)
 }

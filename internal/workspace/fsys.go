@@ -3,6 +3,11 @@ package workspace
 import (
 	"io/fs"
 	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/history"
 )
 
 // FS is what the engines that change files (apply, edit, write) need of a
@@ -29,6 +34,21 @@ type FS interface {
 
 	// Begin starts a transaction over many files.
 	Begin() Txn
+
+	// Changes atomic by themselves, each recorded as one operation of the
+	// history (nothing written, nothing recorded, under DryRun):
+	//
+	// MkdirAll makes name and its missing parents (recorded: the
+	// directories made, which an undo removes).
+	MkdirAll(name string) error
+	// Move renames from to to, which must not exist (recorded as one
+	// change with its source, the image of what moved).
+	Move(from, to string) error
+	// RemoveEmptyDirs removes those of dirs that are empty directories,
+	// deepest first (a directory left empty by the ones before it too),
+	// and returns them — recorded as an operation of their own only when
+	// the FS has recorded none yet (an undo that changed no file).
+	RemoveEmptyDirs(dirs []string) ([]string, error)
 	// WriteFile replaces (or creates) one file atomically; its content is
 	// parts, written one after the other (an edit of a big file need not
 	// join its unchanged parts into one more buffer).
@@ -111,6 +131,78 @@ func (d *disk) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
 	return d.w.writeOne(d.b, d.rec, name, parts, opt)
 }
 
+func (d *disk) MkdirAll(name string) error {
+	// The directories this makes, outermost first: what an undo removes.
+	var made []history.FileChange
+	for dir := name; dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		if _, err := d.b.Lstat(dir); err == nil {
+			break
+		}
+		made = append([]history.FileChange{{Path: dir, Post: &history.Image{Dir: true}}}, made...)
+	}
+	rec := d.rec
+	if len(made) == 0 {
+		rec = nil // nothing made: nothing to record
+	}
+	return d.w.recordOne(rec, made, func() error { return d.w.MkdirAll(name) })
+}
+
+func (d *disk) Move(from, to string) error {
+	im, err := d.w.Image(from)
+	if err != nil {
+		return err
+	}
+	move := []history.FileChange{{Path: to, From: from, Pre: im, Post: im}}
+	return d.w.recordOne(d.rec, move, func() error { return d.b.Rename(from, to) })
+}
+
+func (d *disk) RemoveEmptyDirs(dirs []string) ([]string, error) {
+	gone := emptyDirs(d.b, dirs)
+	var changes []history.FileChange
+	for _, dir := range gone {
+		changes = append(changes, history.FileChange{Path: dir, Pre: &history.Image{Dir: true}})
+	}
+	rec := d.rec
+	if rec != nil && rec.ID != "" {
+		rec = nil // part of the operation recorded already
+	}
+	var removed []string
+	err := d.w.recordOne(rec, changes, func() error {
+		for _, dir := range gone {
+			if d.b.Remove(dir) == nil {
+				removed = append(removed, dir)
+			}
+		}
+		return nil
+	})
+	return removed, err
+}
+
+// emptyDirs are those of dirs (deepest first) that are directories left
+// empty once those before them are gone.
+func emptyDirs(b *Batch, dirs []string) []string {
+	sorted := append([]string(nil), dirs...)
+	sort.Slice(sorted, func(i, j int) bool { return strings.Count(sorted[i], "/") > strings.Count(sorted[j], "/") })
+	gone := map[string]bool{}
+	var out []string
+	for _, dir := range sorted {
+		fi, err := b.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		ents, err := b.ReadDir(dir)
+		empty := err == nil
+		for _, e := range ents {
+			empty = empty && gone[path.Join(dir, e.Name())]
+		}
+		if empty {
+			gone[dir] = true
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
 // DryRun wraps an FS so that nothing is written: reads, locks and checks
 // are real, and what would be written is discarded. `--dry-run` is every
 // engine run over this wrapper.
@@ -122,6 +214,17 @@ func (d dryRun) Begin() Txn { return &discard{check: d.CheckWrite} }
 func (d dryRun) WriteFile(name string, _ [][]byte, _ WriteOptions) error {
 	return d.CheckWrite(name)
 }
+func (d dryRun) MkdirAll(name string) error { return d.CheckWrite(name) }
+func (d dryRun) Move(from, to string) error {
+	if err := d.CheckWrite(from); err != nil {
+		return err
+	}
+	return d.CheckWrite(to)
+}
+
+// RemoveEmptyDirs of a dry run removes none and names none: the files its
+// transaction would have removed from them are still there.
+func (d dryRun) RemoveEmptyDirs([]string) ([]string, error) { return nil, nil }
 
 // discard is a dry run's transaction: changes checked against the policy,
 // then dropped.

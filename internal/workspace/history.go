@@ -293,11 +293,11 @@ func (t *diskTxn) abortHistory(hop *history.Op) {
 	}
 }
 
-// RecordOne runs change — one step that is atomic by itself (a rename, a
+// recordOne runs change — one step that is atomic by itself (a rename, a
 // mkdir) — as an operation of the history whose files are files: the
 // entry is written pending before it and committed after it, dropped if it
 // fails. A history that cannot be written never stops the change.
-func (w *Workspace) RecordOne(rec *Recording, files []history.FileChange, change func() error) error {
+func (w *Workspace) recordOne(rec *Recording, files []history.FileChange, change func() error) error {
 	if rec == nil {
 		return change()
 	}

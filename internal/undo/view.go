@@ -1,0 +1,76 @@
+package undo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/diff"
+	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// EntryDiff renders what e changed, file by file: its pre-images against
+// its post-images, as far as the history (or the file, where it still
+// holds the post-image) has them. A file the path policy keeps from being
+// read is named, not shown. list is the history, where a post-image may be
+// stored as a later operation's pre-image.
+func EntryDiff(ws Workspace, store *history.Store, list []*history.Entry, e *history.Entry) string {
+	byHash := map[string]*history.Image{}
+	for _, o := range list {
+		for _, f := range o.Files {
+			if f.Pre.Stored() {
+				byHash[f.Pre.Hash] = f.Pre
+			}
+		}
+	}
+	var b strings.Builder
+	for _, f := range e.Files {
+		if (f.Pre != nil && f.Pre.Dir) || (f.Post != nil && f.Post.Dir) {
+			continue
+		}
+		if err := ws.CheckRead(f.Path); err != nil {
+			fmt.Fprintf(&b, "# %s: not shown (%v)\n", f.Path, result.As(err).Msg)
+			continue
+		}
+		oldData, okOld := imageData(ws, store, byHash, f.Path, f.Pre)
+		newData, okNew := imageData(ws, store, byHash, f.Path, f.Post)
+		if !okOld || !okNew {
+			fmt.Fprintf(&b, "# %s: not shown (the history no longer holds its content)\n", f.Path)
+			continue
+		}
+		if f.Post == nil {
+			b.WriteString(deletion(f.Path, oldData))
+			continue
+		}
+		b.WriteString(fileDiff(f.Path, oldData, newData, f.Pre == nil))
+	}
+	return b.String()
+}
+
+// imageData is im's content: a link's target, a blob, or the workspace's
+// file when it still holds im.
+func imageData(ws Workspace, store *history.Store, byHash map[string]*history.Image, name string, im *history.Image) ([]byte, bool) {
+	switch {
+	case im == nil:
+		return nil, true
+	case im.Link != "":
+		return []byte(im.Link), true
+	}
+	for _, c := range []*history.Image{im, byHash[im.Hash]} {
+		if c == nil {
+			continue
+		}
+		if data, err := store.Blob(c); err == nil {
+			return data, true
+		}
+	}
+	if data, err := ws.ReadFileRaw(name); err == nil && history.Hash(data) == im.Hash {
+		return data, true
+	}
+	return nil, false
+}
+
+func fileDiff(name string, old, new []byte, created bool) string {
+	return diff.File(name, old, new, created)
+}
+func deletion(name string, old []byte) string { return diff.Deletion(name, old) }
