@@ -377,4 +377,3 @@ func TestCheckPath(t *testing.T) {
 		t.Error(err)
 	}
 }
-
