@@ -3,6 +3,7 @@ package ops
 import (
 	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 )
 
@@ -118,14 +119,7 @@ type FSList struct {
 }
 
 // FSEntry is one directory entry as the listings show it.
-type FSEntry struct {
-	Name string `json:"name" jsonschema:"the entry's name"`
-	Type string `json:"type" jsonschema:"file or directory"`
-	Size int64  `json:"size,omitempty" jsonschema:"a file's size in bytes"`
-	// statSize is the size stat gives, a directory's too: the reference
-	// sorts by it.
-	statSize int64
-}
+type FSEntry = fsquery.Entry
 
 // FSSearch is the paths a search found.
 type FSSearch struct {
@@ -134,17 +128,7 @@ type FSSearch struct {
 }
 
 // FSInfo describes a file or directory.
-type FSInfo struct {
-	Path        string `json:"path" jsonschema:"the path, relative to the workspace"`
-	Size        int64  `json:"size" jsonschema:"size in bytes"`
-	Created     string `json:"created" jsonschema:"creation time, as JavaScript's Date writes it (the change time: the birth time is not read)"`
-	Modified    string `json:"modified" jsonschema:"modification time, as JavaScript's Date writes it"`
-	Accessed    string `json:"accessed" jsonschema:"access time, as JavaScript's Date writes it"`
-	IsDirectory bool   `json:"isDirectory" jsonschema:"it is a directory"`
-	IsFile      bool   `json:"isFile" jsonschema:"it is a regular file"`
-	Permissions string `json:"permissions" jsonschema:"permission bits in octal"`
-	Content     string `json:"content" jsonschema:"the facts as text, one per line"`
-}
+type FSInfo = fsquery.Info
 
 // FSMove is a move or rename.
 type FSMove struct {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package ops
+package fsquery
 
 import (
 	"io/fs"

@@ -1,4 +1,4 @@
-package ops
+package fsquery
 
 import (
 	"io/fs"

@@ -1,8 +1,8 @@
-package ops
+package glob
 
 import "testing"
 
-func TestGlob(t *testing.T) {
+func TestMinimatch(t *testing.T) {
 	for _, c := range []struct {
 		pattern, path string
 		want          bool
@@ -34,17 +34,17 @@ func TestGlob(t *testing.T) {
 		{"[", "a", false},
 		{"**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/**/z", "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y", false},
 	} {
-		if got := Glob(c.pattern, c.path); got != c.want {
-			t.Errorf("Glob(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
+		if got := Minimatch(c.pattern, c.path); got != c.want {
+			t.Errorf("Minimatch(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
 		}
 	}
 }
 
-func FuzzGlob(f *testing.F) {
+func FuzzMinimatch(f *testing.F) {
 	for _, s := range [][2]string{{"**/*.go", "a/b.go"}, {"a/**/**/b", "a/x/y/b"}, {"[a-", "a"}, {"/**/", "//"}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, path string) {
-		Glob(pattern, path)
+		Minimatch(pattern, path)
 	})
 }
