@@ -48,10 +48,10 @@ type execOptions struct {
 	Env         []string
 	ListDrivers bool
 
-	// The policy: the configuration's (App.execPolicy), then the flags
+	// The policy: the configuration's (App.execLimits), then the flags
 	// that only hunk exec has (--network, --read-only, --rw, --ro, --hide,
 	// --pull).
-	ops.ExecPolicy
+	ops.ExecLimits
 
 	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
@@ -92,13 +92,13 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Argv = args
-			policy, err := app.execPolicy()
+			limits, err := app.execLimits()
 			if err != nil {
 				return err
 			}
 			// The flags only hunk exec has, parsed into o already.
-			policy.Network, policy.ReadOnly, policy.RW, policy.RO, policy.Hide, policy.Pull = o.Network, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
-			o.ExecPolicy = policy
+			limits.Network, limits.ReadOnly, limits.RW, limits.RO, limits.Hide, limits.Pull = o.Network, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
+			o.ExecLimits = limits
 			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
 			}
@@ -148,13 +148,13 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	return c
 }
 
-// execPolicy is exec's policy from the configuration — flags, HUNK_*
+// execLimits is exec's policy from the configuration — flags, HUNK_*
 // variables and the config file, merged by viper in one place — with the
 // sizes parsed: the one policy `hunk exec`, `hunk mcp` and `hunk call` start
 // from.
-func (a *App) execPolicy() (ops.ExecPolicy, error) {
+func (a *App) execLimits() (ops.ExecLimits, error) {
 	cfg := a.Cfg.Exec
-	p := ops.ExecPolicy{
+	p := ops.ExecLimits{
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
 		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite, Record: cfg.Record,
 	}
@@ -213,7 +213,7 @@ func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
 		env.Stdout, env.Stderr = app.Stdout, app.Stderr
 	}
 	out, err := ops.Exec(ctx, env, ops.ExecRequest{
-		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env, ExecPolicy: o.ExecPolicy,
+		Argv: o.Argv, Sh: o.Sh, Workdir: o.Workdir, Env: o.Env, ExecLimits: o.ExecLimits,
 		Ready: handling, // from then on, an interrupt stops the command, not just hunk
 	})
 	if err != nil {

@@ -56,15 +56,15 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	}
 	env.ToolResult, env.Agent = true, true
 	env.Stdin = nil
-	policy, err := a.execPolicy()
+	limits, err := a.execLimits()
 	if err != nil {
 		return nil, nil, err
 	}
-	policy.Network, policy.ReadOnly = o.Network, o.ReadOnly
+	limits.Network, limits.ReadOnly = o.Network, o.ReadOnly
 	if err := a.trackReads(env, o); err != nil {
 		return nil, nil, err
 	}
-	sess := &tools.Session{Env: env, Exec: policy}
+	sess := &tools.Session{Env: env, Exec: limits}
 	var set tools.Set
 	switch o.Tools {
 	case "hunk", "":

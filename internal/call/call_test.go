@@ -24,7 +24,7 @@ func session(t testing.TB) (*tools.Session, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	return &tools.Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecPolicy{Driver: "no-such-driver"}}, dir
+	return &tools.Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecLimits{Driver: "no-such-driver"}}, dir
 }
 
 // TestShapes: each shape is detected and answered in its own result shape,

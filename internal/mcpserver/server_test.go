@@ -25,7 +25,7 @@ func serve(t *testing.T, lines ...string) map[string]map[string]any {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	sess := &tools.Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecPolicy{Driver: "none"}}
+	sess := &tools.Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecLimits{Driver: "none"}}
 	var out strings.Builder
 	in := strings.NewReader(strings.Join(lines, "\n") + "\n")
 	if err := Serve(context.Background(), Options{Version: "test", Tools: tools.Hunk(false), Session: sess}, in, &out); err != nil {

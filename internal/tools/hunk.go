@@ -139,7 +139,7 @@ func networkNote(network bool) string {
 // RunExec runs a call's command under the session's policy; the details
 // are the Output's, as their type.
 func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
-	req := ops.ExecRequest{ExecPolicy: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready}
+	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready}
 	if in.TimeoutSeconds < 0 {
 		return nil, nil, result.Usagef("exec: timeoutSeconds must not be negative")
 	}

@@ -52,7 +52,7 @@ type Session struct {
 	// Exec is the policy every exec call runs under: driver, network,
 	// limits, extra host paths. A call sets only the command, its working
 	// directory, environment and (within Exec.Timeout) its timeout.
-	Exec ops.ExecPolicy
+	Exec ops.ExecLimits
 	// Ready, when set, is closed once an interrupt would reach a call's
 	// command (hunk call's signal handlers are in place).
 	Ready <-chan struct{}

@@ -33,7 +33,7 @@ func session(t *testing.T) *Session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	return &Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecPolicy{Driver: "none"}}
+	return &Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecLimits{Driver: "none"}}
 }
 
 // calls are a call that succeeds and one that fails for every tool, run in

@@ -1,4 +1,4 @@
-package ops
+package execrun
 
 import (
 	"io/fs"
@@ -35,13 +35,16 @@ type scanned struct {
 	pre   *history.Image // a file's content, stored before the command ran
 }
 
-// execScan is the workspace before a recorded command, and where its
-// contents went.
-type execScan struct {
+// Scan is the workspace before a recorded command, and where its
+// contents went. Drop lets them go (a run that did not start).
+type Scan struct {
 	store *history.Store
 	files map[string]scanned
 	op    *history.Op // its private pack
 }
+
+// Drop lets the stored contents go.
+func (s *Scan) Drop() { s.op.DropPrivate() }
 
 // scanWorkspace lists the workspace's files, links and directories that
 // a command may change (above), with their metadata.
@@ -91,10 +94,9 @@ func scanWorkspace(ws *workspace.Workspace) (map[string]scanned, error) {
 	return out, walk(".")
 }
 
-// recordBefore scans the workspace and stores every file's content before
+// RecordBefore scans the workspace and stores every file's content before
 // a recorded command runs.
-func recordBefore(env *Env) (*execScan, error) {
-	ws := env.Workspace
+func RecordBefore(ws *workspace.Workspace) (*Scan, error) {
 	store, err := ws.History()
 	if err != nil {
 		return nil, result.Errorf(result.NotFound, "exec --record: no history: %v", err).
@@ -119,7 +121,7 @@ func recordBefore(env *Env) (*execScan, error) {
 		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
 	}
 	defer op.Release()
-	scan := &execScan{store: store, files: files, op: op}
+	scan := &Scan{store: store, files: files, op: op}
 	for name, f := range files {
 		if !f.mode.IsRegular() {
 			continue
@@ -141,11 +143,11 @@ func recordBefore(env *Env) (*execScan, error) {
 	return scan, nil
 }
 
-// recordAfter compares the workspace with the scan before the command and
-// records what changed as one operation (its id; "" when nothing did).
-func recordAfter(env *Env, before *execScan, argv []string) (string, error) {
-	defer before.op.DropPrivate()
-	ws := env.Workspace
+// RecordAfter compares the workspace with the scan before the command and
+// records what changed as one operation of rec's command, session and kind
+// (its id; "" when nothing did).
+func RecordAfter(ws *workspace.Workspace, before *Scan, argv []string, rec *workspace.Recording) (string, error) {
+	defer before.Drop()
 	after, err := scanWorkspace(ws)
 	if err != nil {
 		return "", err
@@ -212,7 +214,6 @@ func recordAfter(env *Env, before *execScan, argv []string) (string, error) {
 		im.Mode = fc.Pre.Mode
 		changes[i].Pre = im
 	}
-	rec := env.recording("exec")
 	e := &history.Entry{Command: rec.Command + " " + strings.Join(argv, " "), Session: rec.Session, Tool: rec.Tool, Files: changes}
 	if len(e.Command) > 200 {
 		e.Command = e.Command[:200] + "…"

@@ -1,0 +1,163 @@
+package execrun
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// SandboxError maps the sandbox's errors to the contract's codes.
+func SandboxError(err error) error {
+	var ue *sandbox.UnavailableError
+	var le *sandbox.LimitError
+	var ge *sandbox.GuardError
+	var de *sandbox.UnknownDriverError
+	var re *result.Error
+	switch {
+	case errors.As(err, &re):
+		return re // already typed by the driver (docker)
+	case errors.As(err, &ue):
+		e := result.Errorf(result.SandboxUnavailable, "%s", ue.Error())
+		if ue.Hint != "" {
+			e.WithHint(ue.Hint)
+		}
+		return e
+	case errors.As(err, &le):
+		return result.Errorf(result.LimitUnenforceable, "%s", le.Error()).
+			WithHint("drop " + le.Limit + ", run hunk as root (cgroups), or pick a driver that enforces it (hunk exec --drivers)")
+	case errors.As(err, &ge):
+		return result.Errorf(result.LimitUnenforceable, "%s", ge.Error()).WithHint(ge.Hint)
+	case errors.As(err, &de):
+		return result.Usagef("%s", de.Error()).WithHint("hunk exec --drivers lists them")
+	}
+	return result.Wrap(result.SandboxUnavailable, err, "sandbox")
+}
+
+// hostBoundHint explains why a program bound from the host with --ro
+// (name, as the command named it) cannot start in an image: what it needs
+// to start — a dynamic ELF's loader and libraries, a script's interpreter —
+// is the host's, not the image's. "" when name is not such a program.
+func hostBoundHint(name string, ro []string) string {
+	if !filepath.IsAbs(name) {
+		return ""
+	}
+	bound := false
+	for _, p := range ro {
+		if a, err := filepath.Abs(p); err == nil && (name == a || strings.HasPrefix(name, strings.TrimSuffix(a, "/")+"/")) {
+			bound = true
+		}
+	}
+	if !bound {
+		return ""
+	}
+	if f, err := elf.Open(name); err == nil {
+		defer f.Close()
+		for _, prog := range f.Progs {
+			if prog.Type != elf.PT_INTERP {
+				continue
+			}
+			b, _ := io.ReadAll(prog.Open())
+			interp := strings.TrimRight(string(b), "\x00")
+			return fmt.Sprintf("%s is bound from the host, but it is dynamically linked: its loader %s and the libraries it links are the host's, not the image's; bind them too (--ro /lib --ro /lib64 --ro /usr/lib), run in an image that has them, or use a statically linked build", name, interp)
+		}
+		return ""
+	}
+	if b, err := os.ReadFile(name); err == nil && strings.HasPrefix(string(b), "#!") {
+		line, _, _ := strings.Cut(string(b[2:]), "\n")
+		if fields := strings.Fields(line); len(fields) > 0 {
+			return fmt.Sprintf("%s is bound from the host, but it is a script for %s, which the image does not have where it says; bind it too (--ro %s) or run in an image that has it", name, fields[0], fields[0])
+		}
+	}
+	return ""
+}
+
+// readOnlyGit reports whether stderr says that a write into .git failed
+// because it is read-only (git's "Unable to create '.../.git/index.lock':
+// Read-only file system", a shell's "cannot create .git/...").
+func readOnlyGit(stderr []byte) bool {
+	for _, p := range readOnlyPaths(stderr) {
+		if gitComponent.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitComponent matches a path with a .git component (not .github).
+var gitComponent = regexp.MustCompile(`(^|/)\.git(/|$)`)
+
+// readOnlyPath finds the path in a tool's "Read-only file system" error:
+// quoted ('X', "X", ‘X’) or after "create", "remove" and the like.
+var readOnlyPath = regexp.MustCompile(`['"‘]([^'"’]+)['"’][^'"]*Read-only file system|(?:create|remove|touch|open|write|rename|mkdir)\s+([^\s:'"]+): Read-only file system`)
+
+// readOnlyPaths are the paths a command's stderr says it could not change
+// for a read-only file system.
+func readOnlyPaths(stderr []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if m := readOnlyPath.FindStringSubmatch(l); m != nil {
+			out = append(out, m[1]+m[2])
+		}
+	}
+	return out
+}
+
+// PolicyReadOnly is the hint for a command refused a change by the path
+// policy's read-only mounts: the rule it met and where it comes from.
+func PolicyReadOnly(ws *workspace.Workspace, workdir string, stderr []byte) string {
+	if ws.Policy().Empty() {
+		return ""
+	}
+	for _, p := range readOnlyPaths(stderr) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(workdir, p)
+		}
+		name, err := ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		if d, by := ws.Decide(name, true); !d.Allowed {
+			return fmt.Sprintf("%s: writing is %s%s, so the sandbox keeps it read-only (the person running hunk sets the policy; hunk policy check %s shows the rule)",
+				workspace.Quote(name), d.Reason(), workspace.Via(name, by), name)
+		}
+	}
+	return ""
+}
+
+// Hint is what to tell the user of a run that failed for a reason the
+// sandbox made: a program that is not there, a .git kept read-only, no
+// network. "" when the run succeeded or none applies.
+func Hint(l Limits, r sandbox.Result, gitProtected bool, path string) string {
+	switch {
+	case r.ExitCode == 0 && !r.TimedOut, r.Interrupted:
+		return ""
+	case r.ExitCode == 127 && strings.Contains(r.NotStarted, "in the sandbox"):
+		return "" // the message says why and what to do
+	case r.ExitCode == 127 && r.NotStarted != "":
+		name, _, _ := strings.Cut(r.NotStarted, ": ")
+		if h := hostBoundHint(name, l.RO); r.Driver == "docker" && h != "" {
+			return h
+		}
+		if r.Driver == "docker" {
+			return fmt.Sprintf("the image %s has no %s: run in an image that has it (--image), or show the host's toolchain read-only (for Go: --ro /usr/local/go --env PATH=/usr/local/go/bin:/bin --env CGO_ENABLED=0); docs/exec.md has a recipe", l.Image, name)
+		}
+		if strings.Contains(name, "/") {
+			return fmt.Sprintf("%s does not exist in the workspace", name)
+		}
+		return fmt.Sprintf("%s is not on the command's PATH (%s); install it, give its full path, or set --env PATH=…", name, path)
+	case gitProtected && readOnlyGit(r.Stderr):
+		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); --git-write (exec.git-write) lets the command change it"
+	case !l.Network && l.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
+		return "the sandbox has no network; add --network"
+	}
+	return ""
+}

@@ -1,0 +1,65 @@
+// Package execrun is exec's engine around the sandbox: the spec of one
+// run assembled from the person's settings (Limits) and a call's command —
+// host paths, build caches, the offline environment, the path policy's
+// mounts and placeholders, hunk's own state hidden — the record of what a
+// recorded command changed (the history's scan before and after), and the
+// hints a failed run's output earns. The sandbox runs it; ops asks and
+// renders.
+package execrun
+
+import (
+	"os"
+	"time"
+)
+
+// Limits are exec's settings: the driver, what the command may reach and
+// its limits. The person running hunk sets it — flags, environment and the
+// configuration file, gathered in one place by the command line — and every
+// front-end carries it whole: `hunk exec`, and the session `hunk mcp` and
+// `hunk call` run every call in, where a call sets only its command, working
+// directory, environment and (within Timeout) its timeout. A new rule or
+// driver option is a field here, mapped onto the sandbox's Spec in Prepare.
+type Limits struct {
+	Driver string
+	// Timeout kills the whole process tree (0: none); for a tool call, the
+	// longest it may ask for.
+	Timeout  time.Duration
+	Network  bool
+	ReadOnly bool
+	RW, RO   []string // host paths (--rw, --ro)
+	Hide     []string // host paths, beside sandbox.DefaultHidden
+	Caches   bool     // the workspace's build caches (sandbox.CacheEnv)
+	GitWrite bool     // let the command change the workspace's .git (sandbox.ProtectedPaths)
+	// Record makes what the command changes in the workspace one operation
+	// of the history (record.go), so that hunk undo takes it back.
+	Record bool
+	Memory int64
+	Pids   int
+	CPUs   float64
+	// MaxOutput bounds each captured stream (0: all).
+	MaxOutput int64
+	// Docker only.
+	Image    string
+	Pull     bool
+	KeepWarm bool
+	Idle     time.Duration
+}
+
+// EnvAllowList are the variables of hunk's environment a command gets.
+var EnvAllowList = []string{"PATH", "HOME", "LANG", "TERM"}
+
+// DefaultPath is the command's PATH when hunk has none.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// CommandEnv is the command's environment: the allow-list from hunk's, then extra.
+func CommandEnv(extra []string) []string {
+	var env []string
+	for _, k := range EnvAllowList {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		} else if k == "PATH" {
+			env = append(env, "PATH="+DefaultPath)
+		}
+	}
+	return append(env, extra...)
+}

@@ -1,0 +1,67 @@
+package execrun
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/hunk-dev/hunk/internal/ownstate"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// placeOwnState finds hunk's own state (ownstate.Paths) for a run over the
+// workspace with the host paths rw and ro: own, where a place the sandbox
+// shows (the workspace, a --rw or --ro path) holds it — each at its path
+// inside that place, to be hidden there by a mount; outside, the real paths
+// of the rest, hidden from the host's files the sandbox shows (bwrap's
+// read-only /, what landlock lets be read). An own directory that does not
+// exist yet inside a writable place is made first (0700), so that the
+// command cannot make it; a workspace inside hunk's own state is refused.
+func placeOwnState(workspace string, rw, ro []string, readOnly bool) (own, outside []string, err error) {
+	type place struct {
+		dir      string
+		writable bool
+	}
+	shown := []place{{workspace, !readOnly}}
+	for _, p := range rw {
+		shown = append(shown, place{p, true})
+	}
+	for _, p := range ro {
+		shown = append(shown, place{p, false})
+	}
+	for _, o := range ownstate.Paths(os.Getenv) {
+		held := false
+		for _, p := range shown {
+			rel := ownstate.Held(p.dir, []string{o})
+			if len(rel) == 0 {
+				continue
+			}
+			held = true
+			if rel[0] == "." {
+				return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: %s lies inside hunk's own state (%s): a command there could change what later hunk runs do", p.dir, o).
+					WithHint("run it over a directory of your project, not one of hunk's")
+			}
+			at := filepath.Join(p.dir, rel[0])
+			if _, err := os.Lstat(at); err != nil {
+				if !p.writable {
+					continue // nothing there to see
+				}
+				if filepath.Base(o) != "hunk" {
+					return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: the config file %s does not exist yet, in a place the command may write (%s): the command could make it, and a later hunk run would read it", o, p.dir).
+						WithHint("create it (it may be empty), or point HUNK_CONFIG elsewhere")
+				}
+				if err := os.MkdirAll(at, 0o700); err != nil {
+					return nil, nil, result.Wrap(result.IOError, err, "hunk's own state "+at)
+				}
+			}
+			own = append(own, at)
+		}
+		if !held {
+			if real := ownstate.Real(o); real != "" {
+				if _, err := os.Lstat(real); err == nil {
+					outside = append(outside, real)
+				}
+			}
+		}
+	}
+	return own, outside, nil
+}
