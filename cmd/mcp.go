@@ -14,6 +14,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/readtrack"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -77,7 +78,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	return sess, set, nil
 }
 
-// trackReads sets up the session's read tracking (ops.ReadTracker): a
+// trackReads sets up the session's read tracking (readtrack.Tracker): a
 // server's in memory, its entries tagged with a session id of its own; a
 // call's under --session, in the history store across runs.
 func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
@@ -88,7 +89,7 @@ func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
 			env.Session = "mcp-" + hex.EncodeToString(r[:])
 		}
 		if !o.NoTrack {
-			env.Reads = ops.NewReadTracker()
+			env.Reads = readtrack.New()
 		}
 		return nil
 	}
@@ -100,7 +101,7 @@ func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
 		a.Warn("no read tracking for session %s: %v", env.Session, err)
 		return nil
 	}
-	t, err := ops.LoadReadTracker(store, env.Session)
+	t, err := readtrack.Load(store, env.Session)
 	if err != nil {
 		a.Warn("read tracking: %v; starting afresh", err)
 	}

@@ -3,6 +3,7 @@ package ops
 import (
 	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/edit"
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 )
@@ -59,25 +60,8 @@ type EditDetails struct {
 	OpID   string `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
 }
 
-// ExecDetails are exec's facts.
-type ExecDetails struct {
-	ExitCode   int    `json:"exitCode" jsonschema:"the command's exit code"`
-	Stdout     string `json:"stdout" jsonschema:"captured standard output"`
-	Stderr     string `json:"stderr" jsonschema:"captured standard error"`
-	TimedOut   bool   `json:"timedOut" jsonschema:"killed at the timeout"`
-	Truncated  bool   `json:"truncated" jsonschema:"output was cut in the middle (head and tail kept)"`
-	DurationMs int64  `json:"durationMs" jsonschema:"run time in milliseconds"`
-	Driver     string `json:"driver" jsonschema:"the sandbox driver that ran it"`
-	// Fallback names the drivers auto tried first that could not start
-	// here, and why.
-	Fallback  string `json:"fallback,omitempty" jsonschema:"under --driver auto: the drivers tried first that could not start the sandbox, and why"`
-	OOMKilled bool   `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
-	// NewRepository lists what a git repository the command created would
-	// run outside the sandbox.
-	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
-	// OpID is the history's id of what a recorded command changed.
-	OpID string `json:"opId,omitempty" jsonschema:"with exec --record: the id in the history of what the command changed (hunk undo takes it back)"`
-}
+// ExecDetails are exec's facts (execrun.Details).
+type ExecDetails = execrun.Details
 
 // DriversDetails list the exec drivers and which one auto picks.
 type DriversDetails struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/placeholder"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -64,7 +65,7 @@ func Edit(env *Env, req EditRequest) (*Output, error) {
 		if len(edits) > 1 {
 			what = fmt.Sprintf("edit %d's new text", i+1)
 		}
-		if err := textPlaceholders(env, req.Path, what, e.OldText, e.NewText); err != nil {
+		if err := placeholder.InText(req.Path, what, e.OldText, e.NewText); err != nil && !env.AllowPlaceholders {
 			return nil, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -177,70 +176,13 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 // says why.
 const slowFirstRun = 3 * time.Second
 
-// seconds formats d as the contract's "N seconds" ("1 second").
-func seconds(d time.Duration) string {
-	n := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-	if n == "1" {
-		return n + " second"
-	}
-	return n + " seconds"
-}
-
-// execOutput is the result of a command that ran: its output and exit code
-// for a model, and a failure for timeouts, interrupts and the memory limit.
+// execOutput is the result of a command that ran (execrun.Report), a
+// failure for timeouts, interrupts and the memory limit.
 func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint string) (*Output, *ExecDetails) {
-	var note string
-	var code result.Code
-	switch {
-	case r.TimedOut:
-		note, code = fmt.Sprintf("Command timed out after %s", seconds(req.Timeout)), result.Timeout
-	case r.Interrupted && in != nil:
-		note, code = fmt.Sprintf("Interrupted (%s): the command and every process it started were stopped", in.Name()), result.Interrupted
-	case r.Interrupted:
-		note, code = "Interrupted: the command and every process it started were stopped", result.Interrupted
-	case r.OOMKilled && r.ExitCode == 137:
-		note, code = fmt.Sprintf("Command killed: it exceeded the memory limit (--memory %d bytes)", req.Memory), result.OutOfMemory
-	case r.OOMKilled:
-		note = fmt.Sprintf("A process of the command was killed: it exceeded the memory limit (--memory %d bytes)", req.Memory)
+	rep := execrun.Report(req.ExecLimits, r, in, hint)
+	out := &Output{Text: rep.Text, Details: rep.Details, ExitCode: r.ExitCode, Message: rep.Note, Hint: hint, Stderr: rep.StartNote}
+	if rep.Code != "" {
+		out.Failure = result.Errorf(rep.Code, "%s", rep.Note)
 	}
-	var startNote string
-	if r.NotStarted != "" {
-		// Said as a shell says it, after what the command printed.
-		startNote = "hunk: " + r.NotStarted + "\n"
-		r.Stderr = append(r.Stderr, startNote...)
-	}
-	details := &ExecDetails{
-		ExitCode:   r.ExitCode,
-		Stdout:     string(r.Stdout),
-		Stderr:     string(r.Stderr),
-		TimedOut:   r.TimedOut,
-		Truncated:  r.Truncated,
-		DurationMs: r.Duration.Milliseconds(),
-		Driver:     r.Driver,
-		Fallback:   r.Fallback,
-		OOMKilled:  r.OOMKilled,
-	}
-	var b strings.Builder
-	b.Write(r.Stdout)
-	if len(r.Stderr) > 0 {
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.Write(r.Stderr)
-	}
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
-	}
-	if note != "" {
-		b.WriteString(note + "\n")
-	}
-	if hint != "" {
-		b.WriteString("hint: " + hint + "\n")
-	}
-	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	out := &Output{Text: b.String(), Details: details, ExitCode: r.ExitCode, Message: note, Hint: hint, Stderr: startNote}
-	if code != "" {
-		out.Failure = result.Errorf(code, "%s", note)
-	}
-	return out, details
+	return out, rep.Details
 }

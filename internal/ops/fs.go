@@ -31,7 +31,7 @@ func ReadText(env *Env, p string, headN, tailN float64) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Reads.saw(name, data)
+	env.Reads.Saw(name, data)
 	text, err := fsquery.HeadTail(data, headN, tailN)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func ReadMany(env *Env, paths []string) (*Output, error) {
 			parts[i] = fmt.Sprintf("%s: Error - %s", p, result.As(err).Msg)
 			continue
 		}
-		env.Reads.saw(name, data)
+		env.Reads.Saw(name, data)
 		parts[i] = fmt.Sprintf("%s:\n%s\n", p, data)
 	}
 	text := strings.Join(parts, "\n---\n")
@@ -66,7 +66,7 @@ func ReadMedia(env *Env, p string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.Reads.saw(name, data)
+	env.Reads.Saw(name, data)
 	b64 := base64.StdEncoding.EncodeToString(data)
 	var item FSMediaItem
 	var block result.Content

@@ -134,23 +134,11 @@ func logLine(op LogOperation) string {
 
 func opOf(e *history.Entry, undoneBy map[string]string) LogOperation {
 	op := LogOperation{ID: e.ID, Seq: e.Seq, Time: e.Time, Command: e.Command, Session: e.Session,
-		UndoneBy: undoneBy[e.ID], Summary: PatchSummary{Added: []string{}, Modified: []string{}, Deleted: []string{}}}
+		UndoneBy: undoneBy[e.ID]}
 	if e.Undoes != "" {
 		op.Undoes = strings.Split(e.Undoes, ",")
 	}
-	for _, f := range e.Files {
-		switch {
-		case f.From != "":
-			op.Summary.Added = append(op.Summary.Added, f.Path)
-			op.Summary.Deleted = append(op.Summary.Deleted, f.From)
-		case f.Pre == nil:
-			op.Summary.Added = append(op.Summary.Added, f.Path)
-		case f.Post == nil:
-			op.Summary.Deleted = append(op.Summary.Deleted, f.Path)
-		default:
-			op.Summary.Modified = append(op.Summary.Modified, f.Path)
-		}
-	}
+	op.Summary.Added, op.Summary.Modified, op.Summary.Deleted = undo.Changes(e)
 	return op
 }
 
@@ -207,7 +195,7 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := undoMessage(res, req.DryRun)
+	msg := res.Message(req.DryRun)
 	out := &Output{Text: msg, Message: msg, Details: &UndoDetails{Undone: res.Undone, DryRun: req.DryRun, OpID: opID(rec),
 		Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted}}}
 	if res.Moved == nil && req.Diff && res.Diff != "" {
@@ -216,39 +204,6 @@ func Undo(env *Env, req UndoRequest) (*Output, error) {
 		out.Details.(*UndoDetails).Diff = out.Diff
 	}
 	return out, nil
-}
-
-// undoMessage says what an undo did (or would do).
-func undoMessage(res *undo.Result, dryRun bool) string {
-	ids := strings.Join(res.Undone, ", ")
-	if mv := res.Moved; mv != nil {
-		if dryRun {
-			return fmt.Sprintf("Would undo %s: move %s back to %s (dry run: nothing was written).", ids, mv.Path, mv.From)
-		}
-		return fmt.Sprintf("Undid %s: moved %s back to %s.", ids, mv.Path, mv.From)
-	}
-	var b strings.Builder
-	switch {
-	case dryRun:
-		fmt.Fprintf(&b, "Would undo %s (dry run: nothing was written).", ids)
-	case len(res.Added)+len(res.Modified)+len(res.Deleted) == 0:
-		fmt.Fprintf(&b, "Undid %s: the files were as before it already; nothing was written.", ids)
-	default:
-		fmt.Fprintf(&b, "Undid %s. Updated the following files:", ids)
-	}
-	for _, p := range res.Added {
-		b.WriteString("\nA " + p)
-	}
-	for _, p := range res.Modified {
-		b.WriteString("\nM " + p)
-	}
-	for _, p := range res.Deleted {
-		b.WriteString("\nD " + p)
-	}
-	if len(res.Forced) > 0 {
-		b.WriteString("\nnote: --force: restored over later changes to " + strings.Join(res.Forced, "; "))
-	}
-	return b.String()
 }
 
 // UndoOwn is Undo for a tool call: it reaches only the operations tool

@@ -9,6 +9,7 @@ package ops
 import (
 	"io"
 
+	"github.com/hunk-dev/hunk/internal/readtrack"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -30,14 +31,14 @@ type Env struct {
 	// Warn reports a warning (nil: dropped).
 	Warn func(msg string)
 	// AllowPlaceholders lets an edit write a placeholder comment in place
-	// of lines it leaves out (lazy.Find; LAZY_EDIT otherwise).
+	// of lines it leaves out (placeholder.Find; LAZY_EDIT otherwise).
 	AllowPlaceholders bool
 	// Session tags the operations' history entries (--session, the MCP
 	// session) and keys read tracking ("" none).
 	Session string
 	// Reads, when set, tracks what the session read (read tracking):
 	// writes over what it has not seen are refused as STALE.
-	Reads *ReadTracker
+	Reads *readtrack.Tracker
 	// Tool names the tool being called ("" the command line): what its
 	// changes are recorded as in the history.
 	Tool string
@@ -65,7 +66,7 @@ type Limits struct {
 // for a dry run, which records nothing).
 //
 // In a session that tracks its reads (e.Reads), the writes are checked
-// against what the session read (ReadTracker): command "write" replaces
+// against what the session read (readtrack.Tracker): command "write" replaces
 // files whole, the others change regions of them.
 func (e *Env) FS(dryRun bool, command string) (fsys workspace.FS, rec *workspace.Recording) {
 	return e.fs(dryRun, command, workspace.Disk)
@@ -89,7 +90,7 @@ func (e *Env) fs(dryRun bool, command string, disk func(*workspace.Workspace) wo
 		fsys = workspace.Recorded(disk(e.Workspace), rec)
 	}
 	if e.Reads != nil {
-		fsys = &trackedFS{FS: fsys, t: e.Reads, whole: command == "write", dry: dryRun}
+		fsys = readtrack.FS(fsys, e.Reads, command == "write", dryRun)
 	}
 	return fsys, rec
 }

@@ -44,3 +44,21 @@ func Read(env *Env, req ReadRequest) (*Output, error) {
 	}
 	return out, nil
 }
+
+// track records what a read returned to the session: a text file's
+// content (hash: the hash the read reported), an image's hash.
+func (e *Env) track(path string, details any) {
+	if e.Reads == nil {
+		return
+	}
+	name, err := e.Workspace.Resolve(path)
+	if err != nil {
+		return
+	}
+	switch d := details.(type) {
+	case *read.TextDetails:
+		e.Reads.SawFile(e.Workspace, name, d.Sha256)
+	case *read.ImageDetails:
+		e.Reads.SawHash(name, d.Sha256)
+	}
+}

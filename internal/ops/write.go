@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hunk-dev/hunk/internal/diff"
-	"github.com/hunk-dev/hunk/internal/lazy"
+	"github.com/hunk-dev/hunk/internal/placeholder"
 	"github.com/hunk-dev/hunk/internal/workspace"
 	"github.com/hunk-dev/hunk/internal/write"
 )
@@ -24,12 +24,12 @@ func Write(env *Env, req WriteRequest) (*Output, error) {
 	data := []byte(req.Content)
 	fsys, rec := env.FS(req.DryRun, "write")
 	defer fsys.Done()
-	if !env.AllowPlaceholders && !req.CreateOnly && lazy.Has(req.Path, req.Content) {
+	if !env.AllowPlaceholders && !req.CreateOnly && placeholder.Has(req.Path, req.Content) {
 		// Content over an existing file holding "... existing code ..."
 		// where the file has lines: the file would lose them.
 		if name, err := env.Workspace.Resolve(req.Path); err == nil {
 			if old, err := fsys.ReadFile(name); err == nil {
-				if err := textPlaceholders(env, req.Path, "the content", string(old), req.Content); err != nil {
+				if err := placeholder.InText(req.Path, "the content", string(old), req.Content); err != nil {
 					return nil, err
 				}
 			}

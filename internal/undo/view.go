@@ -74,3 +74,55 @@ func fileDiff(name string, old, new []byte, created bool) string {
 	return diff.File(name, old, new, created)
 }
 func deletion(name string, old []byte) string { return diff.Deletion(name, old) }
+
+// Message says what the undo did (or, dry, would do).
+func (res *Result) Message(dryRun bool) string {
+	ids := strings.Join(res.Undone, ", ")
+	if mv := res.Moved; mv != nil {
+		if dryRun {
+			return fmt.Sprintf("Would undo %s: move %s back to %s (dry run: nothing was written).", ids, mv.Path, mv.From)
+		}
+		return fmt.Sprintf("Undid %s: moved %s back to %s.", ids, mv.Path, mv.From)
+	}
+	var b strings.Builder
+	switch {
+	case dryRun:
+		fmt.Fprintf(&b, "Would undo %s (dry run: nothing was written).", ids)
+	case len(res.Added)+len(res.Modified)+len(res.Deleted) == 0:
+		fmt.Fprintf(&b, "Undid %s: the files were as before it already; nothing was written.", ids)
+	default:
+		fmt.Fprintf(&b, "Undid %s. Updated the following files:", ids)
+	}
+	for _, p := range res.Added {
+		b.WriteString("\nA " + p)
+	}
+	for _, p := range res.Modified {
+		b.WriteString("\nM " + p)
+	}
+	for _, p := range res.Deleted {
+		b.WriteString("\nD " + p)
+	}
+	if len(res.Forced) > 0 {
+		b.WriteString("\nnote: --force: restored over later changes to " + strings.Join(res.Forced, "; "))
+	}
+	return b.String()
+}
+
+// Changes are the paths e added, modified and deleted (a move: its new
+// path added, its old one deleted).
+func Changes(e *history.Entry) (added, modified, deleted []string) {
+	added, modified, deleted = []string{}, []string{}, []string{}
+	for _, f := range e.Files {
+		switch {
+		case f.From != "":
+			added, deleted = append(added, f.Path), append(deleted, f.From)
+		case f.Pre == nil:
+			added = append(added, f.Path)
+		case f.Post == nil:
+			deleted = append(deleted, f.Path)
+		default:
+			modified = append(modified, f.Path)
+		}
+	}
+	return added, modified, deleted
+}

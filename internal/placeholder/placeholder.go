@@ -1,12 +1,16 @@
-// Package lazy finds the placeholders models write instead of code they
+// Package placeholder finds the placeholders models write instead of code they
 // leave out — "// ... existing code ...", "# ... rest of the file ...",
 // "<!-- ... -->" — so that an edit holding one in place of real lines is
 // refused (LAZY_EDIT) rather than written over them.
-package lazy
+package placeholder
 
 import (
+	"fmt"
 	"path"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // Find returns the index of the first line of new that is a placeholder
@@ -168,4 +172,46 @@ var phrases = []string{
 	"rest of the method", "rest of the component", "rest of the implementation", "rest of the module",
 	"remains unchanged", "remain unchanged", "remains the same", "remain the same", "unchanged code", "code unchanged",
 	"other code", "previous code", "same as before", "keep existing", "keep the rest", "omitted for brevity", "truncated for brevity",
+}
+
+// refusal is the refusal of a placeholder comment written where the new
+// text leaves out lines of the old (LAZY_EDIT); where names the line.
+func refusal(path, where, text string) *result.Error {
+	return result.Errorf(result.LazyEdit, "%s: %s is a placeholder (%q) standing for lines the change leaves out; nothing was written",
+		path, where, strings.TrimSpace(text)).
+		WithHint("write out the lines the placeholder stands for (a change holds only the lines it changes, with a few around them), or pass --allow-placeholders if the comment is meant to be in the file").
+		At(path)
+}
+
+// InPatch refuses a patch whose chunk writes a placeholder in
+// place of lines it removes.
+func InPatch(p *patchparse.Patch) error {
+	for _, f := range p.Files {
+		for _, c := range f.Chunks {
+			i := Find(f.Path, c.Old(), c.New())
+			if i < 0 {
+				continue
+			}
+			n := -1
+			for _, l := range c.Lines {
+				if l.Op == '-' {
+					continue
+				}
+				if n++; n == i {
+					return refusal(f.Path, "an added line", l.Text).AtLine(l.Line)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// InText refuses new text (an edit's, or a file's whole content
+// over an existing one) that holds a placeholder in place of lines of old.
+func InText(path, what, old, new string) error {
+	nl := strings.Split(strings.ReplaceAll(new, "\r\n", "\n"), "\n")
+	if i := Find(path, strings.Split(strings.ReplaceAll(old, "\r\n", "\n"), "\n"), nl); i >= 0 {
+		return refusal(path, fmt.Sprintf("line %d of %s", i+1, what), nl[i])
+	}
+	return nil
 }

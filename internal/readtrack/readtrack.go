@@ -1,4 +1,8 @@
-package ops
+// Package readtrack is read tracking: what each file held when a session
+// last read or wrote it, and the refusal (STALE) of a write over a change
+// the session has not seen (Tracker). Its FS wraps the workspace.FS the
+// engines write through, so every engine is guarded alike.
+package readtrack
 
 import (
 	"bytes"
@@ -9,12 +13,11 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/history"
-	"github.com/hunk-dev/hunk/internal/read"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
-// ReadTracker remembers, for one session (an MCP connection, or `hunk call
+// Tracker remembers, for one session (an MCP connection, or `hunk call
 // --session S` across runs), what each file held when the session last
 // read or wrote it, so that a change a person or a formatter made since is
 // never overwritten unseen:
@@ -29,7 +32,7 @@ import (
 //     anchors the change) and created.
 //
 // What the session writes is what it knows of the file from then on.
-type ReadTracker struct {
+type Tracker struct {
 	mu   sync.Mutex
 	seen map[string]seenFile
 	held int64 // bytes of content held in memory (at most maxHeld)
@@ -56,14 +59,14 @@ const (
 	maxHeld    = 256 << 20
 )
 
-// NewReadTracker tracks an MCP session's reads in memory.
-func NewReadTracker() *ReadTracker { return &ReadTracker{seen: map[string]seenFile{}} }
+// New tracks an MCP session's reads in memory.
+func New() *Tracker { return &Tracker{seen: map[string]seenFile{}} }
 
-// LoadReadTracker tracks session's reads in the history store, where the
+// Load tracks session's reads in the history store, where the
 // session's earlier runs left them.
-func LoadReadTracker(store *history.Store, session string) (*ReadTracker, error) {
+func Load(store *history.Store, session string) (*Tracker, error) {
 	m, err := store.Reads(session)
-	t := &ReadTracker{seen: map[string]seenFile{}, store: store, session: session}
+	t := &Tracker{seen: map[string]seenFile{}, store: store, session: session}
 	for p, h := range m {
 		t.seen[p] = seenFile{hash: h}
 	}
@@ -71,7 +74,7 @@ func LoadReadTracker(store *history.Store, session string) (*ReadTracker, error)
 }
 
 // Save stores what the session saw, when it persists its reads.
-func (t *ReadTracker) Save() error {
+func (t *Tracker) Save() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.store == nil || !t.dirty {
@@ -85,9 +88,9 @@ func (t *ReadTracker) Save() error {
 	return t.store.SaveReads(t.session, m)
 }
 
-// saw records that the session saw data as name's content (nil data with
+// Saw records that the session saw data as name's content (nil data with
 // hash: only the hash is known).
-func (t *ReadTracker) saw(name string, data []byte) {
+func (t *Tracker) Saw(name string, data []byte) {
 	if t == nil {
 		return
 	}
@@ -114,16 +117,16 @@ func (t *ReadTracker) saw(name string, data []byte) {
 
 // know records what the session knows of name after its change: known,
 // or nil for nothing (the file changed where it cannot tell).
-func (t *ReadTracker) know(name string, known []byte) {
+func (t *Tracker) know(name string, known []byte) {
 	if known != nil {
-		t.saw(name, known)
+		t.Saw(name, known)
 		return
 	}
-	t.sawHash(name, "unknown")
+	t.SawHash(name, "unknown")
 }
 
-// sawHash records that the session saw content of hash (an image).
-func (t *ReadTracker) sawHash(name, hash string) {
+// SawHash records that the session saw content of hash (an image).
+func (t *Tracker) SawHash(name, hash string) {
 	if t == nil {
 		return
 	}
@@ -135,7 +138,7 @@ func (t *ReadTracker) sawHash(name, hash string) {
 }
 
 // forget drops name (the session removed it).
-func (t *ReadTracker) forget(name string) {
+func (t *Tracker) forget(name string) {
 	t.mu.Lock()
 	t.held -= int64(len(t.seen[name].data))
 	delete(t.seen, name)
@@ -143,10 +146,10 @@ func (t *ReadTracker) forget(name string) {
 	t.mu.Unlock()
 }
 
-// sawFile records what the file name holds now, for a read that returned
+// SawFile records what the file name holds now, for a read that returned
 // it (hash: the hash the read reported, "" unknown). A file that changed
 // between the read and now is known by the read's hash alone.
-func (t *ReadTracker) sawFile(ws *workspace.Workspace, name, hash string) {
+func (t *Tracker) SawFile(ws *workspace.Workspace, name, hash string) {
 	if t == nil {
 		return
 	}
@@ -155,15 +158,15 @@ func (t *ReadTracker) sawFile(ws *workspace.Workspace, name, hash string) {
 		return
 	}
 	if hash != "" && history.Hash(data) != hash {
-		t.sawHash(name, hash)
+		t.SawHash(name, hash)
 		return
 	}
-	t.saw(name, data)
+	t.Saw(name, data)
 }
 
 // readContent is what the session saw of name, from memory or the
 // history's blobs.
-func (t *ReadTracker) readContent(name string) (seenFile, bool) {
+func (t *Tracker) readContent(name string) (seenFile, bool) {
 	t.mu.Lock()
 	s, ok := t.seen[name]
 	t.mu.Unlock()
@@ -183,7 +186,7 @@ func (t *ReadTracker) readContent(name string) (seenFile, bool) {
 // made (known): next itself, or — where the file changed since the read in
 // lines the change leaves alone — the change made over what the session
 // read (diff.Rebase), so that what it never saw stays unseen.
-func (t *ReadTracker) check(fsys workspace.FS, name string, next []byte, remove, whole bool) (known []byte, err error) {
+func (t *Tracker) check(fsys workspace.FS, name string, next []byte, remove, whole bool) (known []byte, err error) {
 	cur, err := fsys.ReadFile(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || result.As(err).Code == result.NotFound {
@@ -226,11 +229,18 @@ func (t *ReadTracker) check(fsys workspace.FS, name string, next []byte, remove,
 	return nil, nil // nothing known: any change is refused until a read
 }
 
+// FS is fsys with its writes guarded by t (check), telling t what the
+// session wrote once it is committed: whole marks whole-file writes
+// (write), dry a dry run (nothing learnt).
+func FS(fsys workspace.FS, t *Tracker, whole, dry bool) workspace.FS {
+	return &trackedFS{FS: fsys, t: t, whole: whole, dry: dry}
+}
+
 // trackedFS is an FS whose writes the session's reads guard (check), and
 // which tells the tracker what the session wrote once it is committed.
 type trackedFS struct {
 	workspace.FS
-	t     *ReadTracker
+	t     *Tracker
 	whole bool // a whole-file write (write), not an edit or a patch
 	dry   bool
 }
@@ -303,24 +313,6 @@ func (t *trackedTxn) Commit() error {
 		}
 	}
 	return nil
-}
-
-// track records what a read returned to the session: a text file's
-// content (hash: the hash the read reported), an image's hash.
-func (e *Env) track(path string, details any) {
-	if e.Reads == nil {
-		return
-	}
-	name, err := e.Workspace.Resolve(path)
-	if err != nil {
-		return
-	}
-	switch d := details.(type) {
-	case *read.TextDetails:
-		e.Reads.sawFile(e.Workspace, name, d.Sha256)
-	case *read.ImageDetails:
-		e.Reads.sawHash(name, d.Sha256)
-	}
 }
 
 // short is a hash's first 12 characters, as git shortens an id.

@@ -1,4 +1,4 @@
-package ops
+package readtrack
 
 import (
 	"os"
@@ -10,8 +10,8 @@ import (
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
-// TestReadTrackerCheck: the STALE rules of read tracking, case by case.
-func TestReadTrackerCheck(t *testing.T) {
+// TestCheck: the STALE rules of read tracking, case by case.
+func TestCheck(t *testing.T) {
 	lines := func(change map[int]string) string {
 		var b strings.Builder
 		for i := 1; i <= 20; i++ {
@@ -54,12 +54,12 @@ func TestReadTrackerCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := NewReadTracker()
+		tr := New()
 		switch {
 		case c.hashed:
-			tr.sawHash("f", "0000")
+			tr.SawHash("f", "0000")
 		case c.seen:
-			tr.saw("f", []byte(read))
+			tr.Saw("f", []byte(read))
 		}
 		fsys := workspace.Disk(ws)
 		known, err := tr.check(fsys, "f", []byte(c.next), c.remove, c.whole)
