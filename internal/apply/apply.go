@@ -664,6 +664,16 @@ func (r *Result) Summary() string {
 	return b.String()
 }
 
+// Diff is every changed file's diff, one after the other (each is there
+// when Options.Diff asked for it).
+func (r *Result) Diff() string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		b.WriteString(f.Diff)
+	}
+	return b.String()
+}
+
 // existingName picks the file a plain unified diff patches from its two
 // names, by GNU patch's rule: the one that exists; when both do, the one
 // with the fewest path components, then the shortest base name, then the

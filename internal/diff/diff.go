@@ -458,3 +458,22 @@ func File(name string, old, new []byte, created bool) string {
 func Deletion(name string, old []byte) string {
 	return Unified("a/"+name, "/dev/null", old, nil)
 }
+
+// JSPatch is the change of the file at name as jsdiff's createPatch
+// writes it (the reference MCP filesystem server's edit_file): "Index:",
+// "--- NAME\toriginal", "+++ NAME\tmodified", 4 lines of context, every
+// range as "l,n".
+func JSPatch(name string, old, new []byte) string {
+	return Write("Index: "+name+"\n===================================================================\n--- "+name+"\toriginal\n+++ "+name+"\tmodified\n",
+		old, new, Style{Context: 4, Counts: true})
+}
+
+// Fenced is d in a Markdown "diff" code fence of backticks longer than any
+// run in it.
+func Fenced(d string) string {
+	fence := "```"
+	for strings.Contains(d, fence) {
+		fence += "`"
+	}
+	return fence + "diff\n" + d + fence + "\n"
+}

@@ -10,6 +10,8 @@ package execrun
 import (
 	"os"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // Limits are exec's settings: the driver, what the command may reach and
@@ -62,4 +64,17 @@ func CommandEnv(extra []string) []string {
 		}
 	}
 	return append(env, extra...)
+}
+
+// Check refuses limits no run can have.
+func (l Limits) Check() error {
+	switch {
+	case l.Timeout < 0:
+		return result.Usagef("the timeout must not be negative")
+	case l.Pids < 0:
+		return result.Usagef("--pids must not be negative")
+	case l.CPUs < 0:
+		return result.Usagef("--cpus must not be negative")
+	}
+	return nil
 }

@@ -7,9 +7,12 @@
 package fsquery
 
 import (
+	"encoding/base64"
 	"io/fs"
 	"math"
+	"net/url"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -101,27 +104,60 @@ var mediaTypes = map[string]string{
 	".flac": "audio/flac",
 }
 
-// Media reads an image, audio or other file for read_media_file: its
-// name, MIME type (by extension; application/octet-stream for any other)
-// and bytes.
-func Media(ws *workspace.Workspace, p string) (name, mime string, data []byte, err error) {
+// Media describes a file read_media_file sends as a content block.
+type Media struct {
+	Path     string `json:"path" jsonschema:"the file, relative to the workspace"`
+	MimeType string `json:"mimeType" jsonschema:"its MIME type"`
+	Bytes    int    `json:"bytes" jsonschema:"its size in bytes"`
+	// Content is the content block, as the reference server's
+	// structuredContent holds it.
+	Content []MediaItem `json:"content" jsonschema:"the file as the one content block"`
+}
+
+// MediaItem is read_media_file's content block: an image or audio block,
+// or any other file as an embedded resource.
+type MediaItem struct {
+	Type     string    `json:"type" jsonschema:"image, audio or resource"`
+	Data     string    `json:"data,omitempty" jsonschema:"an image's or audio's bytes, base64"`
+	MimeType string    `json:"mimeType,omitempty" jsonschema:"an image's or audio's MIME type"`
+	Resource *Resource `json:"resource,omitempty" jsonschema:"any other file"`
+}
+
+// Resource is an embedded file.
+type Resource struct {
+	URI      string `json:"uri" jsonschema:"the file's file:// URI"`
+	MimeType string `json:"mimeType,omitempty" jsonschema:"its MIME type"`
+	Blob     string `json:"blob" jsonschema:"its bytes, base64"`
+}
+
+// ReadMedia reads an image, audio or other file for read_media_file: its
+// description with the content block (by extension, an image or audio
+// block, any other file an embedded resource, application/octet-stream
+// where the extension says nothing), and its bytes.
+func ReadMedia(ws *workspace.Workspace, p string) (*Media, []byte, error) {
 	name, fi, err := Stat(ws, p)
 	if err != nil {
-		return "", "", nil, err
+		return nil, nil, err
 	}
 	if fi.IsDir() {
-		return "", "", nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
+		return nil, nil, result.Errorf(result.IsDirectory, "%s: is a directory", name)
 	}
 	if fi.Size() > maxTextRead {
-		return "", "", nil, result.Errorf(result.TooLarge, "%s: %d bytes is over the limit of %d", name, fi.Size(), maxTextRead)
+		return nil, nil, result.Errorf(result.TooLarge, "%s: %d bytes is over the limit of %d", name, fi.Size(), maxTextRead)
 	}
-	mime = mediaTypes[strings.ToLower(path.Ext(name))]
+	mime := mediaTypes[strings.ToLower(path.Ext(name))]
 	if mime == "" {
 		mime = "application/octet-stream"
 	}
-	data, err = ws.ReadFile(name)
+	data, err := ws.ReadFile(name)
 	if err != nil {
-		return "", "", nil, err
+		return nil, nil, err
 	}
-	return name, mime, data, nil
+	b64 := base64.StdEncoding.EncodeToString(data)
+	item := MediaItem{Type: "resource", Resource: &Resource{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(ws.Abs(name))}).String(), MimeType: mime, Blob: b64}}
+	if strings.HasPrefix(mime, "image/") || strings.HasPrefix(mime, "audio/") {
+		kind, _, _ := strings.Cut(mime, "/")
+		item = MediaItem{Type: kind, Data: b64, MimeType: mime}
+	}
+	return &Media{Path: name, MimeType: mime, Bytes: len(data), Content: []MediaItem{item}}, data, nil
 }

@@ -119,6 +119,12 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		return nil, err
 	}
+	return patchOutput(p, res, req, opID(rec)), nil
+}
+
+// patchOutput reports an applied patch: the summary git-style, the diffs
+// when asked for, and what the patch was read from and recovered from.
+func patchOutput(p *patchparse.Patch, res *apply.Result, req ApplyPatchRequest, id string) *Output {
 	summary := res.Summary()
 	if req.DryRun {
 		summary = strings.Replace(summary, "Success. Updated the following files:",
@@ -126,27 +132,13 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	}
 	summary = strings.TrimSuffix(summary, "\n")
 	out := &Output{Text: summary, Message: summary}
-	if req.Diff {
-		var diffs strings.Builder
-		for _, f := range res.Files {
-			diffs.WriteString(f.Diff)
-		}
-		if diffs.Len() > 0 {
-			out.Diff = diffs.String()
-			out.Text += "\n" + strings.TrimSuffix(out.Diff, "\n")
-		}
+	if d := res.Diff(); req.Diff && d != "" {
+		out.Diff = d
+		out.Text += "\n" + strings.TrimSuffix(d, "\n")
 	}
-	details := &ApplyPatchDetails{
-		Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted},
-		Files:   res.Files,
-		Format:  p.Format,
-		DryRun:  req.DryRun,
-		OpID:    opID(rec),
-	}
+	details := &ApplyPatchDetails{Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted},
+		Files: res.Files, Format: p.Format, DryRun: req.DryRun, OpID: id, Unwrapped: p.Unwrapped}
 	out.Details = details
-	if len(p.Unwrapped) > 0 {
-		details.Unwrapped = p.Unwrapped
-	}
 	var notes []string
 	if len(p.Unwrapped) > 0 {
 		notes = append(notes, "read the patch from "+strings.Join(p.Unwrapped, ", then "))
@@ -157,5 +149,5 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		out.Notice = strings.Join(notes, "; ")
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 	}
-	return out, nil
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // The details of each operation's Output, as Go types: the JSON result's
@@ -69,100 +70,26 @@ type DriversDetails struct {
 	Auto    string      `json:"auto"`
 }
 
-// DriverRow is one driver: whether it works here and what it enforces.
-type DriverRow struct {
-	Name       string `json:"name"`
-	Available  bool   `json:"available"`
-	Note       string `json:"note"`
-	Filesystem bool   `json:"filesystem"`
-	Network    bool   `json:"network"`
-	Timeout    bool   `json:"timeout"`
-	Memory     bool   `json:"memory"`
-	Pids       bool   `json:"pids"`
-	CPUs       bool   `json:"cpus"`
-	// Against a hostile command (sandbox.Guard* names).
-	Guards      []string `json:"guards"`
-	NotEnforced []string `json:"notEnforced"`
-}
+// DriverRow is one driver: whether it works here, what it enforces and
+// guards against (sandbox.Surveyed).
+type DriverRow = sandbox.Surveyed
 
-// The filesystem operations' details (hunk mcp --tools filesystem). Each
-// has "content", the reference server's whole structured result: the text
-// the model reads.
-
-// FSText is a filesystem operation whose result is text.
-type FSText struct {
-	Path    string `json:"path,omitempty" jsonschema:"the path, relative to the workspace"`
-	Content string `json:"content" jsonschema:"the result text"`
-}
-
-// FSList is a directory listing.
-type FSList struct {
-	Path    string    `json:"path" jsonschema:"the directory, relative to the workspace"`
-	Entries []FSEntry `json:"entries" jsonschema:"the directory's entries"`
-	Content string    `json:"content" jsonschema:"the listing as text"`
-}
-
-// FSEntry is one directory entry as the listings show it.
-type FSEntry = fsquery.Entry
-
-// FSSearch is the paths a search found.
-type FSSearch struct {
-	Matches []string `json:"matches" jsonschema:"the paths found"`
-	Content string   `json:"content" jsonschema:"the paths, a line each"`
-}
-
-// FSInfo describes a file or directory.
-type FSInfo = fsquery.Info
-
-// FSMove is a move or rename.
-type FSMove struct {
-	Source      string `json:"source" jsonschema:"the path moved, relative to the workspace"`
-	Destination string `json:"destination" jsonschema:"its new path"`
-	Content     string `json:"content" jsonschema:"the result text"`
-}
-
-// FSAllowed names the directories the tools may touch.
-type FSAllowed struct {
-	Directories []string `json:"directories" jsonschema:"the directories"`
-	Content     string   `json:"content" jsonschema:"the directories as text"`
-}
-
-// FSMedia describes a file read_media_file sends as a content block.
-type FSMedia struct {
-	Path     string `json:"path" jsonschema:"the file, relative to the workspace"`
-	MimeType string `json:"mimeType" jsonschema:"its MIME type"`
-	Bytes    int    `json:"bytes" jsonschema:"its size in bytes"`
-	// Content is the content block, as the reference server's
-	// structuredContent holds it.
-	Content []FSMediaItem `json:"content" jsonschema:"the file as the one content block"`
-}
-
-// FSMediaItem is read_media_file's content block: an image or audio block,
-// or any other file as an embedded resource.
-type FSMediaItem struct {
-	Type     string      `json:"type" jsonschema:"image, audio or resource"`
-	Data     string      `json:"data,omitempty" jsonschema:"an image's or audio's bytes, base64"`
-	MimeType string      `json:"mimeType,omitempty" jsonschema:"an image's or audio's MIME type"`
-	Resource *FSResource `json:"resource,omitempty" jsonschema:"any other file"`
-}
-
-// FSResource is an embedded file.
-type FSResource struct {
-	URI      string `json:"uri" jsonschema:"the file's file:// URI"`
-	MimeType string `json:"mimeType,omitempty" jsonschema:"its MIME type"`
-	Blob     string `json:"blob" jsonschema:"its bytes, base64"`
-}
-
-// FSOutput is what the reference filesystem server's tools declare as their
-// structured result, and all that hunk's drop-in puts there.
-type FSOutput struct {
-	Content string `json:"content" jsonschema:"the result text"`
-}
-
-// FSMediaOutput is read_media_file's structured result.
-type FSMediaOutput struct {
-	Content []FSMediaItem `json:"content" jsonschema:"the file as the one content block"`
-}
+// The filesystem operations' details (hunk mcp --tools filesystem;
+// package fsquery declares them). Each has "content", the reference
+// server's whole structured result: the text the model reads.
+type (
+	FSText        = fsquery.TextResult
+	FSList        = fsquery.ListResult
+	FSEntry       = fsquery.Entry
+	FSSearch      = fsquery.SearchResult
+	FSInfo        = fsquery.Info
+	FSMove        = fsquery.MoveResult
+	FSAllowed     = fsquery.AllowedResult
+	FSMedia       = fsquery.Media
+	FSMediaItem   = fsquery.MediaItem
+	FSOutput      = fsquery.Output
+	FSMediaOutput = fsquery.MediaOutput
+)
 
 // FailureDetails are the facts a failed operation's details may carry
 // beside "error" and "code": where it failed and what was found instead.

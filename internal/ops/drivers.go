@@ -12,12 +12,7 @@ import (
 // Drivers surveys every driver: whether it works here, what it enforces and
 // what it guards against a hostile command, and which one auto picks.
 func Drivers(ctx context.Context) *Output {
-	found, auto := sandbox.Survey(ctx)
-	var rows []DriverRow
-	for _, d := range found {
-		c := d.Caps
-		rows = append(rows, DriverRow{d.Name, c.Available, c.Reason, c.Filesystem, c.Network, c.Timeout, c.Memory, c.Pids, c.CPUs, c.Guards, c.Gaps})
-	}
+	rows, auto := sandbox.Survey(ctx)
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DRIVER\tWORKS HERE\tENFORCES\tNOTE")
@@ -38,14 +33,14 @@ func Drivers(ctx context.Context) *Output {
 		if len(enf) == 0 {
 			enf = []string{"-"}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, works, strings.Join(enf, ","), r.Note)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, works, strings.Join(enf, ","), r.Reason)
 	}
 	tw.Flush()
 	b.WriteString("\nAgainst a hostile command:\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		if r.Available {
-			fmt.Fprintf(tw, "  %s\tguards: %s\tnot enforced: %s\n", r.Name, orDash(r.Guards), orDash(r.NotEnforced))
+			fmt.Fprintf(tw, "  %s\tguards: %s\tnot enforced: %s\n", r.Name, orDash(r.Guards), orDash(r.Gaps))
 		}
 	}
 	tw.Flush()

@@ -104,14 +104,7 @@ func Insert(env *Env, req InsertRequest) (*Output, error) {
 	}
 	out := editOutput(res, env.Workspace.Display(name), req.DryRun, req.Diff, opID(rec))
 	if res.Changed {
-		path := workspace.Quote(env.Workspace.Display(name))
-		msg := fmt.Sprintf("Inserted the text after line %d of %s.", req.After, path)
-		if req.After == 0 {
-			msg = fmt.Sprintf("Inserted the text at the start of %s.", path)
-		}
-		if req.DryRun {
-			msg = strings.TrimSuffix(msg, ".") + " (dry run: nothing was written)."
-		}
+		msg := res.InsertMessage(env.Workspace.Display(name), req.After, req.DryRun)
 		out.Text = strings.Replace(out.Text, out.Message, msg, 1)
 		out.Message = msg
 	}
@@ -138,7 +131,7 @@ func editOptions(env *Env, exact bool, ifMatch string, diff bool) edit.Options {
 }
 
 func editOutput(res *edit.Result, path string, dryRun, diff bool, opID string) *Output {
-	msg := editMessage(res, path, dryRun)
+	msg := res.Message(path, dryRun)
 	out := &Output{Text: msg, Message: msg}
 	if diff && res.Diff != "" {
 		out.Text += "\n\n" + res.Diff
@@ -146,24 +139,6 @@ func editOutput(res *edit.Result, path string, dryRun, diff bool, opID string) *
 	}
 	out.Details = &EditDetails{Result: *res, DryRun: dryRun, OpID: opID}
 	return out
-}
-
-// editMessage is the one-paragraph summary shared by humans and models.
-func editMessage(res *edit.Result, path string, dryRun bool) string {
-	path = workspace.Quote(path)
-	var b strings.Builder
-	switch {
-	case res.Replacements == 0 || !res.Changed && res.Match[0] == edit.Inserted:
-		fmt.Fprintf(&b, "No changes made to %s.", path)
-	case dryRun:
-		fmt.Fprintf(&b, "Would replace %s in %s (dry run: nothing was written).", result.Count(res.Replacements, "block"), path)
-	default:
-		fmt.Fprintf(&b, "Successfully replaced %s in %s.", result.Count(res.Replacements, "block"), path)
-	}
-	for _, n := range res.Notes {
-		b.WriteString("\n" + n)
-	}
-	return b.String()
 }
 
 // editBlocks applies SEARCH/REPLACE blocks to the request's file through

@@ -48,12 +48,11 @@ func (r *ExecRequest) check() error {
 		return result.Usagef("give the command either as argv or as a shell command, not both")
 	case r.Sh == "" && len(r.Argv) == 0:
 		return result.Usagef("no command to run")
-	case r.Timeout < 0 || r.TimeoutSeconds < 0:
+	case r.TimeoutSeconds < 0:
 		return result.Usagef("the timeout must not be negative")
-	case r.Pids < 0:
-		return result.Usagef("--pids must not be negative")
-	case r.CPUs < 0:
-		return result.Usagef("--cpus must not be negative")
+	}
+	if err := r.ExecLimits.Check(); err != nil {
+		return err
 	}
 	for _, kv := range r.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {

@@ -1,9 +1,7 @@
 package ops
 
 import (
-	"encoding/base64"
 	"fmt"
-	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -62,30 +60,20 @@ func ReadMany(env *Env, paths []string) (*Output, error) {
 // ReadMedia returns an image or audio file as a base64 content block (any
 // other file as an embedded resource, as the reference sends it).
 func ReadMedia(env *Env, p string) (*Output, error) {
-	name, mime, data, err := fsquery.Media(env.Workspace, p)
+	m, data, err := fsquery.ReadMedia(env.Workspace, p)
 	if err != nil {
 		return nil, err
 	}
-	env.Reads.Saw(name, data)
-	b64 := base64.StdEncoding.EncodeToString(data)
-	var item FSMediaItem
-	var block result.Content
-	switch {
-	case strings.HasPrefix(mime, "image/"), strings.HasPrefix(mime, "audio/"):
-		kind, _, _ := strings.Cut(mime, "/")
-		item = FSMediaItem{Type: kind, Data: b64, MimeType: mime}
-		block = result.Content{Type: kind, MimeType: mime, Data: b64}
-	default:
-		uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(env.Workspace.Abs(name))}).String()
-		item = FSMediaItem{Type: "resource", Resource: &FSResource{URI: uri, MimeType: mime, Blob: b64}}
-		block = result.Content{Type: "resource", URI: uri, MimeType: mime, Data: b64}
+	env.Reads.Saw(m.Path, data)
+	item := m.Content[0]
+	block := result.Content{Type: item.Type, MimeType: item.MimeType, Data: item.Data}
+	if r := item.Resource; r != nil {
+		block = result.Content{Type: "resource", URI: r.URI, MimeType: r.MimeType, Data: r.Blob}
 	}
-	text := fmt.Sprintf("%s: %s, %d bytes", name, mime, len(data))
+	text := fmt.Sprintf("%s: %s, %d bytes", m.Path, m.MimeType, m.Bytes)
 	// The block alone is the result, as the reference sends it: Text is
 	// for a person at the terminal.
-	return &Output{Text: text, Message: text, Media: true,
-		Images:  []result.Content{block},
-		Details: &FSMedia{Path: name, MimeType: mime, Bytes: len(data), Content: []FSMediaItem{item}}}, nil
+	return &Output{Text: text, Message: text, Media: true, Images: []result.Content{block}, Details: m}, nil
 }
 
 // EditFile is the reference server's edit_file: each edit applied to what
@@ -123,14 +111,8 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 	} else if res, err = edit.Run(files, name, es, opt); err != nil {
 		return nil, err
 	}
-	abs := env.Workspace.Abs(name)
-	d := diff.Write("Index: "+abs+"\n===================================================================\n--- "+abs+"\toriginal\n+++ "+abs+"\tmodified\n",
-		res.Old, res.New, diff.Style{Context: 4, Counts: true})
-	fence := "```"
-	for strings.Contains(d, fence) {
-		fence += "`"
-	}
-	text := fence + "diff\n" + d + fence + "\n\n"
+	d := diff.JSPatch(env.Workspace.Abs(name), res.Old, res.New)
+	text := diff.Fenced(d) + "\n"
 	res.Old, res.New = nil, nil
 	res.Diff = d
 	return &Output{Text: text, Message: text, Diff: d, Details: &EditDetails{Result: *res, DryRun: dryRun, OpID: opID(rec)}}, nil

@@ -1,9 +1,7 @@
 package ops
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -26,17 +24,8 @@ type LogDetails struct {
 	Dir        string         `json:"dir" jsonschema:"where the history lives"`
 }
 
-// LogOperation is one operation of the history.
-type LogOperation struct {
-	ID       string       `json:"id"`
-	Seq      int64        `json:"seq"`
-	Time     time.Time    `json:"time"`
-	Command  string       `json:"command"`
-	Session  string       `json:"session,omitempty"`
-	Undoes   []string     `json:"undoes,omitempty" jsonschema:"the operations this undo took back"`
-	UndoneBy string       `json:"undoneBy,omitempty" jsonschema:"the undo that took this operation back"`
-	Summary  PatchSummary `json:"summary"`
-}
+// LogOperation is one operation of the history (undo.Operation).
+type LogOperation = undo.Operation
 
 // history opens the workspace's history, a NOT_FOUND error saying why
 // there is none.
@@ -83,63 +72,12 @@ func Log(env *Env, req LogRequest) (*Output, error) {
 			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
 		}
 		d := undo.EntryDiff(env.Workspace, store, list, e)
-		text := logLine(opOf(e, undoneBy)) + "\n"
-		return &Output{Text: text + d, Message: strings.TrimSuffix(text, "\n"), Diff: d, Data: true,
-			Details: &LogDetails{Operations: []LogOperation{opOf(e, undoneBy)}, Skipped: skipped, Diff: d, Dir: store.Dir()}}, nil
+		op := undo.Describe(e, undoneBy)
+		return &Output{Text: op.Line() + "\n" + d, Message: op.Line(), Diff: d, Data: true,
+			Details: &LogDetails{Operations: []LogOperation{op}, Skipped: skipped, Diff: d, Dir: store.Dir()}}, nil
 	}
-	details := &LogDetails{Operations: []LogOperation{}, Skipped: skipped, Dir: store.Dir()}
-	var b strings.Builder
-	for _, e := range list {
-		if req.Session != "" && e.Session != req.Session {
-			continue
-		}
-		if req.N > 0 && len(details.Operations) == req.N {
-			break
-		}
-		op := opOf(e, undoneBy)
-		details.Operations = append(details.Operations, op)
-		b.WriteString(logLine(op) + "\n")
-		for _, p := range op.Summary.Added {
-			b.WriteString("  A " + p + "\n")
-		}
-		for _, p := range op.Summary.Modified {
-			b.WriteString("  M " + p + "\n")
-		}
-		for _, p := range op.Summary.Deleted {
-			b.WriteString("  D " + p + "\n")
-		}
-	}
-	text := strings.TrimSuffix(b.String(), "\n")
-	if len(details.Operations) == 0 {
-		text = "No operations in the history."
-	}
-	return &Output{Text: text, Message: text, Data: true, Details: details}, nil
-}
-
-// logLine is an operation's heading line: id, time, command, session, and
-// what undid it or what it undid.
-func logLine(op LogOperation) string {
-	s := fmt.Sprintf("%s  %s  %s", op.ID, op.Time.Local().Format("2006-01-02 15:04:05"), op.Command)
-	if op.Session != "" {
-		s += "  session " + op.Session
-	}
-	if len(op.Undoes) > 0 {
-		s += "  (undoes " + strings.Join(op.Undoes, ", ") + ")"
-	}
-	if op.UndoneBy != "" {
-		s += "  (undone by " + op.UndoneBy + ")"
-	}
-	return s
-}
-
-func opOf(e *history.Entry, undoneBy map[string]string) LogOperation {
-	op := LogOperation{ID: e.ID, Seq: e.Seq, Time: e.Time, Command: e.Command, Session: e.Session,
-		UndoneBy: undoneBy[e.ID]}
-	if e.Undoes != "" {
-		op.Undoes = strings.Split(e.Undoes, ",")
-	}
-	op.Summary.Added, op.Summary.Modified, op.Summary.Deleted = undo.Changes(e)
-	return op
+	ops, text := undo.Listing(list, undoneBy, req.Session, req.N)
+	return &Output{Text: text, Message: text, Data: true, Details: &LogDetails{Operations: ops, Skipped: skipped, Dir: store.Dir()}}, nil
 }
 
 // UndoRequest takes operations back (hunk undo, the undo tool).

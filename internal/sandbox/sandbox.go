@@ -183,21 +183,21 @@ type Result struct {
 
 // Caps is what a driver can do on this machine.
 type Caps struct {
-	Available bool
-	Reason    string // why not available, or a note
+	Available bool   `json:"available"`
+	Reason    string `json:"note"` // why not available, or a note
 	// What it enforces.
-	Filesystem bool // writes confined to the workspace (and a private /tmp)
-	Network    bool // network cut off unless asked for
-	Timeout    bool
-	Memory     bool
-	Pids       bool
-	CPUs       bool
+	Filesystem bool `json:"filesystem"` // writes confined to the workspace (and a private /tmp)
+	Network    bool `json:"network"`    // network cut off unless asked for
+	Timeout    bool `json:"timeout"`
+	Memory     bool `json:"memory"`
+	Pids       bool `json:"pids"`
+	CPUs       bool `json:"cpus"`
 
 	// Against a hostile command: what the driver guarantees here (Guards)
 	// and what it does not (Gaps), each from the Guard list; --drivers
 	// prints both.
-	Guards []string
-	Gaps   []string
+	Guards []string `json:"guards"`
+	Gaps   []string `json:"notEnforced"`
 }
 
 // What a driver may guard against a hostile command, as --drivers names it.

@@ -4,7 +4,7 @@ import "context"
 
 // Surveyed is one driver as Survey found it.
 type Surveyed struct {
-	Name string
+	Name string `json:"name"`
 	Caps
 }
 

@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +21,13 @@ const (
 	maxFileLines = 600
 	maxFuncLines = 100
 )
+
+// doors are the packages held to a tighter budget: ops is the door from a
+// request to an engine and back to an Output, and stays one (issue "the
+// house": no engine grows in it again).
+var doors = map[string]struct{ lines, funcLines int }{
+	"internal/ops": {1500, 60},
+}
 
 // allowed are the functions and files that may be longer, and why: code
 // whose length is its nature, which splitting would make harder to read.
@@ -31,6 +39,7 @@ func main() {
 		root = os.Args[1]
 	}
 	var breaches []string
+	doorLines := map[string]int{}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -50,6 +59,12 @@ func main() {
 			return err
 		}
 		rel := filepath.ToSlash(p)
+		door, isDoor := doors[path.Dir(rel)]
+		funcBudget := maxFuncLines
+		if isDoor {
+			funcBudget = door.funcLines
+			doorLines[path.Dir(rel)] += fset.Position(f.End()).Line
+		}
 		if n := fset.Position(f.End()).Line; n > maxFileLines && allowed[rel] == "" {
 			breaches = append(breaches, fmt.Sprintf("%s: %d lines (budget %d)", rel, n, maxFileLines))
 		}
@@ -69,8 +84,8 @@ func main() {
 				}
 			}
 			n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
-			if n > maxFuncLines && allowed[rel+":"+name] == "" {
-				breaches = append(breaches, fmt.Sprintf("%s:%d: %s is %d lines (budget %d)", rel, fset.Position(fn.Pos()).Line, name, n, maxFuncLines))
+			if n > funcBudget && allowed[rel+":"+name] == "" {
+				breaches = append(breaches, fmt.Sprintf("%s:%d: %s is %d lines (budget %d)", rel, fset.Position(fn.Pos()).Line, name, n, funcBudget))
 			}
 		}
 		return nil
@@ -78,6 +93,11 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "budget:", err)
 		os.Exit(2)
+	}
+	for dir, n := range doorLines {
+		if n > doors[dir].lines {
+			breaches = append(breaches, fmt.Sprintf("%s: %d lines in all (budget %d: a door, not an engine)", dir, n, doors[dir].lines))
+		}
 	}
 	sort.Strings(breaches)
 	for _, b := range breaches {
