@@ -31,6 +31,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -54,7 +55,7 @@ type Options struct {
 	// Workers bounds the files planned at once (default: GOMAXPROCS, at least 2).
 	Workers int
 	// IfMatch, by workspace name, is the SHA-256 (hex, as
-	// workspace.ParseIfMatch gives it) a file must have when the patch is
+	// textfile.ParseIfMatch gives it) a file must have when the patch is
 	// applied, checked under the files' lock (STALE otherwise).
 	IfMatch map[string]string
 
@@ -188,7 +189,7 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) && result.As(err).Code != result.NotFound {
 			return nil, err
 		}
-		if err := workspace.CheckHash(opt.display(name), content, exists, want); err != nil {
+		if err := textfile.CheckHash(opt.display(name), content, exists, want); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // ApplyChunks applies an Update's chunks to a file's content and returns the
@@ -63,7 +63,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 	p := &prepared{src: c, n: n, hint: -1, guessed: c.Guessed}
 	p.lines = make([]cline, 0, len(c.Lines))
 	for _, l := range c.Lines {
-		// A file line never holds a CR (workspace.Text ends lines at
+		// A file line never holds a CR (textfile.Text ends lines at
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
 		t := strings.TrimSuffix(l.Text, "\r")
@@ -191,13 +191,13 @@ func (m *placed) matchLen() int {
 func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
 	// The content is not modified while the lines are in use (the result
 	// is built in a new buffer), so it is viewed in place.
-	if workspace.IsBinary(content) {
+	if textfile.IsBinary(content) {
 		// Bytes that are not UTF-8 are patched as they are (a Latin-1
 		// source); a file with NUL bytes is not text at all.
 		return nil, nil, result.Errorf(result.BinaryFile, "%s: binary file (it contains NUL bytes); a text hunk cannot change it", opt.display(name)).
 			WithHint("make the diff with git diff --binary, which writes a binary patch for it")
 	}
-	t := workspace.FileText(content)
+	t := textfile.FileText(content)
 	file := t.Lines
 	lc := &locator{name: name, opt: opt, file: file, eols: t.EOLs}
 	reps := make([]replacement, 0, len(chunks))
@@ -268,7 +268,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	// endings; replacement lines get their own ending or the dominant one.
 	size := len(t.Body) + 8
 	if t.BOM {
-		size += len(workspace.BOM)
+		size += len(textfile.BOM)
 	}
 	for _, r := range reps {
 		for _, l := range r.lines {
@@ -277,7 +277,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	}
 	b := make([]byte, 0, size)
 	if t.BOM {
-		b = append(b, workspace.BOM...)
+		b = append(b, textfile.BOM...)
 	}
 	open := false      // the output ends in a line without an ending
 	lastEmpty := false // the output's last line has no text
@@ -322,7 +322,7 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 	// The final newline: kept as the file had it, unless decided above.
 	body := b
 	if t.BOM {
-		body = b[len(workspace.BOM):]
+		body = b[len(textfile.BOM):]
 	}
 	if len(body) > 0 {
 		switch {
@@ -365,7 +365,7 @@ type locator struct {
 	// them, and where each occurs (made by index, for the composed recovery).
 	norm    []string
 	byNorm  map[string][]int
-	bigrams [][]uint32 // workspace.Bigrams of the file's lines, as needed
+	bigrams [][]uint32 // textfile.Bigrams of the file's lines, as needed
 }
 
 // addition places a chunk with no old lines: Codex appends it at the end of

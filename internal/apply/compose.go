@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // The composed recovery: the mistakes the single recoveries undo one at a
@@ -302,13 +302,13 @@ func (s *composer) credible(a *alignment) bool {
 // a reading that needs it to rival a recovery.
 const minAlike = 0.5
 
-// bigramsOf returns workspace.Bigrams of file line k, made once.
+// bigramsOf returns textfile.Bigrams of file line k, made once.
 func (lc *locator) bigramsOf(k int) []uint32 {
 	if lc.bigrams == nil {
 		lc.bigrams = make([][]uint32, len(lc.file))
 	}
 	if lc.bigrams[k] == nil {
-		lc.bigrams[k] = workspace.Bigrams(lc.file[k])
+		lc.bigrams[k] = textfile.Bigrams(lc.file[k])
 		if lc.bigrams[k] == nil {
 			lc.bigrams[k] = []uint32{}
 		}
@@ -470,7 +470,7 @@ func (s *composer) walk(j, i, edits int, blocked bool) {
 	}
 }
 
-// similarity is workspace.Similarity of old line j and file line k, each
+// similarity is textfile.Similarity of old line j and file line k, each
 // line's bigrams made once.
 func (s *composer) similarity(j, k int) float64 {
 	l := s.p.lines[s.items[j].li].text
@@ -478,9 +478,9 @@ func (s *composer) similarity(j, k int) float64 {
 		s.bigrams = make([][]uint32, len(s.items))
 	}
 	if s.bigrams[j] == nil {
-		s.bigrams[j] = workspace.Bigrams(l)
+		s.bigrams[j] = textfile.Bigrams(l)
 	}
-	return workspace.Similarity(l, s.lc.file[k], s.bigrams[j], s.lc.bigramsOf(k))
+	return textfile.Similarity(l, s.lc.file[k], s.bigrams[j], s.lc.bigramsOf(k))
 }
 
 // likerNearby reports whether a line of the file within nearLines of line

@@ -1,9 +1,10 @@
 package apply
 
 import (
-	"github.com/hunk-dev/hunk/internal/workspace"
 	"sort"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // closeMatch is the file region most like a chunk's old lines.
@@ -28,13 +29,13 @@ func closest(file, old []string) (closeMatch, bool) {
 	}
 	ob := make([][]uint32, m)
 	for j, s := range old {
-		ob[j] = workspace.Bigrams(s)
+		ob[j] = textfile.Bigrams(s)
 	}
 	fb := make(map[int][]uint32)
 	fbig := func(i int) []uint32 {
 		b, ok := fb[i]
 		if !ok {
-			b = workspace.Bigrams(file[i])
+			b = textfile.Bigrams(file[i])
 			fb[i] = b
 		}
 		return b
@@ -78,7 +79,7 @@ func closest(file, old []string) (closeMatch, bool) {
 			if s+j >= len(file) {
 				break
 			}
-			total += workspace.Similarity(old[j], file[s+j], ob[j], fbig(s+j))
+			total += textfile.Similarity(old[j], file[s+j], ob[j], fbig(s+j))
 		}
 		score := total / float64(m)
 		if score > bestScore {

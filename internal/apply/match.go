@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // Pass is one of Codex's four ways of comparing a patch line with a file
@@ -42,9 +42,9 @@ func eq(p Pass, file, pat string) bool {
 func rstrip(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
 // fold maps the typographic characters Codex folds to their ASCII forms
-// (workspace.FoldPunct's Codex subset).
+// (textfile.FoldPunct's Codex subset).
 func fold(r rune) rune {
-	if c, codex := workspace.FoldPunct(r); codex {
+	if c, codex := textfile.FoldPunct(r); codex {
 		return rune(c)
 	}
 	return r

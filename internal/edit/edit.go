@@ -19,6 +19,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -235,11 +236,11 @@ func change(files workspace.FS, name string, opt Options, edit func(content []by
 		return nil, notFoundHint(err)
 	}
 	defer release()
-	ifMatch, err := workspace.ParseIfMatch(opt.IfMatch)
+	ifMatch, err := textfile.ParseIfMatch(opt.IfMatch)
 	if err != nil {
 		return nil, err
 	}
-	if err := workspace.CheckHash(name, content, true, ifMatch); err != nil {
+	if err := textfile.CheckHash(name, content, true, ifMatch); err != nil {
 		return nil, err
 	}
 	parts, res, err := edit(content)
@@ -290,7 +291,7 @@ func Validate(edits []Edit) error {
 			WithHint("pass --old and --new, or --edits FILE with a JSON list of {\"oldText\",\"newText\"}")
 	}
 	for i, e := range edits {
-		if strings.TrimPrefix(e.OldText, workspace.BOM) == "" {
+		if strings.TrimPrefix(e.OldText, textfile.BOM) == "" {
 			return result.Errorf(result.InvalidArgument, "%sold text is empty; it must name the text to replace", editLabel(i, len(edits))).
 				WithHint("to create or overwrite a whole file use 'hunk write'").
 				WithDetail("edit", i+1)
@@ -340,7 +341,7 @@ func applyAt(name string, content []byte, edits []Edit, first, total int, opt Op
 	f := newFile(body)
 	f.brief = opt.Brief
 	if len(content) < concurrentCheck {
-		if err := workspace.CheckText(name, content); err != nil {
+		if err := textfile.CheckText(name, content); err != nil {
 			return nil, nil, err
 		}
 	} else {
@@ -405,7 +406,7 @@ func applyAt(name string, content []byte, edits []Edit, first, total int, opt Op
 	}
 	parts, changed := f.assemble(0, len(body), reps)
 	if bom {
-		parts = append([][]byte{content[:len(workspace.BOM)]}, parts...)
+		parts = append([][]byte{content[:len(textfile.BOM)]}, parts...)
 	}
 	res.Changed = changed
 	if changed && !opt.Brief {
@@ -420,8 +421,8 @@ func applyAt(name string, content []byte, edits []Edit, first, total int, opt Op
 // splitBOM reports whether content starts with a UTF-8 BOM and returns the
 // body after it.
 func splitBOM(content []byte) (bool, []byte) {
-	if workspace.HasBOM(content) {
-		return true, content[len(workspace.BOM):]
+	if textfile.HasBOM(content) {
+		return true, content[len(textfile.BOM):]
 	}
 	return false, content
 }

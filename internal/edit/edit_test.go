@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 func TestApply(t *testing.T) {
@@ -184,7 +184,7 @@ func TestLineOf(t *testing.T) {
 		for q := 0; q < 30; q++ {
 			off := rng.IntN(len(body) + 1)
 			want := 1
-			for _, eol := range workspace.SplitText(string(body[:off])).EOLs {
+			for _, eol := range textfile.SplitText(string(body[:off])).EOLs {
 				if eol != "" {
 					want++
 				}

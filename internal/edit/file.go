@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/hunk-dev/hunk/internal/diff"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // file is the body of a file being edited (BOM stripped) with what the
@@ -22,7 +22,7 @@ type file struct {
 	hasCR   bool   // the body contains a '\r'
 	eol     string // the dominant line ending; "" when the body has no line break
 
-	text *workspace.Text // the line index, built on first use (fuzzy matching, hints)
+	text *textfile.Text // the line index, built on first use (fuzzy matching, hints)
 
 	fix endFix // decided by the first (whole-body) assemble
 
@@ -38,7 +38,7 @@ type file struct {
 func newFile(body []byte) *file { return &file{body: body, lastLine: 1} }
 
 // concurrentCheck is the size from which content is checked to be text
-// (workspace.CheckText, a pass over every byte) while the exact search runs.
+// (textfile.CheckText, a pass over every byte) while the exact search runs.
 const concurrentCheck = 1 << 20
 
 // startCheck checks content (the whole file, BOM included) in a goroutine;
@@ -52,7 +52,7 @@ func (f *file) startCheck(name string, content []byte) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		var res *Result
 		defer recoverFault(name, &res, &err)
-		err = workspace.CheckText(name, content)
+		err = textfile.CheckText(name, content)
 	}()
 }
 
@@ -81,15 +81,15 @@ func (f *file) scanEOL() {
 		return
 	}
 	crlf := bytes.Count(f.body, []byte("\r\n"))
-	f.eol = workspace.EOLCounts{LF: lf - crlf, CRLF: crlf, CR: cr - crlf}.Dominant()
+	f.eol = textfile.EOLCounts{LF: lf - crlf, CRLF: crlf, CR: cr - crlf}.Dominant()
 }
 
 // lines returns the body split into lines (built on first use). Its line
 // texts view the body in place, which may be a mapped file: lineText copies
 // one for anything that outlives the edit.
-func (f *file) lines() *workspace.Text {
+func (f *file) lines() *textfile.Text {
 	if f.text == nil {
-		f.text = workspace.SplitText(unsafe.String(unsafe.SliceData(f.body), len(f.body)))
+		f.text = textfile.SplitText(unsafe.String(unsafe.SliceData(f.body), len(f.body)))
 	}
 	return f.text
 }
@@ -174,7 +174,7 @@ func (f *file) lineStart(i int) int {
 // nextLine returns the start of the line after the one containing offset i
 // (len(body) at the end).
 func (f *file) nextLine(i int) int {
-	k, eol := workspace.NextBreak(f.body[i:])
+	k, eol := textfile.NextBreak(f.body[i:])
 	if k < 0 {
 		return len(f.body)
 	}
@@ -193,7 +193,7 @@ func (f *file) toEOL(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/16)
-	t := workspace.SplitText(s)
+	t := textfile.SplitText(s)
 	for i, l := range t.Lines {
 		b.WriteString(l)
 		if t.EOLs[i] != "" {

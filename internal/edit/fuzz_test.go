@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // FuzzEdit takes a random file and a random span of it: the span's exact
@@ -24,15 +24,15 @@ func FuzzEdit(f *testing.F) {
 	f.Add([]byte("\tindented\n\t\tmore\n"), uint(1), uint(12), "y")
 	f.Fuzz(func(t *testing.T, content []byte, i, j uint, nw string) {
 		_, _, err := Apply("f", content, []Edit{{OldText: "x", NewText: "y"}}, Options{})
-		if workspace.CheckText("f", content) != nil {
+		if textfile.CheckText("f", content) != nil {
 			if c := result.As(err).Code; c != result.BinaryFile && c != result.NotUTF8 {
 				t.Fatalf("bad text: got %v", err)
 			}
 			return
 		}
 		b := 0
-		if workspace.HasBOM(content) {
-			b = len(workspace.BOM)
+		if textfile.HasBOM(content) {
+			b = len(textfile.BOM)
 		}
 		if len(content) == b {
 			return
@@ -46,10 +46,10 @@ func FuzzEdit(f *testing.F) {
 			e++
 		}
 		old := string(content[s:e])
-		if strings.HasPrefix(old, workspace.BOM) {
+		if strings.HasPrefix(old, textfile.BOM) {
 			return // a leading BOM is stripped from old texts by design
 		}
-		nw = strings.NewReplacer("\r", "", "\n", "", workspace.BOM, "").Replace(strings.ToValidUTF8(nw, ""))
+		nw = strings.NewReplacer("\r", "", "\n", "", textfile.BOM, "").Replace(strings.ToValidUTF8(nw, ""))
 		out, res, err := Apply("f", content, []Edit{{OldText: old, NewText: nw}}, Options{Brief: j%2 == 0})
 		body := content[b:]
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // Candidate is a region of the file that resembles an old text that was
@@ -159,7 +159,7 @@ func (f *file) ambiguous(name string, i, n int, r Rule, ms []match) error {
 // for their start; without any vote (small enough files only) the lines most
 // like the first old line do. The best starts are then scored line by line.
 func (f *file) closest(old string) []Candidate {
-	ot := workspace.SplitText(old)
+	ot := textfile.SplitText(old)
 	ols := ot.Lines
 	lines := f.lines().Lines
 	if len(ols) == 0 || len(lines) == 0 {
@@ -193,10 +193,10 @@ func (f *file) closest(old string) []Candidate {
 			j0++
 		}
 		wantText := ols[j0]
-		want := workspace.Bigrams(wantText)
+		want := textfile.Bigrams(wantText)
 		for k := range lines {
 			line := f.lineText(k)
-			if s := workspace.Similarity(wantText, line, want, workspace.Bigrams(line)); s > 0 {
+			if s := textfile.Similarity(wantText, line, want, textfile.Bigrams(line)); s > 0 {
 				votes[k-j0] = int(s * 1000)
 			}
 		}
@@ -245,7 +245,7 @@ func (f *file) closest(old string) []Candidate {
 }
 
 // score compares old's lines with the file's from line index s on.
-func (f *file) score(s int, old *workspace.Text) (Candidate, bool) {
+func (f *file) score(s int, old *textfile.Text) (Candidate, bool) {
 	ols := old.Lines
 	t := f.lines()
 	s = max(0, min(s, len(t.Lines)-1))
@@ -371,7 +371,7 @@ func snippet(s string, quote func(string) string) string {
 // shorter line that shares fewer characters (MethodPatch = "PATCH" is in
 // `MethodPatch   = "PATCH" // RFC 5789`, not in `MethodPut     = "PUT"`).
 func lineSimilarity(file, old string) float64 {
-	sim := workspace.Similarity(file, old, workspace.Bigrams(file), workspace.Bigrams(old))
+	sim := textfile.Similarity(file, old, textfile.Bigrams(file), textfile.Bigrams(old))
 	if cf, co := collapseSpace(file), collapseSpace(old); len(co) > 0 && strings.Contains(cf, co) {
 		sim = max(sim, 0.9+0.1*float64(len(co))/float64(len(cf)))
 	}

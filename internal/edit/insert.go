@@ -2,6 +2,7 @@ package edit
 
 import (
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -20,7 +21,7 @@ func Insert(files workspace.FS, name string, after int, text string, opt Options
 }
 
 func insert(name string, content []byte, after int, text string, opt Options) ([][]byte, *Result, error) {
-	if err := workspace.CheckText(name, content); err != nil {
+	if err := textfile.CheckText(name, content); err != nil {
 		return nil, nil, err
 	}
 	bom, body := splitBOM(content)
@@ -69,7 +70,7 @@ func insert(name string, content []byte, after int, text string, opt Options) ([
 		parts, changed = f.assemble(0, len(body), reps)
 	}
 	if bom {
-		parts = append([][]byte{content[:len(workspace.BOM)]}, parts...)
+		parts = append([][]byte{content[:len(textfile.BOM)]}, parts...)
 	}
 	res.Changed = changed
 	res.Replacements = 1

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hunk-dev/hunk/internal/textfile"
 	unorm "golang.org/x/text/unicode/norm"
-
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // fuzzyRules are tried in this order, each only when every earlier rule
@@ -32,8 +31,8 @@ type match struct {
 // plan finds edit e (number i of n) in the file and returns its outcome and
 // the replacements it makes.
 func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []replacement, error) {
-	old := strings.TrimPrefix(e.OldText, workspace.BOM)
-	nw := strings.TrimPrefix(e.NewText, workspace.BOM)
+	old := strings.TrimPrefix(e.OldText, textfile.BOM)
+	nw := strings.TrimPrefix(e.NewText, textfile.BOM)
 	// Identical old and new text is a no-op only where the old text is
 	// there: a model that "changes" text the file does not hold has read
 	// it wrong, and must hear so (NO_MATCH, with the closest regions).
@@ -255,9 +254,9 @@ func squash(s []byte, off []int) ([]byte, []int) {
 	return out, noff
 }
 
-// foldRune is workspace.FoldPunct's ASCII byte, 0 for any other rune.
+// foldRune is textfile.FoldPunct's ASCII byte, 0 for any other rune.
 func foldRune(r rune) byte {
-	c, _ := workspace.FoldPunct(r)
+	c, _ := textfile.FoldPunct(r)
 	return c
 }
 
@@ -331,7 +330,7 @@ func (f *file) fuzzy(r Rule, old string) []match {
 		return nil // whitespace is all there is to compare
 	}
 	fl := ruleFlags(r)
-	ot := workspace.SplitText(old)
+	ot := textfile.SplitText(old)
 	ols := ot.Lines
 	if r == LineEndings {
 		if len(ols) < 2 && ot.EOLs[0] == "" {
@@ -560,7 +559,7 @@ func uniform(pairs []indentPair) (tab, delta int, ok bool) {
 // reindent shifts every line of nw that starts a line in the file by m.delta
 // columns, written in the file's indentation style.
 func reindent(nw string, m match) string {
-	ls := workspace.SplitText(nw)
+	ls := textfile.SplitText(nw)
 	var b strings.Builder
 	for i, t := range ls.Lines {
 		if i > 0 || m.fullStart {

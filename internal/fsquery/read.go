@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -38,7 +39,7 @@ func HeadTail(data []byte, headN, tailN float64) (string, error) {
 	if headN < 0 || tailN < 0 || (tailN > 0 && tail == 0) {
 		text = ""
 	} else if head > 0 || tail > 0 {
-		t := workspace.FileText(data)
+		t := textfile.FileText(data)
 		from, to := 0, len(t.Lines)
 		if head > 0 && head < to {
 			to = head
@@ -77,7 +78,7 @@ func Text(ws *workspace.Workspace, p string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if workspace.IsBinary(data) {
+	if textfile.IsBinary(data) {
 		return "", nil, result.Errorf(result.BinaryFile, "%s: binary file (it contains NUL bytes)", name).
 			WithHint("read an image or audio file with read_media_file")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/placeholder"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -148,7 +149,7 @@ func editBlocks(env *Env, req EditRequest) (*Output, error) {
 	if len(req.Edits) > 0 || req.OldText != "" || req.NewText != "" || req.ReplaceAll {
 		return nil, result.Usagef("give the edit as blocks or as old and new text, not both")
 	}
-	ifMatch, err := workspace.ParseIfMatch(req.IfMatch)
+	ifMatch, err := textfile.ParseIfMatch(req.IfMatch)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/edit"
 	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // The filesystem operations below serve the reference MCP filesystem
@@ -102,7 +102,7 @@ func EditFile(env *Env, p string, edits []EditSpec, dryRun bool) (*Output, error
 		// No edits: the file as it is, as the reference answers.
 		_, data, err := fsquery.Text(env.Workspace, name)
 		if err == nil {
-			err = workspace.CheckText(name, data)
+			err = textfile.CheckText(name, data)
 		}
 		if err != nil {
 			return nil, err

@@ -8,7 +8,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // PageOptions select one page of a text stream.
@@ -223,11 +223,11 @@ func (pg *pager) feed(b []byte) {
 	}
 }
 
-// eol finds the first line ending in b (workspace.NextBreak): its index,
+// eol finds the first line ending in b (textfile.NextBreak): its index,
 // length (0 when none) and kind; a "\r" at the very end counts as a lone
 // "\r" (feed absorbs a following "\n").
 func eol(b []byte) (int, int, string) {
-	i, e := workspace.NextBreak(b)
+	i, e := textfile.NextBreak(b)
 	return i, len(e), e
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/hunk-dev/hunk/internal/workspace"
+	"github.com/hunk-dev/hunk/internal/textfile"
 )
 
 // render shows a page compactly: "No:text|eol" per line, "~" for a cut line.
@@ -132,10 +132,10 @@ func pageAll(t *testing.T, data []byte, limit, maxBytes int, oneByte bool) {
 		limit = 1
 	}
 	body := data
-	if workspace.HasBOM(body) {
+	if textfile.HasBOM(body) {
 		body = body[3:]
 	}
-	want := workspace.SplitText(string(body))
+	want := textfile.SplitText(string(body))
 	var got bytes.Buffer
 	off, col := 1, int64(1)
 	for pages := 0; ; pages++ {

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -143,7 +144,7 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 	if format := sniffImage(head); format != nil {
 		return readImage(ws, name, format, io.MultiReader(bytes.NewReader(head), f), opt)
 	}
-	if workspace.IsBinary(head) {
+	if textfile.IsBinary(head) {
 		return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte at offset %d", bytes.IndexByte(head, 0)))
 	}
 	return readText(ws, name, io.MultiReader(bytes.NewReader(head), f), fi.Size(), opt)
@@ -248,6 +249,6 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func eolStyle(p *Page) workspace.EOL {
-	return workspace.EOLCounts{LF: p.LF, CRLF: p.CRLF, CR: p.CR}.Style()
+func eolStyle(p *Page) textfile.EOL {
+	return textfile.EOLCounts{LF: p.LF, CRLF: p.CRLF, CR: p.CR}.Style()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -32,8 +33,8 @@ type Result struct {
 	Old []byte `json:"-"`
 }
 
-// Hash is workspace.Hash.
-func Hash(b []byte) string { return workspace.Hash(b) }
+// Hash is textfile.Hash.
+func Hash(b []byte) string { return textfile.Hash(b) }
 
 // Write performs opt against ws (workspace.DryRun(ws) to check everything
 // and write nothing).
@@ -52,7 +53,7 @@ func Write(ws workspace.FS, opt Options) (*Result, error) {
 		return nil, result.Errorf(result.TooLarge, "%s: content is %d bytes, over the limit of %d", name, len(opt.Content), opt.MaxBytes).
 			WithHint("raise the limit with --max-bytes (or write.max-bytes in the config)")
 	}
-	ifMatch, err := workspace.ParseIfMatch(opt.IfMatch)
+	ifMatch, err := textfile.ParseIfMatch(opt.IfMatch)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func Write(ws workspace.FS, opt Options) (*Result, error) {
 	default:
 		return nil, err
 	}
-	if err := workspace.CheckHash(name, old, !res.Created, ifMatch); err != nil {
+	if err := textfile.CheckHash(name, old, !res.Created, ifMatch); err != nil {
 		return nil, err
 	}
 	if !res.Created && opt.CreateOnly {

@@ -1,4 +1,4 @@
-package workspace
+package textfile
 
 // FoldPunct maps the Unicode punctuation that models and editors swap for
 // ASCII — curly quotes, primes, dashes, minus signs, non-breaking and other

@@ -1,4 +1,4 @@
-package workspace
+package textfile
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,11 @@
-package workspace
+// Package textfile is hunk's model of a text file: its lines and their
+// endings (LF, CRLF or CR, each line's own kept), a UTF-8 byte order mark, the
+// refusal of binary and non-UTF-8 content, the SHA-256 a file is named by
+// (read reports it; --if-match checks it), how alike two lines are, and the
+// Unicode punctuation a near match folds. The engines that read and change
+// text (read, write, edit, apply) share it; the workspace never looks inside
+// a file.
+package textfile
 
 import (
 	"bytes"
