@@ -9,7 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/call"
-	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -57,7 +57,7 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 			if err != nil {
 				return err
 			}
-			ctx, handling := early.Interrupt()
+			ctx, handling := interrupt.Context()
 			sess.Ready = handling
 			out, failed := call.Run(ctx, sess, raw, format)
 			if r := sess.Env.Reads; r != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
@@ -198,7 +198,7 @@ func parseSize(s string) (int64, error) {
 }
 
 func runExec(app *App, cmd *cobra.Command, o *execOptions) error {
-	ctx, handling := early.Interrupt()
+	ctx, handling := interrupt.Context()
 	if o.ListDrivers {
 		return app.Render(ops.Drivers(ctx))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 )
 
 // parseExec runs `hunk exec ARGS` with a recorder in place of the run and
@@ -97,7 +97,7 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestRootValueFlags: every root flag that takes a value is known to
-// early.Subcommand, which finds the command's name before cobra runs (to
+// interrupt.Subcommand, which finds the command's name before cobra runs (to
 // build only that command, and to catch exec's interrupts from the start):
 // `hunk --deny-read .env exec` is exec, not a command named ".env".
 func TestRootValueFlags(t *testing.T) {
@@ -106,14 +106,14 @@ func TestRootValueFlags(t *testing.T) {
 		if f.Value.Type() == "bool" {
 			return
 		}
-		if !early.RootValueFlags["--"+f.Name] {
-			t.Errorf("--%s takes a value but is not in early.RootValueFlags", f.Name)
+		if !interrupt.RootValueFlags["--"+f.Name] {
+			t.Errorf("--%s takes a value but is not in interrupt.RootValueFlags", f.Name)
 		}
-		if f.Shorthand != "" && !early.RootValueFlags["-"+f.Shorthand] {
-			t.Errorf("-%s takes a value but is not in early.RootValueFlags", f.Shorthand)
+		if f.Shorthand != "" && !interrupt.RootValueFlags["-"+f.Shorthand] {
+			t.Errorf("-%s takes a value but is not in interrupt.RootValueFlags", f.Shorthand)
 		}
 	})
-	if got := early.Subcommand([]string{"--deny-read", ".env", "--allow-write", "src/", "-C", "ws", "exec", "--", "true"}); got != "exec" {
+	if got := interrupt.Subcommand([]string{"--deny-read", ".env", "--allow-write", "src/", "-C", "ws", "exec", "--", "true"}); got != "exec" {
 		t.Errorf("Subcommand = %q, want exec", got)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -279,7 +279,7 @@ func register(name string, newCmd func(*App) *cobra.Command) {
 // not a root flag (or its value). ok is false when it is not a registered
 // command (help, completion, a typo, none at all).
 func commandNamed(args []string) (string, bool) {
-	name := early.Subcommand(args)
+	name := interrupt.Subcommand(args)
 	_, ok := commands[name]
 	return name, ok
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hunk-dev/hunk/internal/early"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 )
@@ -46,7 +46,7 @@ type Reported struct {
 
 // Report is the report of a command that ran under l (in: the interrupt
 // that stopped it, if any).
-func Report(l Limits, r sandbox.Result, in *early.Interrupted, hint string) Reported {
+func Report(l Limits, r sandbox.Result, in *interrupt.Interrupted, hint string) Reported {
 	var note string
 	var code result.Code
 	switch {

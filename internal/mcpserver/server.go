@@ -299,7 +299,7 @@ func (s *server) line(ctx context.Context, line []byte) {
 		s.write(errorReply(nil, -32600, "Invalid Request: a message is a JSON object"))
 		return
 	}
-	if m.Method == "tools/call" && len(m.ID) > 0 && s.aside(&m) {
+	if m.Method == "tools/call" && len(m.ID) > 0 && s.concurrent(&m) {
 		// A call that may run long (exec) or waits for the client's roots
 		// runs beside the reading, so a cancellation or the roots reach
 		// it; the others are answered at once, without a hand-off.
@@ -322,10 +322,10 @@ func (s *server) line(ctx context.Context, line []byte) {
 	}
 }
 
-// aside reports whether a tools/call runs beside the reading: exec (it may
+// concurrent reports whether a tools/call runs concurrently with the reading: exec (it may
 // run for minutes), and any call while the client's roots are being asked
 // for (it waits for them, and their answer comes on the line).
-func (s *server) aside(m *message) bool {
+func (s *server) concurrent(m *message) bool {
 	if p, err := m.callParams(); err == nil && p.Name == "exec" {
 		return true
 	}

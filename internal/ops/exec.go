@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hunk-dev/hunk/internal/early"
 	"github.com/hunk-dev/hunk/internal/execrun"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 	_ "github.com/hunk-dev/hunk/internal/sandbox/docker" // registers the docker driver
@@ -69,7 +69,7 @@ func (r *ExecRequest) check() error {
 
 // Exec runs the command in the sandbox. A command that ran (whatever its
 // exit code) is an Output; its ExitCode is the process exit code to end
-// with. ctx's cancellation with an *early.Interrupted cause is reported as
+// with. ctx's cancellation with an *interrupt.Interrupted cause is reported as
 // an interrupt.
 func Exec(ctx context.Context, env *Env, req ExecRequest) (*Output, error) {
 	out, _, err := ExecDetailed(ctx, env, req)
@@ -110,7 +110,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 			env.warn("exec --record: what the command changed is not recorded: " + err.Error())
 		}
 	}
-	var in *early.Interrupted
+	var in *interrupt.Interrupted
 	if r.Interrupted && errors.As(context.Cause(ctx), &in) {
 		r.ExitCode = in.ExitCode()
 	}
@@ -177,7 +177,7 @@ const slowFirstRun = 3 * time.Second
 
 // execOutput is the result of a command that ran (execrun.Report), a
 // failure for timeouts, interrupts and the memory limit.
-func execOutput(req ExecRequest, r sandbox.Result, in *early.Interrupted, hint string) (*Output, *ExecDetails) {
+func execOutput(req ExecRequest, r sandbox.Result, in *interrupt.Interrupted, hint string) (*Output, *ExecDetails) {
 	rep := execrun.Report(req.ExecLimits, r, in, hint)
 	out := &Output{Text: rep.Text, Details: rep.Details, ExitCode: r.ExitCode, Message: rep.Note, Hint: hint, Stderr: rep.StartNote}
 	if rep.Code != "" {

@@ -1,5 +1,8 @@
-// Package early is what hunk does before its command line is parsed: it
-// finds the subcommand, and for exec starts catching interrupts at once.
+// Package interrupt catches SIGINT, SIGTERM and SIGHUP for the commands
+// that run others (exec, and hunk mcp's and hunk call's exec tool), so that
+// an interrupted hunk kills the command's whole process tree before it
+// exits; and, for exec, it starts catching them before the command line is
+// parsed (it finds the subcommand itself).
 //
 // Catching SIGINT, SIGTERM and SIGHUP (so that an interrupted hunk exec
 // kills the command's whole process tree before it exits) costs a round trip
@@ -8,7 +11,7 @@
 // millisecond or more. Started from this package's init — which runs before
 // most of hunk's dependencies are initialised — that work overlaps with
 // start-up instead of delaying the command.
-package early
+package interrupt
 
 import (
 	"context"
@@ -44,15 +47,15 @@ func Subcommand(args []string) string {
 	return ""
 }
 
-// interrupt is a context canceled on SIGINT, SIGTERM or SIGHUP (its cause an
+// catcher is a context canceled on SIGINT, SIGTERM or SIGHUP (its cause an
 // *Interrupted); ready is
 // closed once the handlers are in place. They stay until hunk exits.
-type interrupt struct {
+type catcher struct {
 	ctx   context.Context
 	ready chan struct{}
 }
 
-var started *interrupt
+var started *catcher
 
 func init() {
 	if len(os.Args) > 1 && filepath.Base(os.Args[0]) == "hunk" && Subcommand(os.Args[1:]) == "exec" {
@@ -60,9 +63,9 @@ func init() {
 	}
 }
 
-func start() *interrupt {
+func start() *catcher {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	in := &interrupt{ctx: ctx, ready: make(chan struct{})}
+	in := &catcher{ctx: ctx, ready: make(chan struct{})}
 	go func() {
 		sig := make(chan os.Signal, 1)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -96,10 +99,10 @@ func signalName(s syscall.Signal) string {
 	return s.String()
 }
 
-// Interrupt returns the context an interrupt cancels and a channel closed
+// Context returns the context an interrupt cancels and a channel closed
 // once interrupts are caught (until then, one kills hunk outright). The
 // first call outside hunk exec starts catching them.
-func Interrupt() (context.Context, <-chan struct{}) {
+func Context() (context.Context, <-chan struct{}) {
 	if started == nil {
 		started = start()
 	}
