@@ -322,9 +322,10 @@ func (s *server) line(ctx context.Context, line []byte) {
 	}
 }
 
-// concurrent reports whether a tools/call runs concurrently with the reading: exec (it may
-// run for minutes), and any call while the client's roots are being asked
-// for (it waits for them, and their answer comes on the line).
+// concurrent reports whether a tools/call runs concurrently with the
+// reading: exec (it may run for minutes), and any call while the client's
+// roots are being asked for (it waits for them, and their answer comes on
+// the line).
 func (s *server) concurrent(m *message) bool {
 	if p, err := m.callParams(); err == nil && p.Name == "exec" {
 		return true
