@@ -1,0 +1,99 @@
+package apply
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// AlreadyApplied reports whether every change of p is in fsys already: each
+// added file is there with the patch's content, each deleted file is gone,
+// and the updates undone (patchparse.Reverse) apply — every chunk found as
+// the patch leaves it. The caller asks only after p itself failed to apply,
+// so its chunks were not found as the patch expects them: applying it again
+// is a no-op, not an error. fsys is not written.
+func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
+	var updates []*patchparse.FileOp
+	for _, f := range p.Files {
+		n, err := fsys.Resolve(f.Path)
+		if err != nil {
+			return false
+		}
+		switch f.Kind {
+		case patchparse.Add:
+			want := addContent(f)
+			switch {
+			case f.Gitlink:
+				if fi, err := fsys.Lstat(n); err != nil || !fi.IsDir() {
+					return false
+				}
+				continue
+			case f.Link:
+				if t, err := fsys.Readlink(n); err != nil || t != string(want) {
+					return false
+				}
+				continue
+			}
+			data, err := fsys.ReadFile(n)
+			if err != nil {
+				return false
+			}
+			switch {
+			case f.Binary != nil && f.CopyFrom == "":
+				want, err = f.Binary.Forward.Apply(nil)
+			case f.CopyFrom != "":
+				var src []byte
+				if src, err = fsys.ReadFile(f.CopyFrom); err == nil {
+					want, _, err = changeContent(n, src, f, opt)
+				}
+			}
+			if err != nil || !bytes.Equal(data, want) {
+				return false
+			}
+		case patchparse.Delete:
+			if _, err := fsys.Lstat(n); err == nil {
+				return false
+			}
+		case patchparse.Update:
+			if f.Gitlink {
+				continue
+			}
+			if f.Binary != nil {
+				data, err := fsys.ReadFile(n)
+				if err != nil || f.NewHash == "" || checkBlob(n, data, f.NewHash, "", opt) != nil {
+					return false
+				}
+				continue
+			}
+			if len(f.Chunks) == 0 {
+				return false // a move or a mode change: nothing to find
+			}
+			updates = append(updates, f)
+		}
+	}
+	if len(updates) == 0 {
+		return true
+	}
+	rp, err := patchparse.Reverse(&patchparse.Patch{Format: p.Format, Files: updates})
+	if err != nil {
+		return false
+	}
+	res, err := Apply(workspace.DryRun(fsys), rp, opt)
+	if err != nil {
+		return false
+	}
+	// Only where the patch left them, byte for byte: a chunk found by a
+	// lenient pass or a recovery is in the file in another form, and the
+	// patch is not what made it so.
+	for _, f := range res.Files {
+		for _, r := range f.Matches {
+			first, _, _ := strings.Cut(r, ",")
+			if first != "exact" && first != "addition" && first != "binary" || strings.Contains(r, "reindent") || strings.Contains(r, "line-endings") {
+				return false
+			}
+		}
+	}
+	return true
+}

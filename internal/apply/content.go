@@ -1,0 +1,136 @@
+package apply
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// addContent is an Add File's content: its lines, each ending in a newline
+// (none after the last when a unified diff says "\ No newline at end of file").
+func addContent(f *patchparse.FileOp) []byte {
+	n := 0
+	for _, l := range f.Content {
+		n += len(l) + 1
+	}
+	b := make([]byte, 0, n+len(f.ContentEOL))
+	for i, l := range f.Content {
+		if f.ContentEOL != nil {
+			// The endings the patch gives (a new CRLF file stays CRLF); a
+			// last line without one keeps its "\r" as text, as git does.
+			b = append(append(b, l...), f.ContentEOL[i].String()...)
+			continue
+		}
+		b = append(b, strings.TrimSuffix(l, "\r")...)
+		b = append(b, '\n')
+	}
+	if f.NoFinalNewline && len(b) > 0 {
+		b = b[:len(b)-1]
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b
+}
+
+// codexIO wraps a filesystem error with Codex's context wording.
+func codexIO(err error, context string) error {
+	re := result.As(err)
+	if re.Code == result.OutsideWorkspace {
+		return err
+	}
+	e := *re
+	e.Msg = context + ": " + re.Msg
+	return &e
+}
+
+// changeContent is what f's hunks make of cur: its binary patch (checked
+// against the index line's blob ids, as git does), its chunks, or cur
+// itself when it has neither (a rename or a mode change).
+func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options) ([]byte, []string, error) {
+	switch {
+	case f.Binary != nil:
+		if err := checkBlob(name, cur, f.OldHash, "the file", opt); err != nil {
+			return nil, nil, err
+		}
+		out, err := f.Binary.Forward.Apply(cur)
+		if err != nil {
+			return nil, nil, result.Errorf(result.NoMatch, "%s: the binary patch does not apply: %v", opt.display(name), err).
+				WithHint("the file is not the one the patch was made from").At(name)
+		}
+		if err := checkBlob(name, out, f.NewHash, "the binary patch's result", opt); err != nil {
+			return nil, nil, err
+		}
+		return out, []string{"binary"}, nil
+	case len(f.Chunks) > 0:
+		return applyChunks(name, cur, f.Chunks, opt)
+	}
+	return cur, nil, nil
+}
+
+// checkBlob checks data against a git blob id from an "index" line (a
+// full or abbreviated SHA-1 or SHA-256; "" or all zeros for an absent
+// file): a binary patch applies only to the content it was made from.
+func checkBlob(name string, data []byte, id, what string, opt Options) error {
+	if id == "" || strings.Trim(id, "0") == "" {
+		return nil
+	}
+	if got := gitBlobID(data, len(id) > 40); strings.HasPrefix(got, strings.ToLower(id)) {
+		return nil
+	}
+	return result.Errorf(result.NoMatch, "%s: %s is not the content the binary patch expects (blob %s)", opt.display(name), what, id).
+		WithHint("the patch was made from another version of the file: make it again against this one").At(name)
+}
+
+// gitBlobID is the id git gives a blob of data (SHA-256 for a repository
+// in that format).
+func gitBlobID(data []byte, sha256Repo bool) string {
+	h := sha1.New()
+	if sha256Repo {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// readSource reads the source of a copy as it is on disk (as git reads it:
+// before the patch), through a link that stays inside the workspace.
+func readSource(fsys workspace.FS, name string, opt Options) ([]byte, fs.FileMode, error) {
+	t, err := fsys.FollowLinks(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := fsys.Lstat(t)
+	if err != nil {
+		return nil, 0, result.Errorf(result.NotFound, "%s: the file to copy does not exist", opt.display(name)).At(name)
+	}
+	if fi.IsDir() {
+		return nil, 0, result.Errorf(result.IsDirectory, "%s: the file to copy is a directory", opt.display(name)).At(name)
+	}
+	data, err := fsys.ReadFile(t)
+	return data, fi.Mode() & fs.ModePerm, err
+}
+
+// linkTarget is the target of the symbolic link at name as the patch has
+// left it so far (the overlay's, or the disk's, read and never followed).
+func linkTarget(fsys workspace.FS, name string, s *state, opt Options) (string, error) {
+	if s.touched {
+		if !s.asLink {
+			return "", result.Errorf(result.NoMatch, "%s: is not a symbolic link", opt.display(name)).At(name)
+		}
+		return string(s.data), nil
+	}
+	if !s.link {
+		return "", result.Errorf(result.NoMatch, "%s: is not a symbolic link, but the patch changes one there", opt.display(name)).
+			WithHint("the patch was made where this path is a symbolic link (mode 120000)").At(name)
+	}
+	return fsys.Readlink(name)
+}

@@ -1,0 +1,328 @@
+package apply
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+type span struct{ start, end int }
+
+func overlaps(taken []span, s span) bool {
+	for _, t := range taken {
+		if s.start < t.end && t.start < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// locator finds chunks in one file.
+type locator struct {
+	name string
+	opt  Options
+	file []string
+	eols []string
+	// norm and byNorm: the file's lines as the most lenient pass compares
+	// them, and where each occurs (made by index, for the composed recovery).
+	norm    []string
+	byNorm  map[string][]int
+	bigrams [][]uint32 // textfile.Bigrams of the file's lines, as needed
+}
+
+// addition places a chunk with no old lines: Codex appends it at the end of
+// the file (before a last empty line, if the file ends with one). A unified
+// diff's line number (-N,0: after line N) places it instead, outside
+// --compat codex.
+func (lc *locator) addition(p *prepared, cursor int) (replacement, error) {
+	if p.src.Context != "" {
+		if _, err := lc.findContext(p, cursor); err != nil {
+			return replacement{}, err
+		}
+	}
+	at := len(lc.file)
+	// Codex splits on "\n" only: a last empty line of a CRLF file is "\r"
+	// to it, not empty, and the addition goes after it (exactly so under
+	// --compat codex; hunk's own mode treats both files alike).
+	crlfBlank := at > 0 && at-1 < len(lc.eols) && lc.eols[at-1] == "\r\n"
+	if at > 0 && lc.file[at-1] == "" && !(lc.opt.codex() && crlfBlank) {
+		at--
+	}
+	if !lc.opt.codex() && p.src.OldStart > 0 && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {
+		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N
+	}
+	r := replacement{start: at, end: at}
+	for _, l := range p.lines {
+		if l.op == '+' {
+			r.lines = append(r.lines, outLine{text: l.text})
+		}
+	}
+	return r, nil
+}
+
+// findContext finds the chunk's "@@ context" line at or after cursor and
+// returns the position after it.
+func (lc *locator) findContext(p *prepared, cursor int) (int, error) {
+	ctx := []string{strings.TrimSuffix(p.src.Context, "\r")}
+	i, _ := seekFirst(lc.file, ctx, cursor, false)
+	if i < 0 && !lc.opt.codex() {
+		i, _ = seekFirst(lc.file, ctx, 0, false) // chunks out of order
+	}
+	if i < 0 {
+		return 0, result.Errorf(result.NoMatch, "Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name)).
+			At(lc.name).InChunk(p.n, p.src.Line)
+	}
+	return i + 1, nil
+}
+
+// locate finds where a chunk with old lines goes.
+func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error) {
+	if lc.opt.codex() {
+		return lc.locateCodex(p, cursor)
+	}
+	strict := func(q *prepared) (*placed, error) {
+		m, err := lc.locateStrict(q, cursor, taken)
+		if m == nil || m.pass < Trim || lc.opt.Strict || q.guessed {
+			return m, err
+		}
+		// Matched only with indentation ignored, and no single shift
+		// explains it (a removed "}" matched to a "}" of another depth):
+		// a stricter pass that fits with a context line left out or
+		// written twice reads the chunk better.
+		if _, ok, _ := lc.indentShift(m, 0); !ok {
+			for _, r := range []*prepared{p, q} {
+				if better, _ := lc.recoverBelow(r, cursor, taken, Trim); better != nil {
+					better.rule += ",indent-consistent"
+					return better, nil
+				}
+			}
+		}
+		return m, err
+	}
+	m, err := strict(p)
+	if m != nil && p.guessed && m.pass != Exact {
+		// Which of two equal lines of the block is removed was guessed:
+		// where the file's lines differ (matched leniently), the guess
+		// decides the result. Only an exact match leaves it no say.
+		e := lc.noMatch(p)
+		e.Hints = append([]string{fmt.Sprintf("the block repeats a line its REPLACE text keeps only once, and its lines fit the file (line %d) only leniently (whitespace or punctuation), so which of them goes is not known: copy the SEARCH lines exactly as the file has them", m.pos+1)}, e.Hints...)
+		return nil, e
+	}
+	if m != nil || err != nil {
+		return m, err
+	}
+	if q := p.numbered(); q != nil && !lc.opt.Strict {
+		q.guessed = q.guessed || p.guessed
+		// Lines copied with a read tool's line numbers: taken without
+		// them only where the numbers say.
+		if m, _ := lc.locateStrict(q, cursor, taken); m != nil && m.pos == q.hint {
+			m.rule += ",numbered-lines"
+			return m, nil
+		}
+	}
+	if q := p.dropTrailingEmpty(); q != nil && !p.guessed {
+		m, err = strict(q)
+		if m != nil || err != nil {
+			return m, err
+		}
+		if !lc.opt.Strict && !p.guessed {
+			if m, err = lc.recover(q, cursor, taken); err != nil || m != nil && !lc.rivalNear(q, m, 1, taken) {
+				return m, err
+			}
+		}
+	}
+	if !lc.opt.Strict && !p.guessed {
+		// Each recovery is taken only when no other place fits with one
+		// mistake more (the composed search's rule).
+		if m, err = lc.recover(p, cursor, taken); err != nil || m != nil && !lc.rivalNear(p, m, 1, taken) {
+			return m, err
+		}
+		if m = lc.recoverSubstituted(p, taken); m != nil && !lc.rivalNear(p, m, 1, taken) {
+			return m, nil
+		}
+		if m = lc.recoverElided(p, taken); m != nil && !lc.rivalNear(p, m, 0, taken) {
+			return m, nil
+		}
+		if m = lc.recoverComposed(p, taken); m != nil {
+			return m, nil
+		}
+	}
+	e := lc.noMatch(p)
+	if q := p.numbered(); q != nil {
+		h := fmt.Sprintf("the chunk's lines start with line numbers (%d, …) as a read prints them; they are matched without them only where the numbers say", q.hint+1)
+		r := *q
+		r.hint = -1
+		if m, _ := lc.locateStrict(&r, 0, taken); m != nil {
+			h += fmt.Sprintf(", and without them the lines are at line %d: copy the lines again, without the numbers", m.pos+1)
+		}
+		e.Hints = append([]string{h}, e.Hints...)
+	}
+	if ctx := strings.TrimSuffix(p.src.Context, "\r"); ctx != "" {
+		if i, _ := seekFirst(lc.file, []string{ctx}, 0, false); i < 0 {
+			// Codex checks the context line first and says so; keep its
+			// words, and the hint about the chunk's lines.
+			e.Msg = fmt.Sprintf("Failed to find context '%s' in %s", p.src.Context, lc.opt.display(lc.name))
+			e.Hints = append([]string{"the chunk's own lines do not fit the file either"}, e.Hints...)
+		}
+	}
+	return nil, e
+}
+
+// locateCodex is Codex's rule: after the context line, the first position
+// at or after the cursor under the first pass that matches anywhere.
+func (lc *locator) locateCodex(p *prepared, cursor int) (*placed, error) {
+	start := cursor
+	if p.src.Context != "" {
+		i, err := lc.findContext(p, cursor)
+		if err != nil {
+			return nil, err
+		}
+		start = i
+	}
+	for _, q := range []*prepared{p, p.dropTrailingEmpty()} {
+		if q == nil {
+			continue
+		}
+		if i, pass := seekFirst(lc.file, q.old, start, q.src.EndOfFile); i >= 0 {
+			return &placed{pos: i, pass: pass, skipFile: -1, skipPat: -1, rule: pass.String(), chunk: q}, nil
+		}
+	}
+	return nil, lc.noMatch(p)
+}
+
+// locateStrict is Codex's search made safe: every place the chunk matches
+// (under the first pass that matches at all) is found; one place is taken,
+// several are decided by the @@ context line (the first after it) or by the
+// header's line number (the nearest), and are AMBIGUOUS otherwise. Nothing
+// after the cursor sends the search to the whole file (chunks out of order),
+// where the place must be unique as well. It returns nil, nil when nothing
+// matches.
+func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed, error) {
+	eof := p.src.EndOfFile
+	if p.src.Context != "" {
+		// Each occurrence of the context line in turn (Codex takes the
+		// first; a later one is tried when the chunk is not after it). The
+		// context decides: the first place after it is taken.
+		ctx := []string{strings.TrimSuffix(p.src.Context, "\r")}
+		for round, from := range []int{cursor, 0} {
+			if round == 1 && cursor == 0 {
+				break
+			}
+			for tries := 0; tries < maxCandidates; tries++ {
+				h, _ := seekFirst(lc.file, ctx, from, false)
+				if h < 0 || (round == 1 && h >= cursor) {
+					break
+				}
+				from = h + 1
+				if i, pass := seekFirst(lc.file, p.old, h+1, eof); i >= 0 && !overlaps(taken, span{i, i + len(p.old)}) {
+					rule := pass.String()
+					if round == 1 {
+						rule += ",out-of-order"
+					}
+					return &placed{pos: i, pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+				}
+			}
+		}
+		// The context line is missing or wrong: the chunk's own lines may
+		// still place it, if they do so uniquely.
+	}
+	for round, from := range []int{cursor, 0} {
+		to := len(lc.file)
+		if round == 1 {
+			if cursor == 0 {
+				break
+			}
+			to = cursor // only what the first search did not see
+		}
+		if p.hint >= from && p.hint < to && !eof && matchAt(Exact, lc.file, p.old, p.hint) && !overlaps(taken, span{p.hint, p.hint + len(p.old)}) {
+			// An exact match where the line number says: nothing is nearer.
+			rule := Exact.String()
+			if round == 1 {
+				rule += ",out-of-order"
+			}
+			return &placed{pos: p.hint, pass: Exact, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+		}
+		cands, pass := seekAll(lc.file, p.old, from, to, eof)
+		cands = free(cands, len(p.old), taken)
+		if len(cands) == 0 {
+			continue
+		}
+		pos, err := lc.decide(p, cands)
+		if err != nil {
+			return nil, err
+		}
+		rule := pass.String()
+		if round == 1 {
+			rule += ",out-of-order"
+		}
+		if p.src.Context != "" {
+			rule += ",context-ignored"
+		}
+		return &placed{pos: pos, pass: pass, skipFile: -1, skipPat: -1, rule: rule, chunk: p}, nil
+	}
+	return nil, nil
+}
+
+// free drops candidates that overlap chunks already placed.
+func free(cands []int, n int, taken []span) []int {
+	if len(taken) == 0 {
+		return cands
+	}
+	out := cands[:0:0]
+	for _, c := range cands {
+		if !overlaps(taken, span{c, c + n}) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decide picks one of several candidate places: the only one, or the one
+// nearest the header's line number; otherwise the chunk is AMBIGUOUS.
+func (lc *locator) decide(p *prepared, cands []int) (int, error) {
+	if len(cands) == 1 {
+		return cands[0], nil
+	}
+	if p.hint >= 0 {
+		best, second := -1, -1
+		for _, c := range cands {
+			d := abs(c - p.hint)
+			if best < 0 || d < abs(best-p.hint) {
+				best, second = c, best
+			} else if second < 0 || d < abs(second-p.hint) {
+				second = c
+			}
+		}
+		if second < 0 || abs(best-p.hint) < abs(second-p.hint) {
+			return best, nil
+		}
+	}
+	return 0, lc.ambiguous(p, cands)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func (lc *locator) ambiguous(p *prepared, cands []int) error {
+	nums := make([]string, len(cands))
+	lines := make([]int, len(cands))
+	for i, c := range cands {
+		nums[i] = fmt.Sprint(c + 1)
+		lines[i] = c + 1
+	}
+	more := ""
+	if len(cands) >= maxCandidates {
+		more = " and more"
+	}
+	return result.Errorf(result.Ambiguous, "%s: %s %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
+		lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).
+		WithHint(lc.opt.hint3("add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place",
+			"add an '@@ <line>' context header naming an enclosing line (a function signature) or more context lines, so the chunk fits one place",
+			"add lines around the SEARCH text (the enclosing function's first line) so the block matches one place")).
+		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", lines)
+}
