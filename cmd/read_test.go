@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"reflect"
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/read"
@@ -48,7 +49,7 @@ func TestReadFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *got != tt.want {
+			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("options = %+v, want %+v", *got, tt.want)
 			}
 		})

@@ -15,6 +15,9 @@ type ReadRequest struct {
 	MaxBytes    int    `json:"maxBytes,omitempty" jsonschema:"most bytes per page (default 51200); a longer line is cut"`
 	Column      int64  `json:"column,omitempty" jsonschema:"byte position inside the offset line to start at (continues a cut line)"`
 	LineNumbers bool   `json:"lineNumbers,omitempty" jsonschema:"prefix each line with its number and a tab"`
+	// Continue says how to ask for the next page in the words of the
+	// surface that called (read.Options.Continue; nil: read's own).
+	Continue func(offset int, column int64) string `json:"-"`
 }
 
 // Read pages through a text file, lists a directory or returns an image.
@@ -23,7 +26,7 @@ func Read(env *Env, req ReadRequest) (*Output, error) {
 		return nil, result.Usagef("read needs a path")
 	}
 	o := read.Options{Offset: req.Offset, Column: req.Column, Limit: req.Limit, MaxBytes: req.MaxBytes,
-		LineNumbers: req.LineNumbers, ImageData: env.ToolResult}
+		LineNumbers: req.LineNumbers, ImageData: env.ToolResult, Continue: req.Continue}
 	if o.Limit == 0 {
 		o.Limit = env.Limits.ReadLimit
 	}

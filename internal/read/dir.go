@@ -112,7 +112,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 	case total == 0:
 		fmt.Fprintf(&b, "[%s is an empty directory.]\n", disp)
 	case d.Truncated:
-		fmt.Fprintf(&b, "\n[%s in directory. Use --offset %d to continue.]\n", plural(total-d.EndEntry, "more entry", "more entries"), d.NextOffset)
+		fmt.Fprintf(&b, "\n[%s in directory. Use %s to continue.]\n", plural(total-d.EndEntry, "more entry", "more entries"), opt.next(d.NextOffset, 0))
 	}
 	return &Result{Text: b.String(), Details: d}, nil
 }

@@ -45,6 +45,27 @@ type Options struct {
 	// ImageData asks for an image's bytes (scaled to MaxImageSide), not only
 	// its description.
 	ImageData bool
+	// Continue says how to ask for the next page, which starts at offset
+	// (and column, inside a long line; 0 otherwise), in the words of the
+	// surface the reader uses (nil: hunk read's, "--offset N").
+	Continue func(offset int, column int64) string
+}
+
+// next is how to ask for the page at offset and column.
+func (o *Options) next(offset int, column int64) string {
+	if o.Continue != nil {
+		return o.Continue(offset, column)
+	}
+	return OffsetFlags(offset, column)
+}
+
+// OffsetFlags is how hunk read and the read tool ask for the page at
+// offset and column: "--offset N" (and "--column C" inside a long line).
+func OffsetFlags(offset int, column int64) string {
+	if column > 0 {
+		return fmt.Sprintf("--offset %d --column %d", offset, column)
+	}
+	return fmt.Sprintf("--offset %d", offset)
 }
 
 // Result is what Read found: Text is what a person or a model reads (the
@@ -223,10 +244,10 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 		if rest := p.TotalLines - d.EndLine; rest > 0 {
 			more = fmt.Sprintf("; %s after it", plural(rest, "more line", "more lines"))
 		}
-		notes = append(notes, fmt.Sprintf("[Line %d is cut at byte %d of %d%s. Use --offset %d --column %d to continue.]",
-			d.EndLine, p.NextColumn-1, p.CutLineLen, more, p.NextOffset, p.NextColumn))
+		notes = append(notes, fmt.Sprintf("[Line %d is cut at byte %d of %d%s. Use %s to continue.]",
+			d.EndLine, p.NextColumn-1, p.CutLineLen, more, opt.next(p.NextOffset, p.NextColumn)))
 	case p.NextOffset > 0:
-		notes = append(notes, fmt.Sprintf("[%s in file. Use --offset %d to continue.]", plural(p.TotalLines-d.EndLine, "more line", "more lines"), p.NextOffset))
+		notes = append(notes, fmt.Sprintf("[%s in file. Use %s to continue.]", plural(p.TotalLines-d.EndLine, "more line", "more lines"), opt.next(p.NextOffset, 0)))
 	}
 	if p.InvalidUTF8 >= 0 {
 		notes = append(notes, fmt.Sprintf("[%s is not valid UTF-8 (first bad byte at offset %d): bad bytes are shown as U+FFFD; the editing commands refuse this file.]", disp, p.InvalidUTF8))
