@@ -1,0 +1,230 @@
+package history
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// prune rewrites the history within its limits (under the lock): the
+// newest entries that fit are kept — the newest always — the small
+// contents they name copied to a new pack, the log rewritten, and the blob
+// files no entry names removed, but for those stored in the last ten
+// minutes (a session's reads may name them).
+func (s *Store) prune(lf *os.File) error {
+	entries, open, _, err := s.readLog()
+	if err != nil {
+		return err
+	}
+	keep := s.kept(entries)
+	gen := s.packGen() + 1
+	usedFiles, err := s.repack(gen, append(append([]*Entry{}, keep...), open...))
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, e := range keep {
+		for _, r := range []record{{Seq: e.Seq, Entry: e}, {Seq: e.Seq, Commit: true}} {
+			buf.Write(append(appendRecord(nil, r), '\n'))
+		}
+	}
+	for _, e := range open {
+		buf.Write(append(appendRecord(nil, record{Seq: e.Seq, Entry: e}), '\n'))
+	}
+	if err := writeAtomic(filepath.Join(s.dir, "log"), buf.Bytes()); err != nil {
+		return err
+	}
+	if lf != nil {
+		g := []byte(strconv.Itoa(gen))
+		if _, err := lf.WriteAt(g, 0); err == nil {
+			_ = lf.Truncate(int64(len(g)))
+		}
+	}
+	s.removeOldPacks(gen)
+	for h := range s.readHashes() {
+		usedFiles[h] = true
+	}
+	return s.removeUnusedBlobs(usedFiles)
+}
+
+// kept are the newest entries within the limits: the count, the age (the
+// newest always kept) and the bytes their contents take (an entry whose
+// contents newer ones keep anyway costs nothing).
+func (s *Store) kept(entries []*Entry) []*Entry {
+	keep := entries
+	if c := s.limits.Count; c > 0 && len(keep) > c {
+		keep = keep[len(keep)-c:]
+	}
+	if a := s.limits.Age; a > 0 {
+		cut := s.now().Add(-a)
+		for len(keep) > 1 && keep[0].Time.Before(cut) {
+			keep = keep[1:]
+		}
+	}
+	if max := s.limits.Bytes; max > 0 {
+		seen := map[string]bool{}
+		var total int64
+		for i := len(keep) - 1; i >= 0; i-- {
+			before := total
+			for _, im := range images(keep[i]) {
+				key := im.Hash + im.Unhashed // one of them
+				if !seen[key] {
+					seen[key] = true
+					total += im.Size
+				}
+			}
+			if total > max && total > before && i < len(keep)-1 {
+				return keep[i+1:]
+			}
+		}
+	}
+	return keep
+}
+
+// repack writes pack gen with each small content the entries name, once,
+// and points their images at it; it returns the blob files they name.
+func (s *Store) repack(gen int, entries []*Entry) (map[string]bool, error) {
+	pack, err := openFile(filepath.Join(s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	placed := map[string]string{}
+	var off int64
+	usedFiles := map[string]bool{}
+	for _, e := range entries {
+		for _, im := range images(e) {
+			if im.Unhashed != "" {
+				s.hashUnhashed(im)
+			}
+			if im.Pack == "" {
+				usedFiles[im.Hash] = true
+				usedFiles[im.Unhashed] = true
+				continue
+			}
+			if p, ok := placed[im.Hash]; ok {
+				im.Pack = p
+				continue
+			}
+			data, err := s.Blob(im)
+			if err != nil {
+				im.Pack, im.Hash = "", "" // lost: the entry says so when undone
+				continue
+			}
+			if _, err := pack.Write(data); err != nil {
+				pack.Close()
+				return nil, err
+			}
+			im.Pack = fmt.Sprintf("%d:%d", gen, off)
+			placed[im.Hash] = im.Pack
+			off += int64(len(data))
+		}
+	}
+	return usedFiles, pack.Close()
+}
+
+// removeOldPacks removes every pack but gen's — a live process's private
+// one stays: it is storing what its command may change.
+func (s *Store) removeOldPacks(gen int) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	for _, d := range ents {
+		g, ok := strings.CutPrefix(d.Name(), "pack.")
+		if !ok || g == strconv.Itoa(gen) {
+			continue
+		}
+		if p, isPriv := strings.CutPrefix(g, "x"); isPriv {
+			pid, _, _ := strings.Cut(p, "n")
+			if n, err := strconv.Atoi(pid); err == nil && (n == os.Getpid() || alive(n)) {
+				continue
+			}
+		}
+		os.Remove(filepath.Join(s.dir, d.Name()))
+	}
+}
+
+// removeUnusedBlobs removes the blob files no kept entry names (used),
+// but for those stored in the last ten minutes (a session's reads may name
+// them).
+func (s *Store) removeUnusedBlobs(used map[string]bool) error {
+	recent := s.now().Add(-10 * time.Minute)
+	blobs := filepath.Join(s.dir, "blobs")
+	return filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || used[d.Name()] {
+			return nil
+		}
+		if rel, _ := filepath.Rel(blobs, p); strings.HasPrefix(rel, "new/") {
+			if !used[filepath.ToSlash(rel)] {
+				_ = os.Remove(p) // a backup no kept entry names (no session's reads name these)
+			}
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
+			return nil
+		}
+		_ = os.Remove(p)
+		return nil
+	})
+}
+
+// hashUnhashed names the blob file LinkNew stored for im by its hash (or
+// finds that content stored already); im is left as it is when the file
+// cannot be read.
+func (s *Store) hashUnhashed(im *Image) {
+	if !validUnhashed(im.Unhashed) {
+		return
+	}
+	p := filepath.Join(s.dir, "blobs", im.Unhashed)
+	b, err := readFile(p)
+	if err != nil || int64(len(b)) != im.Size {
+		return
+	}
+	h := Hash(b)
+	dst := s.blobPath(h)
+	// A second name, not a rename: the log still names the first until the
+	// prune has rewritten it (a crash meanwhile loses nothing); the sweep
+	// removes the first after.
+	if fi, err := os.Stat(dst); err != nil || fi.Size() != im.Size {
+		if os.MkdirAll(filepath.Dir(dst), 0o700) != nil {
+			return
+		}
+		if err := os.Link(p, dst); err != nil && !errors.Is(err, os.ErrExist) {
+			return
+		}
+	}
+	im.Hash, im.Unhashed = h, ""
+}
+
+// packGen is the generation of the current pack (0: none yet).
+func (s *Store) packGen() int {
+	gen := 0
+	ents, _ := os.ReadDir(s.dir)
+	for _, d := range ents {
+		if g, ok := strings.CutPrefix(d.Name(), "pack."); ok && !strings.HasPrefix(g, "x") {
+			if n, err := strconv.Atoi(g); err == nil && n > gen {
+				gen = n
+			}
+		}
+	}
+	return gen
+}
+
+// images are the stored contents an entry names.
+func images(e *Entry) []*Image {
+	var out []*Image
+	for _, f := range e.Files {
+		for _, im := range []*Image{f.Pre, f.Post} {
+			if im.Stored() {
+				out = append(out, im)
+			}
+		}
+	}
+	return out
+}
