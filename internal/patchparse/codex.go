@@ -41,69 +41,13 @@ func parseCodexInput(in *input) (*Patch, error) {
 }
 
 func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
-	// A loose envelope, outside --compat codex: text before '*** Begin
-	// Patch' or after '*** End Patch' (a model's prose, a heredoc's end, a
-	// fence) is ignored, and input without '*** End Patch' is read to its
-	// end; each is noted.
 	var notes []string
 	noEnd := false
 	if !tight && lo < hi {
-		if strings.TrimSpace(L[lo]) != beginPatch {
-			for k := lo + 1; k < hi; k++ {
-				if strings.TrimSpace(L[k]) == beginPatch {
-					notes = append(notes, fmt.Sprintf("ignored %s before '*** Begin Patch'", result.Count(k-lo, "line")))
-					lo = k
-					break
-				}
-			}
-		}
-		if strings.TrimSpace(L[lo]) == beginPatch && strings.TrimSpace(L[hi-1]) != endPatch {
-			if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
-				notes = append(notes, fmt.Sprintf("ignored %s after '*** End Patch'", result.Count(hi-1-k, "line")))
-				hi = k + 1
-			} else {
-				noEnd = true
-				// Prose after the last line a patch can hold (one that
-				// starts with a space, '+', '-', '@' or '*'), and the
-				// blank lines before it, is not the patch's.
-				k := hi
-				for k > lo+1 && (strings.TrimSpace(L[k-1]) == "" || !strings.ContainsAny(L[k-1][:1], " +-@*\t\\")) {
-					k--
-				}
-				prose := 0
-				for j := k; j < hi; j++ {
-					if strings.TrimSpace(L[j]) != "" {
-						prose++
-					}
-				}
-				if prose > 0 {
-					notes = append(notes, fmt.Sprintf("the patch has no '*** End Patch': it was read to its last line, and the %s of text after it ignored", result.Count(prose, "line")))
-					hi = k
-				} else {
-					notes = append(notes, "the patch has no '*** End Patch': it was read to the end of the input")
-				}
-			}
-		}
+		lo, hi, notes, noEnd = looseEnvelope(L, lo, hi)
 	}
-	if lo >= hi || strings.TrimSpace(L[lo]) != beginPatch {
-		line := 0
-		if lo < hi {
-			line = lo + 1
-		}
-		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
-		if k := findMarker(L, lo, hi, beginPatch); k > lo {
-			hint = fmt.Sprintf("remove the %s before '*** Begin Patch' (line %d)", result.Count(k-lo, "line"), k+1)
-		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
-			hint = "add a line '*** Begin Patch' before the first file operation"
-		}
-		return nil, patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
-	}
-	if !noEnd && (hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch) {
-		hint := "end the patch with a line '*** End Patch'"
-		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
-			hint = fmt.Sprintf("remove the %s after '*** End Patch' (line %d)", result.Count(hi-1-k, "line"), k+1)
-		}
-		return nil, patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
+	if err := checkEnvelope(L, lo, hi, noEnd); err != nil {
+		return nil, err
 	}
 	p := &Patch{Format: Codex, Notes: notes}
 	i, end := lo+1, hi-1
@@ -127,30 +71,7 @@ func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 			i++
 			continue
 		}
-		var (
-			op  *FileOp
-			err error
-		)
-		switch {
-		case strings.HasPrefix(t, addFile):
-			op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]), strict)
-		case strings.HasPrefix(t, deleteFile):
-			op = &FileOp{Kind: Delete, Path: strings.TrimSpace(t[len(deleteFile):]), Line: i + 1}
-			i++
-		case strings.HasPrefix(t, updateFile), strings.HasPrefix(t, modifyFile):
-			path := strings.TrimSpace(t[len(updateFile):]) // same length as modifyFile
-			op, i, err = parseUpdate(L, i, end, path, "", false)
-		case strings.HasPrefix(t, moveFile):
-			from, to, ok := strings.Cut(t[len(moveFile):], " -> ")
-			from, to = strings.TrimSpace(from), strings.TrimSpace(to)
-			if !ok || from == "" || to == "" {
-				return nil, hunkError(i, "write a move as '*** Move File: OLD -> NEW', or as '*** Update File: OLD' followed by '*** Move to: NEW'",
-					"'%s' is not a valid hunk header. %s", t, validHeaders)
-			}
-			op, i, err = parseUpdate(L, i, end, from, to, true)
-		default:
-			return nil, hunkError(i, headerHint(L, i, t), "'%s' is not a valid hunk header. %s", t, validHeaders)
-		}
+		op, next, err := parseSection(L, i, end, t, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -158,11 +79,107 @@ func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 			return nil, hunkError(op.Line-1, "name the file after the marker", "'%s' is not a valid hunk header. %s", t, validHeaders)
 		}
 		p.Files = append(p.Files, op)
+		i = next
 	}
 	if len(p.Files) == 0 {
 		return nil, noFiles("the patch has no '*** Add File:', '*** Delete File:' or '*** Update File:' section")
 	}
 	return p, nil
+}
+
+// parseSection reads the file section whose header t is at line i.
+func parseSection(L []string, i, end int, t string, strict bool) (op *FileOp, next int, err error) {
+	switch {
+	case strings.HasPrefix(t, addFile):
+		op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]), strict)
+		return op, i, nil
+	case strings.HasPrefix(t, deleteFile):
+		return &FileOp{Kind: Delete, Path: strings.TrimSpace(t[len(deleteFile):]), Line: i + 1}, i + 1, nil
+	case strings.HasPrefix(t, updateFile), strings.HasPrefix(t, modifyFile):
+		path := strings.TrimSpace(t[len(updateFile):]) // same length as modifyFile
+		return parseUpdate(L, i, end, path, "", false)
+	case strings.HasPrefix(t, moveFile):
+		from, to, ok := strings.Cut(t[len(moveFile):], " -> ")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		if !ok || from == "" || to == "" {
+			return nil, i, hunkError(i, "write a move as '*** Move File: OLD -> NEW', or as '*** Update File: OLD' followed by '*** Move to: NEW'",
+				"'%s' is not a valid hunk header. %s", t, validHeaders)
+		}
+		return parseUpdate(L, i, end, from, to, true)
+	}
+	return nil, i, hunkError(i, headerHint(L, i, t), "'%s' is not a valid hunk header. %s", t, validHeaders)
+}
+
+// looseEnvelope reads a loose envelope, outside --compat codex: text
+// before '*** Begin Patch' or after '*** End Patch' (a model's prose, a
+// heredoc's end, a fence) is ignored, and input without '*** End Patch' is
+// read to its end (noEnd); each is noted.
+func looseEnvelope(L []string, lo, hi int) (int, int, []string, bool) {
+	var notes []string
+	noEnd := false
+	if strings.TrimSpace(L[lo]) != beginPatch {
+		for k := lo + 1; k < hi; k++ {
+			if strings.TrimSpace(L[k]) == beginPatch {
+				notes = append(notes, fmt.Sprintf("ignored %s before '*** Begin Patch'", result.Count(k-lo, "line")))
+				lo = k
+				break
+			}
+		}
+	}
+	if strings.TrimSpace(L[lo]) == beginPatch && strings.TrimSpace(L[hi-1]) != endPatch {
+		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
+			notes = append(notes, fmt.Sprintf("ignored %s after '*** End Patch'", result.Count(hi-1-k, "line")))
+			hi = k + 1
+		} else {
+			noEnd = true
+			// Prose after the last line a patch can hold (one that
+			// starts with a space, '+', '-', '@' or '*'), and the
+			// blank lines before it, is not the patch's.
+			k := hi
+			for k > lo+1 && (strings.TrimSpace(L[k-1]) == "" || !strings.ContainsAny(L[k-1][:1], " +-@*\t\\")) {
+				k--
+			}
+			prose := 0
+			for j := k; j < hi; j++ {
+				if strings.TrimSpace(L[j]) != "" {
+					prose++
+				}
+			}
+			if prose > 0 {
+				notes = append(notes, fmt.Sprintf("the patch has no '*** End Patch': it was read to its last line, and the %s of text after it ignored", result.Count(prose, "line")))
+				hi = k
+			} else {
+				notes = append(notes, "the patch has no '*** End Patch': it was read to the end of the input")
+			}
+		}
+	}
+	return lo, hi, notes, noEnd
+}
+
+// checkEnvelope refuses a patch that does not start with '*** Begin Patch'
+// or (but where it was read to its end) end with '*** End Patch'.
+func checkEnvelope(L []string, lo, hi int, noEnd bool) error {
+	if lo >= hi || strings.TrimSpace(L[lo]) != beginPatch {
+		line := 0
+		if lo < hi {
+			line = lo + 1
+		}
+		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
+		if k := findMarker(L, lo, hi, beginPatch); k > lo {
+			hint = fmt.Sprintf("remove the %s before '*** Begin Patch' (line %d)", result.Count(k-lo, "line"), k+1)
+		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
+			hint = "add a line '*** Begin Patch' before the first file operation"
+		}
+		return patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
+	}
+	if !noEnd && (hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch) {
+		hint := "end the patch with a line '*** End Patch'"
+		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
+			hint = fmt.Sprintf("remove the %s after '*** End Patch' (line %d)", result.Count(hi-1-k, "line"), k+1)
+		}
+		return patchError(hi, "The last line of the patch must be '*** End Patch'", hint)
+	}
+	return nil
 }
 
 // findMarker returns the index of the last line in [lo,hi) that is marker

@@ -1,0 +1,181 @@
+package patchparse
+
+// A unified diff's hunks: read line by line, their ends checked.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// chunksAll reports whether every line of chunks is op: a side of the
+// file is empty. At least one chunk is needed (an empty file on both sides
+// has none, and is no creation or removal).
+func chunksAll(chunks []*Chunk, op byte) bool {
+	for _, c := range chunks {
+		for _, l := range c.Lines {
+			if l.Op != op {
+				return false
+			}
+		}
+	}
+	return len(chunks) > 0
+}
+
+// checkHunkEnd refuses a hunk cut in two by a line that is no hunk line (a
+// context line that lost its leading space, say): reading on would apply
+// half of it. j is the line after the hunk.
+func checkHunkEnd(L []string, j, hi int) error {
+	if j+1 >= hi || L[j] == "" || isDiffMarker(L[j]) || strings.HasPrefix(L[j], "@@") || strings.HasPrefix(L[j], "diff ") {
+		return nil
+	}
+	if n := L[j+1]; n != "" && strings.IndexByte(" +-", n[0]) >= 0 && isHunkLine(L, j+1, hi) {
+		return unprefixed(L, j)
+	}
+	return nil
+}
+
+// unprefixed is the error for hunk line j that starts with none of ' ', '-'
+// and '+' (Codex's wording), with a hint naming the line: most often a
+// context line that lost its leading space.
+func unprefixed(L []string, j int) error {
+	return hunkError(j, fmt.Sprintf("if line %d is context, prefix it with a space: ' %s' (removed lines start with '-', added ones with '+')", j+1, L[j]),
+		"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[j])
+}
+
+// readHunk reads the hunk whose "@@" header is line i (headerless: whose
+// first line is line i) and returns it and the index of the line after it.
+func readHunk(L []string, i, hi int, headerless bool) (*Chunk, int) {
+	c := &Chunk{Line: i + 1, NoHeader: headerless}
+	hasCounts := false
+	start := i + 1
+	if headerless {
+		start = i
+	} else if h := L[i]; strings.HasPrefix(h, "@@ ") {
+		if os, ol, ns, nl, _, ok := parseRange(h[3:]); ok {
+			c.OldStart, c.OldLines, c.NewStart, c.NewLines = os, ol, ns, nl
+			hasCounts = true
+		}
+	}
+	j := start
+	if hasCounts {
+		// Read by the counts while the lines agree with them.
+		remOld, remNew := c.OldLines, c.NewLines
+		for j < hi && (remOld > 0 || remNew > 0) {
+			l := L[j]
+			var op byte = ' '
+			if l != "" {
+				op = l[0]
+			}
+			switch op {
+			case ' ':
+				remOld--
+				remNew--
+			case '-':
+				remOld--
+			case '+':
+				remNew--
+			case '\\':
+			default:
+				remOld, remNew = -1, -1 // a non-hunk line: the counts were too big
+				continue
+			}
+			if remOld < 0 || remNew < 0 {
+				break // the counts were too small
+			}
+			j++
+		}
+		for j < hi && len(L[j]) > 0 && L[j][0] == '\\' {
+			j++
+		}
+		if remOld == 0 && remNew == 0 && !moreHunkLines(L, j, hi) {
+			return c.fill(L, start, j), j
+		}
+		j = start
+	}
+	// No counts, or counts that do not fit: read up to the next header or
+	// non-diff line; empty lines count only when hunk lines follow them.
+	for j < hi {
+		if !isHunkLine(L, j, hi) {
+			break
+		}
+		if L[j] == "" && !moreHunkLines(L, j, hi) {
+			break
+		}
+		j++
+	}
+	return c.fill(L, start, j), j
+}
+
+// isHunkLine reports whether line j continues a hunk body read without counts.
+func isHunkLine(L []string, j, hi int) bool {
+	l := L[j]
+	if l == "" {
+		return true
+	}
+	switch l[0] {
+	case ' ', '+', '\\':
+		return true
+	case '-':
+		if strings.HasPrefix(l, "--- ") && j+1 < hi && strings.HasPrefix(L[j+1], "+++ ") {
+			return false // the next file
+		}
+		if l == "-- " && (j+1 >= hi || !isDiffMarker(L[j+1])) {
+			return false // git format-patch's signature separator
+		}
+		return true
+	}
+	return false
+}
+
+func isDiffMarker(l string) bool {
+	return l == "" || l[0] == ' ' || l[0] == '+' || l[0] == '-' || l[0] == '\\'
+}
+
+// moreHunkLines reports whether, after any empty lines from j, a line
+// follows that continues the hunk (not the next file's header).
+func moreHunkLines(L []string, j, hi int) bool {
+	for j < hi && L[j] == "" {
+		j++
+	}
+	if j >= hi || L[j] == "" {
+		return false
+	}
+	switch L[j][0] {
+	case ' ', '+', '-':
+		return isHunkLine(L, j, hi)
+	}
+	return false
+}
+
+// fill sets c's lines from L[start:end] ("\" lines mark the line before).
+func (c *Chunk) fill(L []string, start, end int) *Chunk {
+	n := 0
+	for _, l := range L[start:end] {
+		if l == "" || l[0] != '\\' {
+			n++
+		}
+	}
+	c.Lines = make([]ChunkLine, 0, n)
+	for k := start; k < end; k++ {
+		l := L[k]
+		switch {
+		case l == "":
+			c.Lines = append(c.Lines, ChunkLine{Op: ' ', Line: k + 1})
+		case l[0] == '\\':
+			if len(c.Lines) == 0 {
+				continue
+			}
+			switch c.Lines[len(c.Lines)-1].Op {
+			case '-':
+				c.OldNoNewline = true
+			case '+':
+				c.NewNoNewline = true
+			default:
+				c.OldNoNewline, c.NewNoNewline = true, true
+			}
+		default:
+			c.Lines = append(c.Lines, ChunkLine{Op: l[0], Text: l[1:], Line: k + 1})
+		}
+	}
+	return c
+}
