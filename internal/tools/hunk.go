@@ -33,13 +33,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.ApplyPatchRequest](),
 			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
-			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-				var req ops.ApplyPatchRequest
-				if err := decode("apply_patch", args, &req, "patch"); err != nil {
-					return nil, err
-				}
-				return ops.ApplyPatch(s.Env, req)
-			},
+			run: runs("apply_patch", ops.ApplyPatch, "patch"),
 		},
 		{
 			Name:  "read",
@@ -49,13 +43,7 @@ func Hunk(network bool) Set {
 			Input:    schemaFor[ops.ReadRequest](),
 			Output:   output(detailsOf[read.TextDetails](), detailsOf[read.DirDetails](), detailsOf[read.ImageDetails]()),
 			ReadOnly: true, Idempotent: true,
-			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-				var req ops.ReadRequest
-				if err := decode("read", args, &req, "path"); err != nil {
-					return nil, err
-				}
-				return ops.Read(s.Env, req)
-			},
+			run: runs("read", ops.Read, "path"),
 		},
 		{
 			Name:  "write",
@@ -65,13 +53,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.WriteRequest](),
 			Output:      output(detailsOf[ops.WriteDetails]()),
 			Destructive: true, Idempotent: true,
-			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-				var req ops.WriteRequest
-				if err := decode("write", args, &req, "path", "content"); err != nil {
-					return nil, err
-				}
-				return ops.Write(s.Env, req)
-			},
+			run: runs("write", ops.Write, "path", "content"),
 		},
 		{
 			Name:  "edit",
@@ -83,13 +65,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.EditRequest](),
 			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
-			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-				var req ops.EditRequest
-				if err := decode("edit", args, &req, "path"); err != nil {
-					return nil, err
-				}
-				return ops.Edit(s.Env, req)
-			},
+			run: runs("edit", ops.Edit, "path"),
 		},
 		{
 			Name:  "undo",
@@ -100,13 +76,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.UndoRequest](),
 			Output:      output(detailsOf[ops.UndoDetails]()),
 			Destructive: true,
-			run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-				var req ops.UndoRequest
-				if err := decode("undo", args, &req); err != nil {
-					return nil, err
-				}
-				return ops.UndoOwn(s.Env, req)
-			},
+			run: runs("undo", ops.UndoOwn),
 		},
 		{
 			Name:  "exec",
@@ -165,12 +135,6 @@ func Insert() *Tool {
 		Input:       schemaFor[ops.InsertRequest](),
 		Output:      output(detailsOf[ops.EditDetails]()),
 		Destructive: true,
-		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
-			var req ops.InsertRequest
-			if err := decode("insert", args, &req, "path", "after", "text"); err != nil {
-				return nil, err
-			}
-			return ops.Insert(s.Env, req)
-		},
+		run: runs("insert", ops.Insert, "path", "after", "text"),
 	}
 }

@@ -170,6 +170,19 @@ func (t *Tool) Structured(r result.ToolResult) any {
 	return m
 }
 
+// runs is a tool's run for an operation taking a request R: the call's
+// arguments decoded into R (required: the fields it must have), then the
+// operation.
+func runs[R any](tool string, op func(*ops.Env, R) (*ops.Output, error), required ...string) func(context.Context, *Session, json.RawMessage) (*ops.Output, error) {
+	return func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
+		var req R
+		if err := decode(tool, args, &req, required...); err != nil {
+			return nil, err
+		}
+		return op(s.Env, req)
+	}
+}
+
 // decode reads args strictly into v: unknown fields and wrong types are an
 // INVALID_ARGUMENT naming the field, and so is a missing required one.
 func decode(tool string, args json.RawMessage, v any, required ...string) error {
