@@ -80,31 +80,8 @@ chunk found in one place, in any order, all or none.`,
 			if o.New, err = textFlag(app, fl.Changed("new"), newText, "new", fl.Changed("new-file"), newFile); err != nil {
 				return err
 			}
-			if fl.Changed("insert-line") {
-				switch {
-				case o.Old != nil || o.EditsFile != "" || o.ReplaceAll || o.Exact:
-					return result.Usagef("--insert-line takes only the new text (--new or --new-file)")
-				case o.New == nil:
-					return result.Usagef("missing the text to insert: give --new TEXT or --new-file FILE")
-				case o.InsertLine < 0:
-					return result.Usagef("--insert-line must be 0 (the start of the file) or more, not %d", o.InsertLine)
-				}
-			} else {
-				o.InsertLine = -1
-			}
-			switch {
-			case o.BlocksFile != "" && (o.Old != nil || o.New != nil || o.EditsFile != "" || o.ReplaceAll || o.InsertLine >= 0):
-				return result.Usagef("--blocks cannot be combined with --old/--new, --edits, --replace-all or --insert-line").WithHint("put every change in the blocks")
-			case o.BlocksFile != "":
-			case o.InsertLine >= 0:
-			case o.EditsFile != "" && (o.Old != nil || o.New != nil):
-				return result.Usagef("--edits cannot be combined with --old/--new").WithHint("put every edit in the --edits list")
-			case o.EditsFile != "" && o.ReplaceAll:
-				return result.Usagef("--replace-all applies to --old/--new; in --edits set \"replaceAll\": true per edit")
-			case o.EditsFile == "" && o.Old == nil:
-				return result.Usagef("missing the old text: give --old TEXT, --old-file FILE or --edits FILE").WithHint("usage: " + cmd.UseLine())
-			case o.EditsFile == "" && o.New == nil:
-				return result.Usagef("missing the new text: give --new TEXT or --new-file FILE (--new '' deletes the old text)").WithHint("usage: " + cmd.UseLine())
+			if err := o.checkModes(fl.Changed("insert-line"), cmd.UseLine()); err != nil {
+				return err
 			}
 			if editRunF != nil {
 				return editRunF(app, o)
@@ -132,6 +109,38 @@ chunk found in one place, in any order, all or none.`,
 	_ = cmd.MarkFlagFilename("new-file")
 	_ = cmd.MarkFlagFilename("edits", "json")
 	return cmd
+}
+
+// checkModes refuses options that mix edit's modes (old and new text, a
+// list of edits, blocks, an insert) or leave one half given.
+func (o *EditOptions) checkModes(insertLine bool, usage string) error {
+	if insertLine {
+		switch {
+		case o.Old != nil || o.EditsFile != "" || o.ReplaceAll || o.Exact:
+			return result.Usagef("--insert-line takes only the new text (--new or --new-file)")
+		case o.New == nil:
+			return result.Usagef("missing the text to insert: give --new TEXT or --new-file FILE")
+		case o.InsertLine < 0:
+			return result.Usagef("--insert-line must be 0 (the start of the file) or more, not %d", o.InsertLine)
+		}
+	} else {
+		o.InsertLine = -1
+	}
+	switch {
+	case o.BlocksFile != "" && (o.Old != nil || o.New != nil || o.EditsFile != "" || o.ReplaceAll || o.InsertLine >= 0):
+		return result.Usagef("--blocks cannot be combined with --old/--new, --edits, --replace-all or --insert-line").WithHint("put every change in the blocks")
+	case o.BlocksFile != "":
+	case o.InsertLine >= 0:
+	case o.EditsFile != "" && (o.Old != nil || o.New != nil):
+		return result.Usagef("--edits cannot be combined with --old/--new").WithHint("put every edit in the --edits list")
+	case o.EditsFile != "" && o.ReplaceAll:
+		return result.Usagef("--replace-all applies to --old/--new; in --edits set \"replaceAll\": true per edit")
+	case o.EditsFile == "" && o.Old == nil:
+		return result.Usagef("missing the old text: give --old TEXT, --old-file FILE or --edits FILE").WithHint("usage: " + usage)
+	case o.EditsFile == "" && o.New == nil:
+		return result.Usagef("missing the new text: give --new TEXT or --new-file FILE (--new '' deletes the old text)").WithHint("usage: " + usage)
+	}
+	return nil
 }
 
 // textFlag returns the text of --NAME or --NAME-file (nil when neither is given).
