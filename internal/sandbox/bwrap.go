@@ -173,8 +173,26 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--tmpfs", h)
 		}
 	}
-	// Hidden paths: an empty directory or file over each (what exists),
-	// unless asked for by name with --ro or --rw.
+	a = bwrapHidden(a, spec)
+	// Pathname unix sockets are reached through the filesystem, whatever
+	// the network namespace: every socket of the host outside the places
+	// replaced above and the workspace is covered by an empty file.
+	keep := append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)
+	keep = append(append(keep, spec.RW...), spec.RO...) // asked for by name
+	if spec.Cache != "" {
+		keep = append(keep, spec.Cache)
+	}
+	for _, sock := range hostSockets(keep) {
+		a = append(a, "--ro-bind", "/dev/null", sock)
+	}
+	return bwrapProcess(a, spec, statusFD, seccompFD)
+}
+
+// bwrapHidden hides what the command must not see: an empty directory or
+// file over each hidden path (what exists), unless asked for by name with
+// --ro or --rw; and hunk's own state, wherever it is shown, empty and
+// read-only once the build cache alone is bound again inside it.
+func bwrapHidden(a []string, spec Spec) []string {
 	for _, h := range spec.Hide {
 		real, err := filepath.EvalSymlinks(h)
 		if err != nil || Under(real, append(spec.RO, spec.RW...)) {
@@ -186,8 +204,6 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--ro-bind", emptyOrNull(), real)
 		}
 	}
-	// hunk's own state, wherever it is shown: empty, read-only once the
-	// build cache alone is bound again inside it.
 	own := spec.OwnMounts()
 	for _, m := range own {
 		if m.Dir {
@@ -204,17 +220,13 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 			a = append(a, "--remount-ro", m.Path)
 		}
 	}
-	// Pathname unix sockets are reached through the filesystem, whatever
-	// the network namespace: every socket of the host outside the places
-	// replaced above and the workspace is covered by an empty file.
-	keep := append([]string{spec.Workspace, "/tmp", "/dev", "/proc"}, hidden...)
-	keep = append(append(keep, spec.RW...), spec.RO...) // asked for by name
-	if spec.Cache != "" {
-		keep = append(keep, spec.Cache)
-	}
-	for _, sock := range hostSockets(keep) {
-		a = append(a, "--ro-bind", "/dev/null", sock)
-	}
+	return a
+}
+
+// bwrapProcess ends the arguments with the process's own: root's
+// capabilities, the environment, the working directory, the status and
+// seccomp descriptors, and the command.
+func bwrapProcess(a []string, spec Spec, statusFD, seccompFD int) []string {
 	if isRoot() {
 		a = append(a, "--cap-drop", "ALL")
 		for _, c := range rootCaps {

@@ -187,19 +187,8 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 		return 0, -1, fmt.Errorf("too many descriptors for the command (%d)", len(files))
 	}
 	cs.nfiles = copy(cs.files[:], files)
-	if cs.argv0, err = syscall.BytePtrFromString(p.path); err != nil {
-		return 0, -1, err
-	}
-	argv, err := syscall.SlicePtrFromStrings(p.argv)
+	argv, envv, err := cs.setCommand(p)
 	if err != nil {
-		return 0, -1, err
-	}
-	envv, err := syscall.SlicePtrFromStrings(p.env)
-	if err != nil {
-		return 0, -1, err
-	}
-	cs.argv, cs.envv = &argv[0], &envv[0]
-	if cs.dir, err = syscall.BytePtrFromString(p.dir); err != nil {
 		return 0, -1, err
 	}
 	cs.setsid = p.setsid
@@ -274,43 +263,69 @@ func (p *proc) start(stdin, stdout, stderr int, c confinement, cgroupFD int) (pi
 		return 0, -1, e
 	}
 	pid, pidfd = int(r), int(pidfd32)
-	// EOF: the exec succeeded (the pipe is close-on-exec); else the child
-	// reports which step failed.
-	var rep [8]byte
-	n := 0
-	for {
-		m, err := unix.Read(ep[0], rep[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if m <= 0 || err != nil {
-			break
-		}
-		n += m
-		if n == len(rep) {
-			break
+	if n, rep := readReport(ep[0]); n != 0 { // the exec failed: the child says where
+		reap(pid, pidfd)
+		return 0, -1, forkFailure(rep)
+	}
+	if cs.notifySock >= 0 {
+		if p.listener, err = recvListener(ns[0]); err != nil {
+			_ = unix.Kill(pid, unix.SIGKILL)
+			reap(pid, pidfd)
+			return 0, -1, &setupError{fmt.Errorf("receiving the seccomp listener: %w", err)}
 		}
 	}
-	if n == 0 {
-		if cs.notifySock >= 0 {
-			if p.listener, err = recvListener(ns[0]); err != nil {
-				_ = unix.Kill(pid, unix.SIGKILL)
-				reap(pid, pidfd)
-				return 0, -1, &setupError{fmt.Errorf("receiving the seccomp listener: %w", err)}
-			}
-		}
-		return pid, pidfd, nil
-	}
-	reap(pid, pidfd)
+	return pid, pidfd, nil
+}
+
+// forkFailure is the error of the child's report of a failed step.
+func forkFailure(rep [8]byte) error {
 	fe := &forkError{stage: int(*(*uint32)(unsafe.Pointer(&rep[0]))), errno: syscall.Errno(*(*uint32)(unsafe.Pointer(&rep[4])))}
 	if fe.stage == stageExec || fe.stage == stageChdir {
-		return 0, -1, fe // reported as the command's own failure (126/127)
+		return fe // reported as the command's own failure (126/127)
 	}
-	return 0, -1, &setupError{fe}
+	return &setupError{fe}
 }
 
 //go:noinline
 func keepAlive(...any) {}
+
+// setCommand sets the child's program, arguments, environment and working
+// directory from p; the slices it returns must stay alive until the fork.
+func (cs *childSpec) setCommand(p *proc) (argv, envv []*byte, err error) {
+	if cs.argv0, err = syscall.BytePtrFromString(p.path); err != nil {
+		return nil, nil, err
+	}
+	if argv, err = syscall.SlicePtrFromStrings(p.argv); err != nil {
+		return nil, nil, err
+	}
+	if envv, err = syscall.SlicePtrFromStrings(p.env); err != nil {
+		return nil, nil, err
+	}
+	cs.argv, cs.envv = &argv[0], &envv[0]
+	if cs.dir, err = syscall.BytePtrFromString(p.dir); err != nil {
+		return nil, nil, err
+	}
+	return argv, envv, nil
+}
+
+// readReport reads the child's report from the error pipe: nothing (n 0)
+// when the exec succeeded (the pipe is close-on-exec), else the step that
+// failed and its errno.
+func readReport(fd int) (n int, rep [8]byte) {
+	for {
+		m, err := unix.Read(fd, rep[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if m <= 0 || err != nil {
+			return n, rep
+		}
+		n += m
+		if n == len(rep) {
+			return n, rep
+		}
+	}
+}
 
 // reap waits for a child that did not become the command and releases its
 // pidfd.
