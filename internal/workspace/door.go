@@ -189,24 +189,15 @@ func closeOwned(fd, root int) {
 // parts is the start directory itself, as ".". exact refuses any link
 // (LinkOnWay).
 func (w *Workspace) walk(sfd int, parts []string, follow, abs, exact bool) (fd int, real []string, base string, err error) {
-	type frame struct{ fd int }
-	stack := []frame{{sfd}}
-	top := func() int { return stack[len(stack)-1].fd }
+	stack := dirStack{sfd}
 	defer func() {
 		// Every directory but the one returned is closed.
 		for i := len(stack) - 1; i > 0; i-- {
-			if err != nil || stack[i].fd != fd {
-				unix.Close(stack[i].fd)
+			if err != nil || stack[i] != fd {
+				unix.Close(stack[i])
 			}
 		}
 	}()
-	reset := func() {
-		for len(stack) > 1 {
-			unix.Close(top())
-			stack = stack[:len(stack)-1]
-		}
-		real = real[:0]
-	}
 	queue := append([]string(nil), parts...)
 	links := 0
 	for {
@@ -221,9 +212,8 @@ func (w *Workspace) walk(sfd int, parts []string, follow, abs, exact bool) (fd i
 			}
 			base = real[len(real)-1]
 			real = real[:len(real)-1]
-			unix.Close(top())
-			stack = stack[:len(stack)-1]
-			return top(), real, base, nil
+			stack.pop()
+			return stack.top(), real, base, nil
 		}
 		comp := queue[0]
 		queue = queue[1:]
@@ -234,37 +224,36 @@ func (w *Workspace) walk(sfd int, parts []string, follow, abs, exact bool) (fd i
 				}
 				return 0, nil, "", errEscape
 			}
-			unix.Close(top())
-			stack = stack[:len(stack)-1]
+			stack.pop()
 			real = real[:len(real)-1]
 			continue
 		}
 		last := len(queue) == 0
 		if last && !follow {
-			return top(), real, comp, nil
+			return stack.top(), real, comp, nil
 		}
 		var target string
 		if last {
 			var st unix.Stat_t
-			if err := fstatat(top(), comp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			if err := fstatat(stack.top(), comp, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
 				// Missing, or not a link: the place itself (the
 				// operation on it says which).
-				return top(), real, comp, nil
+				return stack.top(), real, comp, nil
 			}
-			if target, err = readlinkat(top(), comp); err != nil {
+			if target, err = readlinkat(stack.top(), comp); err != nil {
 				return 0, nil, "", err
 			}
 		} else {
-			next, err := openat(top(), comp, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			next, err := openat(stack.top(), comp, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err == nil {
-				stack = append(stack, frame{next})
+				stack = append(stack, next)
 				real = append(real, comp)
 				continue
 			}
 			if err != unix.ENOTDIR && err != unix.ELOOP {
 				return 0, nil, "", err
 			}
-			if target, err = readlinkat(top(), comp); err != nil {
+			if target, err = readlinkat(stack.top(), comp); err != nil {
 				return 0, nil, "", unix.ENOTDIR // a file in the way
 			}
 		}
@@ -276,18 +265,35 @@ func (w *Workspace) walk(sfd int, parts []string, follow, abs, exact bool) (fd i
 		}
 		tparts := strings.Split(target, "/")
 		if strings.HasPrefix(target, "/") {
-			if abs {
-				reset() // from the host's /
-			} else {
+			if !abs {
 				rest, ok := w.underRoot(target)
 				if !ok {
 					return 0, nil, "", errEscape
 				}
-				reset()
 				tparts = rest
 			}
+			stack.reset() // from the root (the host's / when abs)
+			real = real[:0]
 		}
 		queue = append(tparts, queue...)
+	}
+}
+
+// dirStack is the directories a walk has opened, its start first.
+type dirStack []int
+
+func (s dirStack) top() int { return s[len(s)-1] }
+
+// pop closes the top directory and leaves it.
+func (s *dirStack) pop() {
+	unix.Close(s.top())
+	*s = (*s)[:len(*s)-1]
+}
+
+// reset closes every directory but the start.
+func (s *dirStack) reset() {
+	for len(*s) > 1 {
+		s.pop()
 	}
 }
 
