@@ -335,47 +335,12 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 	if err != nil {
 		return err
 	}
-	var ops []journalEntry
-	backups := map[string]string{}
-	committed := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e journalEntry
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			continue // a line cut by the kill: its step never started
-		}
-		if err := checkEntry(e); err != nil {
-			return err
-		}
-		switch e.Op {
-		case "stage", "remove":
-			ops = append(ops, e)
-		case "backup":
-			backups[e.Target] = e.Backup
-		case "committed":
-			committed = true
-		}
+	ops, backups, committed, err := parseJournal(data)
+	if err != nil {
+		return err
 	}
-	for _, e := range ops {
-		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
-			if p != "" && w.hasLink(p) {
-				return fmt.Errorf("%q has a symbolic link in its path", p)
-			}
-		}
-	}
-	// Recovery writes on behalf of the command that runs now: never where
-	// its path policy denies writing. The journal waits for a run whose
-	// policy allows it (the transaction was allowed when it ran).
-	for _, e := range ops {
-		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
-			if p == "" {
-				continue
-			}
-			if err := w.CheckWrite(filepath.ToSlash(p)); err != nil {
-				return fmt.Errorf("recovering it would write where the path policy denies it (%v); a hunk run whose policy allows it recovers it", err)
-			}
-		}
+	if err := w.checkJournalPaths(ops, backups); err != nil {
+		return err
 	}
 	exists := func(p string) bool { _, err := w.Lstat(p); return err == nil }
 	holds := func(p, hash string, link bool) bool {
@@ -426,6 +391,59 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 		_ = os.Remove(name)
 	} else {
 		_ = w.Remove(name)
+	}
+	return nil
+}
+
+// parseJournal reads a journal's steps: the stages and removals in order,
+// each target's backup, and whether the transaction committed. A line the
+// kill cut is left out (its step never started); an entry naming a path
+// outside the workspace refuses the journal.
+func parseJournal(data []byte) (ops []journalEntry, backups map[string]string, committed bool, err error) {
+	backups = map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e journalEntry
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		if err := checkEntry(e); err != nil {
+			return nil, nil, false, err
+		}
+		switch e.Op {
+		case "stage", "remove":
+			ops = append(ops, e)
+		case "backup":
+			backups[e.Target] = e.Backup
+		case "committed":
+			committed = true
+		}
+	}
+	return ops, backups, committed, nil
+}
+
+// checkJournalPaths refuses a journal whose paths have a link on the way,
+// or that the path policy denies writing: recovery writes on behalf of the
+// command that runs now, so the journal waits for a run whose policy
+// allows it (the transaction was allowed when it ran).
+func (w *Workspace) checkJournalPaths(ops []journalEntry, backups map[string]string) error {
+	for _, e := range ops {
+		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
+			if p != "" && w.hasLink(p) {
+				return fmt.Errorf("%q has a symbolic link in its path", p)
+			}
+		}
+	}
+	for _, e := range ops {
+		for _, p := range []string{e.Target, e.Tmp, backups[e.Target]} {
+			if p == "" {
+				continue
+			}
+			if err := w.CheckWrite(filepath.ToSlash(p)); err != nil {
+				return fmt.Errorf("recovering it would write where the path policy denies it (%v); a hunk run whose policy allows it recovers it", err)
+			}
+		}
 	}
 	return nil
 }
