@@ -33,7 +33,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.ApplyPatchRequest](),
 			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
-			run: runs("apply_patch", ops.ApplyPatch, "patch"),
+			run:         runs("apply_patch", ops.ApplyPatch, "patch"),
 		},
 		{
 			Name:  "read",
@@ -65,7 +65,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.EditRequest](),
 			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
-			run: runs("edit", ops.Edit, "path"),
+			run:         runs("edit", ops.Edit, "path"),
 		},
 		{
 			Name:  "undo",
@@ -76,7 +76,7 @@ func Hunk(network bool) Set {
 			Input:       schemaFor[ops.UndoRequest](),
 			Output:      output(detailsOf[ops.UndoDetails]()),
 			Destructive: true,
-			run: runs("undo", ops.UndoOwn),
+			run:         runs("undo", ops.UndoOwn),
 		},
 		{
 			Name:  "exec",
@@ -135,6 +135,6 @@ func Insert() *Tool {
 		Input:       schemaFor[ops.InsertRequest](),
 		Output:      output(detailsOf[ops.EditDetails]()),
 		Destructive: true,
-		run: runs("insert", ops.Insert, "path", "after", "text"),
+		run:         runs("insert", ops.Insert, "path", "after", "text"),
 	}
 }
