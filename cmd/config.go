@@ -98,7 +98,7 @@ type ExecConfig struct {
 }
 
 // defaults are the values used when no flag, variable or file sets a key.
-var defaults = map[string]any{
+var defaults = execDefaults(map[string]any{
 	"root":                   ".",
 	"workspace-only":         true,
 	"json":                   false,
@@ -112,24 +112,12 @@ var defaults = map[string]any{
 	"apply-patch.strict":     false,
 	"allow-placeholders":     false,
 	"apply-patch.max-bytes":  int64(256 << 20),
-	"exec.driver":            "auto",
-	"exec.image":             "",
-	"exec.timeout":           120 * time.Second,
-	"exec.memory":            "",
-	"exec.pids":              0,
-	"exec.cpus":              0.0,
-	"exec.max-output":        "1MiB",
-	"exec.keep-warm":         false,
-	"exec.caches":            true,
-	"exec.git-write":         false,
-	"exec.record":            false,
-	"exec.idle":              10 * time.Minute,
 	"history":                true,
 	"history-max-operations": history.DefaultLimits.Count,
 	"history-max-bytes":      history.DefaultLimits.Bytes,
 	"history-max-age":        history.DefaultLimits.Age,
 	"session":                "",
-}
+})
 
 // configure builds the configuration for the command about to run.
 func (a *App) configure(cmd *cobra.Command) error {

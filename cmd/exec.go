@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -121,28 +120,10 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
 	f.StringArrayVar(&o.RW, "rw", nil, "let the command write host `PATH` too (repeatable)")
 	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")
-	f.Bool("caches", true, "give the command the workspace's own writable build caches (Go, npm, pip, cargo, Maven, Gradle) that persist across runs")
-	f.Bool("git-write", false, "let the command change the workspace's .git (commit, checkout); its hooks and config then run outside the sandbox the next time git runs")
-	f.Bool("record", false, "record what the command changes in the workspace in the history, so hunk undo takes it back (costs a read and a copy of the workspace's files)")
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
-	f.Var(newDurationFlag(120*time.Second), "timeout", "kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none")
-	f.String("memory", "", "memory limit, e.g. 512MiB (exit 137 when exceeded)")
-	f.Int("pids", 0, "maximum number of processes and threads (default 4096 under docker and cgroup v2)")
-	f.Float64("cpus", 0, "CPU quota in cores, e.g. 1.5")
-	f.String("max-output", "1MiB", "bytes kept of each of stdout and stderr (head and tail); 0 for all")
-	f.String("driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none")
 	f.BoolVar(&o.ListDrivers, "drivers", false, "list the drivers, whether each works here and what it enforces")
-	f.String("image", "", "container image (docker driver)")
 	f.BoolVar(&o.Pull, "pull", false, "pull the image when the engine lacks it (docker driver; never without this flag)")
-	f.Bool("keep-warm", false, "keep the container for the next run (docker driver)")
-	f.Var(newDurationFlag(10*time.Minute), "idle", "stop a warm container after this long unused (docker driver; --gc removes it)")
-	for flag, key := range map[string]string{
-		"timeout": "exec.timeout", "memory": "exec.memory", "pids": "exec.pids", "cpus": "exec.cpus",
-		"max-output": "exec.max-output", "driver": "exec.driver", "image": "exec.image",
-		"keep-warm": "exec.keep-warm", "idle": "exec.idle", "caches": "exec.caches", "git-write": "exec.git-write", "record": "exec.record",
-	} {
-		configKey(f, flag, key)
-	}
+	addExecFlags(f, false)
 	addDockerAdminFlags(f, o)
 	_ = c.RegisterFlagCompletionFunc("driver", cobra.FixedCompletions([]string{"auto", "bwrap", "landlock", "docker", "none"}, cobra.ShellCompDirectiveNoFileComp))
 	return c

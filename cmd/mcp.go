@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,14 +37,7 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.BoolVar(&o.Network, "network", false, "let exec's commands reach the network")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
 	f.BoolVar(&o.NoTrack, "no-track", false, "no read tracking: let a write replace a file the session has not read or that changed since it read it")
-	f.String("driver", "auto", "exec's sandbox driver: auto, bwrap, landlock, docker or none")
-	f.Var(newDurationFlag(120*time.Second), "timeout", "exec's default and longest timeout, e.g. 30 (seconds), 10m; 0 for none")
-	f.Bool("git-write", false, "let exec's commands change the workspace's .git (its hooks and config then run outside the sandbox)")
-	configKey(f, "git-write", "exec.git-write")
-	f.Bool("record", false, "record what exec's commands change in the history, so undo takes it back")
-	configKey(f, "record", "exec.record")
-	configKey(f, "driver", "exec.driver")
-	configKey(f, "timeout", "exec.timeout")
+	addExecFlags(f, true)
 }
 
 // session is the tools' session for this run: the workspace, the limits
