@@ -17,12 +17,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() {
-	register("apply-patch", newApplyPatchCmd)
-	linkMains["apply_patch"] = codexApplyPatchMain
-	linkMains["applypatch"] = codexApplyPatchMain
-}
-
 // applyPatchOptions are the parsed flags of `hunk apply-patch`.
 type applyPatchOptions struct {
 	File    string // "" or "-" for stdin
@@ -38,7 +32,12 @@ type applyPatchOptions struct {
 	Format  string // --format: codex, unified, search-replace, auto
 }
 
-func newApplyPatchCmd(app *App) *cobra.Command {
+// newApplyPatchCmd builds the command; runF is its action (nil:
+// applyPatchRun; tests pass one that records the parsed options).
+func newApplyPatchCmd(app *App, runF func(*App, *applyPatchOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = applyPatchRun
+	}
 	opts := &applyPatchOptions{}
 	cmd := &cobra.Command{
 		Use:   "apply-patch [FILE]",
@@ -71,7 +70,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 			}
 			opts.Compat = app.Cfg.Patch.Compat
 			opts.Strict = app.Cfg.Patch.Strict
-			return runApplyPatch(app, opts)
+			return runF(app, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -96,9 +95,6 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "codex", "unified", "search-replace"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
-
-// runApplyPatch runs the command; tests replace it to check the parsed options.
-var runApplyPatch = applyPatchRun
 
 func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	if opts.Compat != "" && opts.Compat != "codex" {

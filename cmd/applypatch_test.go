@@ -39,12 +39,9 @@ func TestApplyPatchFlags(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var got *applyPatchOptions
-			old := runApplyPatch
-			runApplyPatch = func(app *App, o *applyPatchOptions) error { got = o; return nil }
-			defer func() { runApplyPatch = old }()
 			var out bytes.Buffer
 			app := &App{Stdin: &bytes.Buffer{}, Stdout: &out, Stderr: &out}
-			root := newRootCmd(app, nil)
+			root := rootWith(app, newApplyPatchCmd(app, func(_ *App, o *applyPatchOptions) error { got = o; return nil }))
 			root.SetArgs(tt.args)
 			if err := root.Execute(); err != nil {
 				t.Fatalf("%v: %s", err, out.String())

@@ -13,11 +13,21 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { register("call", newCallCmd) }
+// callOptions are `hunk call` parsed: the agent's settings, the call's
+// shape (--format; "" detected) and the call itself.
+type callOptions struct {
+	agentOptions
+	Format string
+	Raw    []byte
+}
 
-func newCallCmd(app *App) *cobra.Command {
-	o := &agentOptions{}
-	var format string
+// newCallCmd builds the command; runF is its action (nil: callRun; tests
+// pass one that records the parsed options).
+func newCallCmd(app *App, runF func(*App, *callOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = callRun
+	}
+	o := &callOptions{}
 	c := &cobra.Command{
 		Use:   "call [JSON]",
 		Short: "Answer one tool call in a provider's own shape (OpenAI, Codex, Anthropic, hunk)",
@@ -52,31 +62,37 @@ error result in the same shape. Exit status: 0, or 1 when the call failed.`,
 			if strings.TrimSpace(string(raw)) == "" {
 				return result.Usagef("no tool call given").WithHint("pass the call as JSON on stdin or as the argument")
 			}
-			o.call = true
-			sess, _, err := app.session(o)
-			if err != nil {
-				return err
-			}
-			ctx, handling := interrupt.Context()
-			sess.Ready = handling
-			out, failed := call.Run(ctx, sess, raw, format)
-			if r := sess.Env.Reads; r != nil {
-				if err := r.Save(); err != nil {
-					app.Warn("read tracking: %v", err)
-				}
-			}
-			enc := json.NewEncoder(app.Stdout)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(out); err != nil {
-				return err
-			}
-			if failed {
-				return silentExit(1)
-			}
-			return nil
+			o.Raw = raw
+			return runF(app, o)
 		},
 	}
-	addAgentFlags(c.Flags(), o)
-	c.Flags().StringVar(&format, "format", "", "the call's shape: "+strings.Join(call.Formats, ", ")+" (default: detected)")
+	addAgentFlags(c.Flags(), &o.agentOptions)
+	c.Flags().StringVar(&o.Format, "format", "", "the call's shape: "+strings.Join(call.Formats, ", ")+" (default: detected)")
 	return c
+}
+
+// callRun answers the call.
+func callRun(app *App, o *callOptions) error {
+	o.call = true
+	sess, _, err := app.session(&o.agentOptions)
+	if err != nil {
+		return err
+	}
+	ctx, handling := interrupt.Context()
+	sess.Ready = handling
+	out, failed := call.Run(ctx, sess, o.Raw, o.Format)
+	if r := sess.Env.Reads; r != nil {
+		if err := r.Save(); err != nil {
+			app.Warn("read tracking: %v", err)
+		}
+	}
+	enc := json.NewEncoder(app.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	if failed {
+		return silentExit(1)
+	}
+	return nil
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { register("edit", newEditCmd) }
-
 // EditOptions are the parsed flags of `hunk edit`.
 type EditOptions struct {
 	Path       string
@@ -27,10 +25,12 @@ type EditOptions struct {
 	InsertLine int // --insert-line N: insert --new after line N (-1: not inserting)
 }
 
-// editRunF lets tests check the parsed options without running the engine.
-var editRunF func(app *App, o *EditOptions) error
-
-func newEditCmd(app *App) *cobra.Command {
+// newEditCmd builds the command; runF is its action (nil: editRun; tests
+// pass one that records the parsed options).
+func newEditCmd(app *App, runF func(*App, *EditOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = editRun
+	}
 	o := &EditOptions{}
 	var oldText, newText, oldFile, newFile string
 	cmd := &cobra.Command{
@@ -83,10 +83,7 @@ chunk found in one place, in any order, all or none.`,
 			if err := o.checkModes(fl.Changed("insert-line"), cmd.UseLine()); err != nil {
 				return err
 			}
-			if editRunF != nil {
-				return editRunF(app, o)
-			}
-			return editRun(app, o)
+			return runF(app, o)
 		},
 	}
 	f := cmd.Flags()

@@ -47,12 +47,10 @@ func TestEditFlags(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got *EditOptions
-			editRunF = func(app *App, o *EditOptions) error { got = o; return nil }
-			defer func() { editRunF = nil }()
 			var out bytes.Buffer
 			app := &App{Stdin: strings.NewReader(c.stdin), Stdout: &out, Stderr: &out}
 			t.Setenv("XDG_CONFIG_HOME", dir)
-			root := newRootCmd(app, nil)
+			root := rootWith(app, newEditCmd(app, func(_ *App, o *EditOptions) error { got = o; return nil }))
 			root.SetArgs(append([]string{"-C", dir}, c.args...))
 			err := root.Execute()
 			if c.usage != "" {

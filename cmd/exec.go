@@ -13,15 +13,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/sandbox"
 )
-
-func init() {
-	register("exec", newExecCmd)
-	// The watchdog that removes what a run started should hunk die
-	// (sandbox.Watch): this binary again, in that role.
-	linkMains[watchdogName] = func(app *App, args []string) int { return sandbox.WatchdogMain(app.Stdin) }
-}
 
 // watchdogCommand starts hunk's watchdog: this binary again, in that role
 // (set by Main: only a process running hunk's main starts one — a test
@@ -55,13 +47,12 @@ type execOptions struct {
 	dockerAdminOptions // --gc, --make-image (exec_docker.go)
 }
 
-func newExecCmd(app *App) *cobra.Command {
-	return newExecCmdWith(app, runExec)
-}
-
-// newExecCmdWith builds the command with run as its action (tests pass a
-// recorder to check the parsed options).
-func newExecCmdWith(app *App, run func(app *App, cmd *cobra.Command, o *execOptions) error) *cobra.Command {
+// newExecCmd builds the command; run is its action (nil: runExec; tests
+// pass one that records the parsed options).
+func newExecCmd(app *App, run func(app *App, cmd *cobra.Command, o *execOptions) error) *cobra.Command {
+	if run == nil {
+		run = runExec
+	}
 	o := &execOptions{}
 	c := &cobra.Command{
 		Use:   "exec [flags] -- CMD [ARGS...]",

@@ -26,7 +26,7 @@ func parseExec(t *testing.T, args ...string) (*execOptions, error) {
 	root.PersistentFlags().Bool("json", false, "")
 	root.PersistentFlags().String("color", "auto", "")
 	root.PersistentFlags().String("config", "", "")
-	root.AddCommand(newExecCmdWith(app, func(_ *App, _ *cobra.Command, o *execOptions) error {
+	root.AddCommand(newExecCmd(app, func(_ *App, _ *cobra.Command, o *execOptions) error {
 		got = o
 		return nil
 	}))

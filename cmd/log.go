@@ -6,8 +6,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/ops"
 )
 
-func init() { register("log", newLogCmd) }
-
 // LogOptions are the parsed flags of `hunk log`.
 type LogOptions struct {
 	N       int
@@ -15,7 +13,12 @@ type LogOptions struct {
 	Diff    string
 }
 
-func newLogCmd(app *App) *cobra.Command {
+// newLogCmd builds the command; runF is its action (nil: logRun; tests pass
+// one that records the parsed options).
+func newLogCmd(app *App, runF func(*App, *LogOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = logRun
+	}
 	opts := &LogOptions{}
 	c := &cobra.Command{
 		Use:   "log [-n N] [--session S] [--diff ID]",
@@ -33,7 +36,7 @@ what one operation changed; hunk undo takes operations back.`,
 			if !cmd.Flags().Changed("session") {
 				opts.Session = ""
 			}
-			return logRun(app, opts)
+			return runF(app, opts)
 		},
 	}
 	f := c.Flags()

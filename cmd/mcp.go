@@ -18,8 +18,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
-func init() { register("mcp", newMCPCmd) }
-
 // agentOptions are the flags shared by the front-ends that serve tool
 // calls (mcp, call): which tools, and the exec policy calls run under.
 type agentOptions struct {
@@ -101,7 +99,12 @@ func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
 	return nil
 }
 
-func newMCPCmd(app *App) *cobra.Command {
+// newMCPCmd builds the command; runF is its action (nil: mcpRun; tests
+// pass one that records the parsed options).
+func newMCPCmd(app *App, runF func(*App, *agentOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = mcpRun
+	}
 	o := &agentOptions{}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -120,17 +123,22 @@ policy given here (no network unless --network), never one a call asks for.
   claude mcp add hunk -- hunk mcp -C "$PWD"`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, set, err := app.session(o)
-			if err != nil {
-				return err
-			}
-			sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk mcp: warning: %s\n", msg) }
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			return mcpserver.Serve(ctx, mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
-				app.Stdin, app.Stdout)
+			return runF(app, o)
 		},
 	}
 	addAgentFlags(c.Flags(), o)
 	return c
+}
+
+// mcpRun serves the tools on stdin and stdout until the client goes.
+func mcpRun(app *App, o *agentOptions) error {
+	sess, set, err := app.session(o)
+	if err != nil {
+		return err
+	}
+	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk mcp: warning: %s\n", msg) }
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return mcpserver.Serve(ctx, mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
+		app.Stdin, app.Stdout)
 }

@@ -147,9 +147,18 @@ func swapCase(s string) string {
 	}, s)
 }
 
-func init() { register("policy", newPolicyCmd) }
+// policyCheckOptions are `hunk policy check` parsed.
+type policyCheckOptions struct {
+	Paths       []string
+	Read, Write bool
+}
 
-func newPolicyCmd(app *App) *cobra.Command {
+// newPolicyCmd builds the command; runF is check's action (nil:
+// policyCheckRun; tests pass one that records the parsed options).
+func newPolicyCmd(app *App, runF func(*App, *policyCheckOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = policyCheckRun
+	}
 	c := &cobra.Command{
 		Use:   "policy",
 		Short: "Show how the path policy decides paths",
@@ -161,32 +170,38 @@ and policy.write.allow in the config file. Rules from all three add up;
 deny wins. Patterns are gitignore-style, relative to the workspace root.`,
 		Args: exactArgs(0),
 	}
-	var read, write bool
+	o := &policyCheckOptions{}
 	check := &cobra.Command{
 		Use:   "check [--read|--write] PATH...",
 		Short: "Say whether each path may be read and written, and the deciding rule",
 		Example: `  hunk --deny-read .env policy check .env src/main.go
   hunk policy check --write .github/workflows/ci.yml`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			env, err := app.Env()
-			if err != nil {
-				return err
-			}
-			out, err := ops.CheckPolicy(env, args, read, write)
-			if err != nil {
-				return err
-			}
-			if err := app.Render(out); err != nil {
-				return err
-			}
-			if out.ExitCode != 0 {
-				return silentExit(out.ExitCode)
-			}
-			return nil
+			o.Paths = args
+			return runF(app, o)
 		},
 	}
-	check.Flags().BoolVar(&read, "read", false, "check reading only")
-	check.Flags().BoolVar(&write, "write", false, "check writing only")
+	check.Flags().BoolVar(&o.Read, "read", false, "check reading only")
+	check.Flags().BoolVar(&o.Write, "write", false, "check writing only")
 	c.AddCommand(check)
 	return c
+}
+
+// policyCheckRun decides each path and says so; exit 1 when one is denied.
+func policyCheckRun(app *App, o *policyCheckOptions) error {
+	env, err := app.Env()
+	if err != nil {
+		return err
+	}
+	out, err := ops.CheckPolicy(env, o.Paths, o.Read, o.Write)
+	if err != nil {
+		return err
+	}
+	if err := app.Render(out); err != nil {
+		return err
+	}
+	if out.ExitCode != 0 {
+		return silentExit(out.ExitCode)
+	}
+	return nil
 }

@@ -8,19 +8,18 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { register("read", newReadCmd) }
-
 // ReadOptions is what `hunk read` was asked to do.
 type ReadOptions struct {
 	Path string
 	read.Options
 }
 
-func newReadCmd(app *App) *cobra.Command { return newReadCmdWith(app, readRun) }
-
 // newReadCmdWith builds the command with runF as its action, so tests can
 // check the parsed options without reading anything.
-func newReadCmdWith(app *App, runF func(*App, *ReadOptions) error) *cobra.Command {
+func newReadCmd(app *App, runF func(*App, *ReadOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = readRun
+	}
 	opts := &ReadOptions{}
 	cmd := &cobra.Command{
 		Use:   "read PATH",

@@ -34,7 +34,7 @@ func TestReadFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			app := &App{Cfg: Config{Read: tt.cfg}, Stdout: io.Discard, Stderr: io.Discard}
 			var got *ReadOptions
-			c := newReadCmdWith(app, func(_ *App, o *ReadOptions) error { got = o; return nil })
+			c := newReadCmd(app, func(_ *App, o *ReadOptions) error { got = o; return nil })
 			c.SetArgs(tt.args)
 			c.SetOut(io.Discard)
 			c.SetErr(io.Discard)

@@ -22,6 +22,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/docker"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -31,9 +32,15 @@ var Version = "dev"
 // prog is the name hunk calls itself in messages.
 const prog = "hunk"
 
-// linkMains are the behaviours the binary takes when invoked through a link of
-// that name (apply_patch, applypatch); registered by the command files.
-var linkMains = map[string]func(app *App, args []string) int{}
+// linkMains are the behaviours the binary takes when invoked by another
+// name: Codex's apply_patch (through a link of that name), and hunk's
+// watchdog, which removes what a run started should hunk die
+// (sandbox.Watch): this binary again, in that role.
+var linkMains = map[string]func(app *App, args []string) int{
+	"apply_patch": codexApplyPatchMain,
+	"applypatch":  codexApplyPatchMain,
+	watchdogName:  func(app *App, _ []string) int { return sandbox.WatchdogMain(app.Stdin) },
+}
 
 // App is what every command gets: the decoded configuration, the standard
 // streams and the workspace, opened on first use.
@@ -85,6 +92,7 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 func Main(args []string) int {
 	app := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	sandbox.WatchdogCommand = watchdogCommand
+	docker.Register()
 	if lm, ok := linkMains[filepath.Base(os.Args[0])]; ok {
 		return lm(app, args)
 	}
@@ -250,29 +258,46 @@ tool result.`,
 	// (hunk is started once per tool call; building every command and its
 	// flags is wasted work), and all of them for help, completion and errors.
 	if name, ok := commandNamed(args); ok {
-		root.AddCommand(commands[name](app))
+		root.AddCommand(command(name)(app))
 		// Nor cobra's completion command (four subcommands and their
 		// flags): a named command is not completion.
 		root.CompletionOptions.DisableDefaultCmd = true
 	} else {
-		for _, name := range commandOrder {
-			root.AddCommand(commands[name](app))
+		for _, c := range commands {
+			root.AddCommand(c.new(app))
 		}
 	}
 	return root
 }
 
-// commands holds the constructors of the subcommands by name, registered by
-// their files; commandOrder is the order they registered in.
-var (
-	commands     = map[string]func(*App) *cobra.Command{}
-	commandOrder []string
-)
+// commands are hunk's subcommands, each built by its constructor with its
+// own action (a test builds one with an action that records the parsed
+// options instead).
+var commands = []struct {
+	name string
+	new  func(*App) *cobra.Command
+}{
+	{"apply-patch", func(a *App) *cobra.Command { return newApplyPatchCmd(a, nil) }},
+	{"read", func(a *App) *cobra.Command { return newReadCmd(a, nil) }},
+	{"write", func(a *App) *cobra.Command { return newWriteCmd(a, nil) }},
+	{"edit", func(a *App) *cobra.Command { return newEditCmd(a, nil) }},
+	{"exec", func(a *App) *cobra.Command { return newExecCmd(a, nil) }},
+	{"log", func(a *App) *cobra.Command { return newLogCmd(a, nil) }},
+	{"undo", func(a *App) *cobra.Command { return newUndoCmd(a, nil) }},
+	{"policy", func(a *App) *cobra.Command { return newPolicyCmd(a, nil) }},
+	{"mcp", func(a *App) *cobra.Command { return newMCPCmd(a, nil) }},
+	{"call", func(a *App) *cobra.Command { return newCallCmd(a, nil) }},
+	{"tools", func(a *App) *cobra.Command { return newToolsCmd(a, nil) }},
+}
 
-// register adds a subcommand constructor under the command's name.
-func register(name string, newCmd func(*App) *cobra.Command) {
-	commands[name] = newCmd
-	commandOrder = append(commandOrder, name)
+// command is the constructor of the subcommand named name (nil: none).
+func command(name string) func(*App) *cobra.Command {
+	for _, c := range commands {
+		if c.name == name {
+			return c.new
+		}
+	}
+	return nil
 }
 
 // commandNamed finds the subcommand args name: the first argument that is
@@ -280,8 +305,7 @@ func register(name string, newCmd func(*App) *cobra.Command) {
 // command (help, completion, a typo, none at all).
 func commandNamed(args []string) (string, bool) {
 	name := interrupt.Subcommand(args)
-	_, ok := commands[name]
-	return name, ok
+	return name, command(name) != nil
 }
 
 // addPlaceholderFlag adds --allow-placeholders to a command that changes

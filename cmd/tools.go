@@ -10,11 +10,19 @@ import (
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
-func init() { register("tools", newToolsCmd) }
+// toolsOptions are `hunk tools` parsed.
+type toolsOptions struct {
+	For, Set        string
+	Network, Strict bool
+}
 
-func newToolsCmd(app *App) *cobra.Command {
-	var forAPI, set string
-	var network, strict bool
+// newToolsCmd builds the command; runF is its action (nil: toolsRun; tests
+// pass one that records the parsed options).
+func newToolsCmd(app *App, runF func(*App, *toolsOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = toolsRun
+	}
+	o := &toolsOptions{}
 	c := &cobra.Command{
 		Use:   "tools --for openai|openai-chat|codex|anthropic|mcp",
 		Short: "Print ready tool declarations for a provider's API or MCP",
@@ -30,48 +38,53 @@ They are generated from the same definitions the MCP server uses.`,
   hunk tools --for mcp --tools filesystem`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var s tools.Set
-			switch set {
-			case "hunk":
-				s = tools.Hunk(network)
-			case "filesystem":
-				s = tools.Filesystem()
-			default:
-				return result.Usagef("--tools must be hunk or filesystem, not %q", set)
-			}
-			if strict && forAPI != "openai" && forAPI != "openai-chat" {
-				return result.Usagef("--strict is OpenAI's strict mode: it goes with --for openai or openai-chat")
-			}
-			var doc any
-			switch forAPI {
-			case "openai":
-				doc = tools.OpenAI(s, strict)
-			case "openai-chat":
-				doc = tools.OpenAIChat(s, strict)
-			case "codex":
-				doc = tools.Codex()
-			case "anthropic":
-				doc = tools.Anthropic(s)
-			case "mcp":
-				list := []any{}
-				for _, t := range s {
-					list = append(list, mcpserver.Declaration(t))
-				}
-				doc = map[string]any{"tools": list}
-			case "":
-				return result.Usagef("--for is required: openai, openai-chat, codex, anthropic or mcp")
-			default:
-				return result.Usagef("--for must be openai, openai-chat, codex, anthropic or mcp, not %q", forAPI)
-			}
-			enc := json.NewEncoder(app.Stdout)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
+			return runF(app, o)
 		},
 	}
-	c.Flags().StringVar(&forAPI, "for", "", "openai, openai-chat, codex, anthropic or mcp")
-	c.Flags().StringVar(&set, "tools", "hunk", "the tool set: hunk or filesystem")
-	c.Flags().BoolVar(&strict, "strict", false, "with --for openai or openai-chat: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
-	c.Flags().BoolVar(&network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
+	c.Flags().StringVar(&o.For, "for", "", "openai, openai-chat, codex, anthropic or mcp")
+	c.Flags().StringVar(&o.Set, "tools", "hunk", "the tool set: hunk or filesystem")
+	c.Flags().BoolVar(&o.Strict, "strict", false, "with --for openai or openai-chat: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
+	c.Flags().BoolVar(&o.Network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
 	return c
+}
+
+// toolsRun prints the declarations.
+func toolsRun(app *App, o *toolsOptions) error {
+	var s tools.Set
+	switch o.Set {
+	case "hunk":
+		s = tools.Hunk(o.Network)
+	case "filesystem":
+		s = tools.Filesystem()
+	default:
+		return result.Usagef("--tools must be hunk or filesystem, not %q", o.Set)
+	}
+	if o.Strict && o.For != "openai" && o.For != "openai-chat" {
+		return result.Usagef("--o.Strict is OpenAI's o.Strict mode: it goes with --for openai or openai-chat")
+	}
+	var doc any
+	switch o.For {
+	case "openai":
+		doc = tools.OpenAI(s, o.Strict)
+	case "openai-chat":
+		doc = tools.OpenAIChat(s, o.Strict)
+	case "codex":
+		doc = tools.Codex()
+	case "anthropic":
+		doc = tools.Anthropic(s)
+	case "mcp":
+		list := []any{}
+		for _, t := range s {
+			list = append(list, mcpserver.Declaration(t))
+		}
+		doc = map[string]any{"tools": list}
+	case "":
+		return result.Usagef("--for is required: openai, openai-chat, codex, anthropic or mcp")
+	default:
+		return result.Usagef("--for must be openai, openai-chat, codex, anthropic or mcp, not %q", o.For)
+	}
+	enc := json.NewEncoder(app.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }

@@ -6,8 +6,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/ops"
 )
 
-func init() { register("undo", newUndoCmd) }
-
 // UndoOptions are the parsed flags of `hunk undo`.
 type UndoOptions struct {
 	ID      string
@@ -18,7 +16,12 @@ type UndoOptions struct {
 	Diff    bool
 }
 
-func newUndoCmd(app *App) *cobra.Command {
+// newUndoCmd builds the command; runF is its action (nil: undoRun; tests pass
+// one that records the parsed options).
+func newUndoCmd(app *App, runF func(*App, *UndoOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = undoRun
+	}
 	opts := &UndoOptions{}
 	c := &cobra.Command{
 		Use:   "undo [ID | -n N | --session S] [--dry-run] [--diff] [--force]",
@@ -42,7 +45,7 @@ never touches git's refs or index.`,
 			if !cmd.Flags().Changed("session") {
 				opts.Session = ""
 			}
-			return undoRun(app, opts)
+			return runF(app, opts)
 		},
 	}
 	f := c.Flags()

@@ -11,8 +11,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-func init() { register("write", newWriteCmd) }
-
 // WriteOptions are the parsed flags of `hunk write`.
 type WriteOptions struct {
 	Path       string
@@ -25,7 +23,12 @@ type WriteOptions struct {
 	AllowEmpty bool // empty stdin may empty the file
 }
 
-func newWriteCmd(app *App) *cobra.Command {
+// newWriteCmd builds the command; runF is its action (nil: writeRun; tests pass
+// one that records the parsed options).
+func newWriteCmd(app *App, runF func(*App, *WriteOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = writeRun
+	}
 	opts := &WriteOptions{}
 	var content string
 	c := &cobra.Command{
@@ -44,7 +47,7 @@ the workspace is followed. Identical content is a no-op.`,
 			if cmd.Flags().Changed("content") {
 				opts.Content = &content
 			}
-			return writeRun(app, opts)
+			return runF(app, opts)
 		},
 	}
 	f := c.Flags()

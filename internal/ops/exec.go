@@ -11,7 +11,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
-	_ "github.com/hunk-dev/hunk/internal/sandbox/docker" // registers the docker driver
 )
 
 // ExecRequest runs a command in the sandbox. The fields a model may set

@@ -36,7 +36,11 @@ const (
 	labelConfig    = "dev.hunk.config"    // warm: hash of the configuration
 )
 
-func init() {
+// Register adds the docker driver to the sandbox's drivers, and the removal
+// of a cold run's container to the watchdog's duties. hunk's composition
+// root (cmd.Main) calls it: the sandbox itself knows no driver that needs
+// an engine.
+func Register() {
 	sandbox.Register("docker", func() sandbox.Driver { return &Docker{} })
 	// A cold run's container, should hunk die during the run.
 	sandbox.OnWatchdog("container", func(id string) {
