@@ -1,7 +1,8 @@
 // Command budget checks the size budget of hunk's source (make lint): no
 // non-test Go file over 600 lines and no function over 100, but for the
-// allow-list below, each entry with its reason. It prints every breach and
-// exits 1 when there is one.
+// allow-list below, each entry with its reason; and the layering of
+// docs/code.md (layers.go). It prints every breach and exits 1 when there
+// is one.
 package main
 
 import (
@@ -49,6 +50,7 @@ func main() {
 	}
 	var breaches []string
 	doorLines := map[string]int{}
+	imports := map[string]map[string]bool{} // package directory -> the module's packages it imports
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -68,6 +70,15 @@ func main() {
 			return err
 		}
 		rel := filepath.ToSlash(p)
+		pkg := path.Dir(rel)
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			if v := strings.Trim(im.Path.Value, `"`); strings.HasPrefix(v, module) {
+				imports[pkg][strings.TrimPrefix(v, module)] = true
+			}
+		}
 		door, isDoor := doors[path.Dir(rel)]
 		funcBudget := maxFuncLines
 		if isDoor {
@@ -108,6 +119,7 @@ func main() {
 			breaches = append(breaches, fmt.Sprintf("%s: %d lines in all (budget %d: a door, not an engine)", dir, n, doors[dir].lines))
 		}
 	}
+	breaches = append(breaches, layerBreaches(root, imports)...)
 	sort.Strings(breaches)
 	for _, b := range breaches {
 		fmt.Println(b)
