@@ -14,13 +14,17 @@ package apply_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/patchparse"
@@ -158,13 +162,12 @@ func TestMistakeCorpus(t *testing.T) {
 	names, sources, langs := corpusSources(t)
 	seed := robustSeed()
 	rng := rand.New(rand.NewPCG(seed, seed^0x25))
-	dir := t.TempDir()
-	ws, err := workspace.Open(dir, workspace.Options{})
+	ws, err := workspace.Open(t.TempDir(), workspace.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	fsys := &captureFS{FS: workspace.Disk(ws)}
+	fsys := &captureFS{ws: ws, files: fstest.MapFS{}}
 
 	rates := map[string]*tally{}
 	get := func(key string) *tally {
@@ -174,7 +177,7 @@ func TestMistakeCorpus(t *testing.T) {
 		return rates[key]
 	}
 	run := func(c *change, f *form, clean bool, keys ...string) {
-		got, want, err := fsys.outcome(t, dir, c, f)
+		got, want, err := fsys.outcome(c, f)
 		for _, k := range keys {
 			tl := get(k)
 			switch {
@@ -310,15 +313,65 @@ func TestMistakeCorpus(t *testing.T) {
 	t.Log(rateTable(fmt.Sprintf("mistake corpus: %d changes to Go, Python, JavaScript and C files, one in %d CRLF (seed %d):", changes, corpusCRLF, seed), rates))
 }
 
-// captureFS is a workspace whose writes are kept in memory, not made: what
-// apply-patch would write, file by file.
+// captureFS is the corpus's workspace, in memory: its files (regular, no
+// links) read from a map, its writes kept, not made — what apply-patch
+// would write, file by file. Names are resolved and errors typed by a real
+// (empty) workspace, as apply-patch's are; no patch touches the disk.
 type captureFS struct {
-	workspace.FS
+	ws      *workspace.Workspace
+	files   fstest.MapFS
 	out     map[string][]byte
 	lastOld string
 }
 
-func (c *captureFS) Begin() workspace.Txn { return &captureTxn{c} }
+// pathErr is err on name as the workspace says it (not found: NOT_FOUND).
+func (c *captureFS) pathErr(op, name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		err = syscall.ENOENT
+	}
+	return c.ws.Error(name, &fs.PathError{Op: op, Path: name, Err: err})
+}
+
+func (c *captureFS) Resolve(p string) (string, error)      { return c.ws.Resolve(p) }
+func (c *captureFS) Stat(name string) (fs.FileInfo, error) { return c.Lstat(name) }
+func (c *captureFS) Lstat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(c.files, name)
+	if err != nil {
+		return nil, c.pathErr("lstat", name, err)
+	}
+	return fi, nil
+}
+func (c *captureFS) FollowLinks(name string) (string, error) { return name, nil }
+func (c *captureFS) Readlink(name string) (string, error) {
+	return "", c.pathErr("readlink", name, syscall.EINVAL)
+}
+func (c *captureFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(c.files, name)
+	if err != nil {
+		return nil, c.pathErr("readdir", name, err)
+	}
+	return ents, nil
+}
+func (c *captureFS) Open(name string) (*os.File, error) {
+	return nil, c.pathErr("open", name, errors.ErrUnsupported)
+}
+func (c *captureFS) ReadFile(name string) ([]byte, error) {
+	b, err := fs.ReadFile(c.files, name)
+	if err != nil {
+		return nil, c.pathErr("open", name, err)
+	}
+	return b, nil
+}
+func (c *captureFS) Lock(...string) (func(), error)          { return func() {}, nil }
+func (c *captureFS) DidYouMean(name string, err error) error { return c.ws.DidYouMean(name, err) }
+func (c *captureFS) CheckWrite(string) error                 { return nil }
+func (c *captureFS) Begin() workspace.Txn                    { return &captureTxn{c} }
+func (c *captureFS) MkdirAll(string) error                   { return nil }
+func (c *captureFS) Move(from, to string) error {
+	return c.pathErr("rename", from, errors.ErrUnsupported)
+}
+func (c *captureFS) RemoveEmptyDirs([]string) ([]string, error) { return nil, nil }
+func (c *captureFS) Done()                                      {}
 
 func (c *captureFS) WriteFile(name string, parts [][]byte, _ workspace.WriteOptions) error {
 	c.out[name] = bytes.Join(parts, nil)
@@ -342,8 +395,7 @@ func (*captureTxn) Abort()                         {}
 // outcome writes the change's file as the workspace has it (with a changed
 // line, with CRLF endings), applies the patch as apply-patch does, and
 // returns what apply-patch would write and what was intended.
-func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got, want string, err error) {
-	t.Helper()
+func (c *captureFS) outcome(ch *change, f *form) (got, want string, err error) {
 	old, want := ch.old, ch.new
 	lines := ch.lines
 	if f.changed >= 0 {
@@ -354,14 +406,8 @@ func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got,
 	if ch.crlf {
 		old, want = strings.ReplaceAll(old, "\n", "\r\n"), strings.ReplaceAll(want, "\n", "\r\n")
 	}
-	p := filepath.Join(dir, filepath.FromSlash(ch.name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-		t.Fatal(err)
-	}
 	c.lastOld = old
-	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c.files[ch.name] = &fstest.MapFile{Data: []byte(old), Mode: 0o644}
 	text := f.render(ch.name)
 	pt, err := patchparse.Parse(text, patchparse.Options{Strip: patchparse.DefaultStrip})
 	if err != nil {
@@ -371,7 +417,6 @@ func (c *captureFS) outcome(t *testing.T, dir string, ch *change, f *form) (got,
 		return "", want, errMoved
 	}
 	c.out = map[string][]byte{}
-	defer c.FS.Done()
 	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
 		return "", want, err
 	}
