@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,21 +44,6 @@ func TestExecHostileCommand(t *testing.T) {
 			}
 		})
 	}
-}
-
-// testUser is a user an attack runs as: cred nil is the test's own.
-type testUser struct {
-	name string
-	cred *syscall.Credential
-}
-
-// testUsers are root and nobody when the tests run as root, else the
-// test's own user.
-func testUsers() []testUser {
-	if os.Geteuid() != 0 {
-		return []testUser{{"user", nil}}
-	}
-	return []testUser{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}}
 }
 
 func hostileRun(t *testing.T, bin, hostile, driver string, cred *syscall.Credential) {
@@ -290,55 +274,6 @@ func driverGuards(t *testing.T, bin, driver string) map[string]bool {
 	return g
 }
 
-var (
-	buildOnce        sync.Once
-	builtHunk, built string
-	buildErr         error
-)
-
-// buildHunk builds the real binary (and testdata/hostile) into a directory
-// every user can read.
-func buildHunk(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hunk-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		builtHunk, built = filepath.Join(dir, "hunk"), filepath.Join(dir, "hostile")
-		for _, b := range [][]string{{"-o", builtHunk, "."}, {"-o", built, "./testdata/hostile"}} {
-			c := exec.Command("go", append([]string{"build"}, b...)...)
-			c.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := c.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build %v: %v\n%s", b, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	if b := os.Getenv("HUNK_E2E_BINARY"); b != "" {
-		return b // another build of hunk (an older one, to see a test fail)
-	}
-	return builtHunk
-}
-
-func buildHostile(t *testing.T) string {
-	buildHunk(t)
-	return built
-}
-
-func copyFile(src, dst string, mode os.FileMode) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, b, mode)
-}
-
 // openPty returns a new pseudo-terminal's master and slave.
 func openPty(t *testing.T) (*os.File, *os.File) {
 	t.Helper()
@@ -461,7 +396,9 @@ func noContainer(t *testing.T, ws string) {
 // TestExecForkBombUnderProcessLimit: a fork bomb run by a user whose process
 // limit (RLIMIT_NPROC) hunk shares. hunk must keep supervising — no crash
 // for want of a thread —, stop the run at its timeout (124) and leave no
-// process behind.
+// process behind. The user is one of this run's own (loneUID): the limit
+// counts every process of a user, so as nobody the bomb would share it
+// with anything else nobody runs, another run of this test included.
 func TestExecForkBombUnderProcessLimit(t *testing.T) {
 	if os.Geteuid() != 0 {
 		sandboxtest.Skip(t, "needs root to run as another user (root is exempt from RLIMIT_NPROC)")
@@ -470,6 +407,7 @@ func TestExecForkBombUnderProcessLimit(t *testing.T) {
 		sandboxtest.Skip(t, "needs prlimit (util-linux)")
 	}
 	bin := buildHunk(t)
+	uid := loneUID()
 	for i, driver := range []string{"landlock", "bwrap"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
@@ -490,7 +428,7 @@ func TestExecForkBombUnderProcessLimit(t *testing.T) {
 			}
 			cmd := exec.Command("prlimit", "--nproc=300:300", bin, "-C", ws, "exec", "--driver", driver,
 				"--timeout", "5", "--max-output", "4K", "--", "sh", "./"+script)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65534}}
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + top}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
@@ -575,47 +513,4 @@ func TestApplyPatchKilledMidCommit(t *testing.T) {
 			restore()
 		}
 	}
-}
-
-// killPatch fills ws with n files and writes a Codex patch that updates a
-// third of them, deletes a third and adds as many: the large patch the
-// kill tests interrupt. It returns the patch file's path.
-func killPatch(t *testing.T, ws string, n int) string {
-	t.Helper()
-	var patch strings.Builder
-	patch.WriteString("*** Begin Patch\n")
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("f%03d.txt", i)
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("old %d\nkeep\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		switch i % 3 {
-		case 0:
-			fmt.Fprintf(&patch, "*** Update File: %s\n@@\n-old %d\n+new %d\n keep\n", name, i, i)
-		case 1:
-			fmt.Fprintf(&patch, "*** Delete File: %s\n", name)
-		case 2:
-			fmt.Fprintf(&patch, "*** Add File: added-%03d.txt\n+added %d\n", i, i)
-		}
-	}
-	patch.WriteString("*** End Patch\n")
-	pf := filepath.Join(t.TempDir(), "big.patch")
-	if err := os.WriteFile(pf, []byte(patch.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return pf
-}
-
-// treeContents maps every file below dir to its content.
-func treeContents(dir string) map[string]string {
-	m := map[string]string{}
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			rel, _ := filepath.Rel(dir, p)
-			m[rel] = string(b)
-		}
-		return nil
-	})
-	return m
 }

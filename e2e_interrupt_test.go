@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hunk-dev/hunk/internal/sandbox/docker"
-	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // TestExecInterruptKillsTheTree: hunk exec interrupted (SIGINT, SIGTERM,
@@ -64,48 +60,6 @@ func TestExecInterruptKillsTheTree(t *testing.T) {
 	}
 }
 
-// startReady starts cmd, a hunk exec whose command touches ready in the
-// workspace ws once it runs, and waits for that.
-func startReady(t *testing.T, cmd *exec.Cmd, ws string) {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(ws, "ready")); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// needDriver skips the test when the exec driver does not work here, and
-// fails it when HUNK_REQUIRE_DRIVERS names the driver (see driverCondition).
-func needDriver(t *testing.T, driver string) {
-	t.Helper()
-	ok, err := driverCondition("driver:" + driver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		sandboxtest.Skip(t, "driver %s does not work here", driver)
-	}
-	if driver == "docker" {
-		sandboxtest.DockerLock()
-		sandboxtest.TestImage(t, &docker.Docker{})
-	}
-}
-
-// marker is a sleep duration no other process uses: the test's own pid in it.
-func marker(kind, i int) string {
-	return fmt.Sprintf("737%d%d.%d", kind, os.Getpid(), i)
-}
-
 // waitExit waits for an interrupted hunk to exit: well within the grace
 // period it gives the command, plus the final kill.
 func waitExit(t *testing.T, cmd *exec.Cmd, what string) {
@@ -120,26 +74,6 @@ func waitExit(t *testing.T, cmd *exec.Cmd, what string) {
 	case <-time.After(15 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("%s: hunk did not exit", what)
-	}
-}
-
-// noProcs fails unless no process has one of args as an argument (waiting a
-// little for processes already killed to go).
-func noProcs(t *testing.T, args ...string) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		var found []string
-		for _, a := range args {
-			found = append(found, procsMatching(a)...)
-		}
-		if len(found) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left behind: %s", strings.Join(found, "; "))
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -21,7 +21,7 @@ func benchSession(b *testing.B) (*mcp.ClientSession, *os.Process, string) {
 	dir := b.TempDir()
 	src := strings.Repeat("line of a small source file\n", 40) + "value := 1\n"
 	os.WriteFile(filepath.Join(dir, "small.go"), []byte(src), 0o644)
-	bin := buildHunkB(b)
+	bin := buildHunk(b)
 	cmd := exec.Command(bin, "mcp", "-C", dir)
 	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
@@ -31,16 +31,6 @@ func benchSession(b *testing.B) (*mcp.ClientSession, *os.Process, string) {
 	}
 	b.Cleanup(func() { cs.Close() })
 	return cs, cmd.Process, dir
-}
-
-func buildHunkB(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "hunk")
-	c := exec.Command("go", "build", "-o", bin, ".")
-	c.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := c.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 func mustCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) {
@@ -81,7 +71,7 @@ func BenchmarkMCPRoundTrip(b *testing.B) {
 	})
 	b.Run("spawn-per-call-read", func(b *testing.B) {
 		_, _, dir := benchSession(b)
-		bin := buildHunkB(b)
+		bin := buildHunk(b)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			c := exec.Command(bin, "--json", "-C", dir, "read", "small.go")

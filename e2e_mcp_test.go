@@ -18,61 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
-
-// mcpSession starts the built hunk as `hunk mcp -C dir args...` and connects
-// the Go SDK's own client to it.
-func mcpSession(t *testing.T, dir string, roots []string, args ...string) *mcp.ClientSession {
-	t.Helper()
-	return mcpSessionEnv(t, dir, roots, nil, args...)
-}
-
-// mcpSessionEnv is mcpSession with env added to hunk's environment.
-func mcpSessionEnv(t *testing.T, dir string, roots []string, env []string, args ...string) *mcp.ClientSession {
-	t.Helper()
-	bin := buildHunk(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	for _, r := range roots {
-		//lint:ignore SA1019 roots are what a client of protocol 2025-11-25 sends; hunk honours them
-		client.AddRoots(&mcp.Root{URI: "file://" + r})
-	}
-	cmd := exec.Command(bin, append([]string{"mcp", "-C", dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), "HUNK_CONFIG=/dev/null"), env...)
-	cmd.Stderr = os.Stderr
-	var opts *mcp.ClientSessionOptions
-	if len(roots) > 0 {
-		// Roots are a feature of the protocol up to 2025-11-25 (2026-07-28
-		// deprecates them).
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-	}
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, string, map[string]any) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: protocol error: %v", name, err)
-	}
-	var text []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text = append(text, tc.Text)
-		}
-	}
-	sc, _ := res.StructuredContent.(map[string]any)
-	return res, strings.Join(text, "\n"), sc
-}
 
 // TestMCPGoClient drives hunk mcp with the Go SDK's client: the tool list
 // and its annotations, each tool called for real, and a failure as an
@@ -447,35 +394,6 @@ func TestMCPInspectorStrict(t *testing.T) {
 // mcpClientPackages are the npm packages of testdata/mcpclient the tests
 // run; a checkout that lacks one runs `npm ci` again.
 var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "openai", "@anthropic-ai/sdk", "typescript"}
-
-// installMCPClient runs `npm ci` in dir unless its packages are there already.
-func installMCPClient(dir string) error {
-	missing := false
-	for _, p := range mcpClientPackages {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(p), "package.json")); err != nil {
-			missing = true
-		}
-	}
-	if !missing {
-		return nil
-	}
-	return npmCI(dir)
-}
-
-// npmCI installs dir's npm packages as its lock file pins them.
-func npmCI(dir string) error {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("no %s here (apt-get install nodejs npm)", tool)
-		}
-	}
-	c := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	c.Dir = dir
-	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	return nil
-}
 
 // TestMCPBounds: hunk mcp stays bounded and responsive against a client
 // (or a model) that tries to wedge it: a FIFO as the target of every

@@ -230,26 +230,6 @@ func policyWorkspace(t *testing.T, files map[string]string) (top, ws string) {
 	return top, ws
 }
 
-// snapshotTree describes every entry under dir: name, mode, size,
-// modification time, link target.
-func snapshotTree(t *testing.T, dir string) string {
-	var b strings.Builder
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			fmt.Fprintf(&b, "%s: %v\n", p, err)
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		target, _ := os.Readlink(p)
-		fmt.Fprintf(&b, "%s %v %d %d %s\n", strings.TrimPrefix(p, dir), fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), target)
-		return nil
-	})
-	return b.String()
-}
-
 // TestOwnStateHidden: hunk's state — here the history, holding the old
 // content of a file the policy keeps from being read — is hidden from a
 // command under every driver, wherever it lies: outside the workspace (the

@@ -217,10 +217,3 @@ func raceRun(t *testing.T, bin, hostile, driver string, c raceCase) {
 		}
 	}
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}

@@ -34,10 +34,11 @@ import (
 )
 
 // TestMain registers the real main as the commands the scripts run: hunk, and
-// the Codex-compatible links apply_patch and applypatch.
+// the Codex-compatible links apply_patch and applypatch; and builds hunk once
+// for the tests that run a real binary (withBuild).
 func TestMain(m *testing.M) {
 	main := func() { os.Exit(cmd.Main(os.Args[1:])) }
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withBuild{m}, map[string]func(){
 		"hunk":          main,
 		"apply_patch":   main,
 		"applypatch":    main,
@@ -93,13 +94,15 @@ func scriptParams(dir string) testscript.Params {
 	}
 }
 
-// scriptCondition answers [root] (running as uid 0), [driver:NAME] (hunk
-// exec's driver NAME works here) and [docker] (a Docker engine and the test
-// image are there).
+// scriptCondition answers [root] (running as uid 0), [long] (long tests
+// asked for: HUNK_LONG_TESTS=1), [driver:NAME] (hunk exec's driver NAME
+// works here) and [docker] (a Docker engine and the test image are there).
 func scriptCondition(cond string) (bool, error) {
 	switch {
 	case cond == "root":
 		return os.Geteuid() == 0, nil
+	case cond == "long":
+		return longTests(), nil
 	case strings.HasPrefix(cond, "driver:"):
 		return driverCondition(cond)
 	case cond == "docker":
@@ -336,30 +339,6 @@ var (
 	driverWorks = map[string]error{}
 )
 
-// driverCondition answers [driver:NAME]: the exec driver NAME works here. A
-// driver named in HUNK_REQUIRE_DRIVERS (comma-separated; CI sets it) that
-// does not work is an error, which fails the script instead of skipping it.
-func driverCondition(cond string) (bool, error) {
-	_, name, _ := strings.Cut(cond, ":")
-	driverMu.Lock()
-	defer driverMu.Unlock()
-	err, ok := driverWorks[name]
-	if !ok {
-		err = probeDriver(name)
-		driverWorks[name] = err
-	}
-	if err == nil {
-		return true, nil
-	}
-	for _, r := range strings.Split(os.Getenv("HUNK_REQUIRE_DRIVERS"), ",") {
-		if strings.TrimSpace(r) == name {
-			return false, fmt.Errorf("driver %s is required (HUNK_REQUIRE_DRIVERS) but does not work here: %v", name, err)
-		}
-	}
-	sandboxtest.NoteSkip("scripts that need driver "+name, err.Error())
-	return false, nil
-}
-
 // listen tcp VAR: listen on 127.0.0.1 (a free port, put in VAR), accepting
 // and closing connections until the script ends.
 // listen unix VAR: the same on a new unix socket under /run (root only), its
@@ -403,40 +382,6 @@ func cmdNoproc(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("processes still running: %s", strings.Join(found, "; "))
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func procsMatching(s string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && bytes.Contains(append([]byte{0}, b...), []byte("\x00"+s+"\x00")) {
-			out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
-		}
-	}
-	return out
-}
-
-// acceptAndClose accepts connections on ln and closes them, until ln is
-// closed.
-func acceptAndClose(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		c.Close()
 	}
 }
 
