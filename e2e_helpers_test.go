@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Helpers the end-to-end tests share: the binary built once (TestMain), the
