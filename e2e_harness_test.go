@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -32,17 +33,36 @@ import (
 type harnessStep struct {
 	tool string
 	args map[string]any
+	// from, when set, makes the arguments from the results the model
+	// read so far (step -> text): a call that uses an earlier answer.
+	from func(results map[int]string) map[string]any
 }
 
 // harnessScript is what both harnesses are made to do: read a file, edit
 // it, apply a two-file patch, run a command, and make an edit that fails.
 var harnessScript = []harnessStep{
-	{"read", map[string]any{"path": "notes.txt"}},
-	{"edit", map[string]any{"path": "notes.txt", "oldText": "beta", "newText": "BETA"}},
-	{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: src/a.txt\n@@\n-a1\n+A1\n*** Add File: src/c.txt\n+c1\n*** End Patch\n"}},
-	{"exec", map[string]any{"command": "cat src/c.txt; echo done >&2"}},
-	{"edit", map[string]any{"path": "notes.txt", "oldText": "gamma", "newText": "GAMMA"}},
+	{tool: "read", args: map[string]any{"path": "notes.txt"}},
+	{tool: "edit", args: map[string]any{"path": "notes.txt", "oldText": "beta", "newText": "BETA"}},
+	{tool: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Update File: src/a.txt\n@@\n-a1\n+A1\n*** Add File: src/c.txt\n+c1\n*** End Patch\n"}},
+	{tool: "exec", args: map[string]any{"command": "cat src/c.txt; echo done >&2"}},
+	{tool: "edit", args: map[string]any{"path": "notes.txt", "oldText": "gamma", "newText": "GAMMA"}},
+	// A test suite's worth of output (2 MB), then 40 KB: each must reach the
+	// model whole and bounded — the exit status, a head and a tail of each
+	// stream, the marker — and the rest be read through hunk's read.
+	{tool: "exec", args: map[string]any{"command": "seq 1 300000; echo tail-err >&2; exit 3"}},
+	{tool: "exec", args: map[string]any{"command": "seq 1 8000"}},
+	{tool: "read", from: func(results map[int]string) map[string]any {
+		m := outputRef.FindStringSubmatch(results[5])
+		if m == nil {
+			return map[string]any{"execOutput": "missing/stdout"}
+		}
+		return map[string]any{"execOutput": m[1] + "/stdout", "offset": 1041, "limit": 2}
+	}},
 }
+
+// outputRef finds the stored output an exec result names, in the text the
+// model read (as it is, or quoted once more inside JSON).
+var outputRef = regexp.MustCompile(`execOutput\\?": ?\\?"([0-9a-f]{8})/stdout`)
 
 // mockModel is the scripted model API.
 type mockModel struct {
@@ -100,7 +120,13 @@ func (m *mockModel) next(names []string, step int) (name, args string, ok bool) 
 	m.mu.Lock()
 	m.toolSeen = true
 	m.mu.Unlock()
-	b, _ := json.Marshal(m.script[step].args)
+	a := m.script[step].args
+	if from := m.script[step].from; from != nil {
+		m.mu.Lock()
+		a = from(m.results)
+		m.mu.Unlock()
+	}
+	b, _ := json.Marshal(a)
 	return name, string(b), true
 }
 
@@ -468,6 +494,10 @@ func checkHarnessRun(t *testing.T, m *mockModel, ws, log string) {
 		{2, []string{"src/a.txt", "src/c.txt"}, false},     // the patch's summary
 		{3, []string{"c1", "done", "Exit code: 0"}, false}, // the command's output
 		{4, []string{"NO_MATCH", "hint:"}, true},           // the failing edit, with its hint
+		// The 2 MB and the 40 KB outputs: exit status, head, marker, tail.
+		{5, []string{"Exit code: 3", "\n1\n2\n3\n", "left out", "execOutput", "\n300000\n", "tail-err"}, false},
+		{6, []string{"Exit code: 0", "\n1\n2\n3\n", "left out", "\n8000\n"}, false},
+		{7, []string{"1041", "1042"}, false}, // what was left out, read through hunk's read
 	}
 	for _, e := range expect {
 		got, ok := m.results[e.step]
@@ -475,8 +505,15 @@ func checkHarnessRun(t *testing.T, m *mockModel, ws, log string) {
 			t.Errorf("step %d (%s): no result came back to the model\n%s", e.step, m.script[e.step].tool, log)
 			continue
 		}
+		t.Logf("step %d (%s): the model read %d characters", e.step, m.script[e.step].tool, len(got))
+		if len(got) > 40000 {
+			t.Errorf("step %d (%s): the model read %d characters: a harness sets a result this long aside", e.step, m.script[e.step].tool, len(got))
+		}
+		// Both harnesses hand the model the structured content as JSON:
+		// its text with its line breaks escaped, as the model reads them.
+		plain := strings.ReplaceAll(got, `\n`, "\n")
 		for _, s := range e.has {
-			if !strings.Contains(got, s) {
+			if !strings.Contains(got, s) && !strings.Contains(plain, s) {
 				t.Errorf("step %d (%s): the model read %q, which lacks %q", e.step, m.script[e.step].tool, got, s)
 			}
 		}

@@ -103,7 +103,7 @@ func TestMCPGoClient(t *testing.T) {
 		sandboxtest.Skip(t, "exec over MCP: no landlock driver here (%v)", err)
 	}
 	res, text, sc = callTool(t, cs, "exec", map[string]any{"command": "cat sub/b.txt; echo err >&2; exit 3"})
-	if res.IsError || sc["exitCode"] != float64(3) || sc["stdout"] != "wasp\n" || !strings.Contains(text, "Exit code: 3") {
+	if res.IsError || sc["exitCode"] != float64(3) || sc["stdoutBytes"] != float64(5) || sc["stdout"] != nil || text != "Exit code: 3\nwasp\nerr\nExit code: 3" {
 		t.Errorf("exec: %q %v", text, sc)
 	}
 	_, _, sc = callTool(t, cs, "exec", map[string]any{"command": "exec 3<>/dev/tcp/127.0.0.1/1 2>&1; echo $?", "timeoutSeconds": 30})

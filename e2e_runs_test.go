@@ -154,8 +154,8 @@ func TestExecConcurrentCalls(t *testing.T) {
 					continue
 				}
 				r := m.Result
-				if r.IsError || r.SC["exitCode"] != float64(0) || r.SC["driver"] != c.driver || r.SC["stdout"] != fmt.Sprintf("run-%d\n", m.ID) {
-					t.Errorf("call %d: isError %v, exit %v, driver %v, stdout %q, stderr %q", m.ID, r.IsError, r.SC["exitCode"], r.SC["driver"], r.SC["stdout"], r.SC["stderr"])
+				if r.IsError || r.SC["exitCode"] != float64(0) || r.SC["driver"] != c.driver || r.SC["content"] != fmt.Sprintf("Exit code: 0\nrun-%d\nExit code: 0", m.ID) {
+					t.Errorf("call %d: isError %v, exit %v, driver %v, text %q", m.ID, r.IsError, r.SC["exitCode"], r.SC["driver"], r.SC["content"])
 					continue
 				}
 				got[m.ID] = true

@@ -87,6 +87,7 @@ func scriptParams(dir string) testscript.Params {
 			"bytes":     cmdBytes,
 			"putbytes":  cmdPutbytes,
 			"jsonenv":   cmdJSONenv,
+			"jsonmax":   cmdJSONmax,
 			"islink":    cmdIslink,
 			"listen":    cmdListen,
 			"noproc":    cmdNoproc,
@@ -465,30 +466,81 @@ func requiredDriver(name string) bool { return sandboxtest.Required("HUNK_REQUIR
 // array indexes, e.g. details.operations.0.id) of the last command's
 // stdout, a JSON document.
 func cmdJSONenv(ts *testscript.TestScript, neg bool, args []string) {
+	id := ""
+	if len(args) > 2 && args[0] == "-id" {
+		id, args = args[1], args[2:]
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: jsonenv VAR PATH")
+		ts.Fatalf("usage: jsonenv [-id N] VAR PATH")
+	}
+	v := jsonAt(ts, id, args[1])
+	s, ok := v.(string)
+	if !ok {
+		ts.Fatalf("%s is %v, not a string", args[1], v)
+	}
+	ts.Setenv(args[0], s)
+}
+
+// cmdJSONmax: jsonmax [-id N] PATH MAX — the JSON at PATH of stdout (of
+// its JSON-RPC message with id N, when stdout is JSON lines; PATH "." the
+// whole message) is at most MAX bytes long, as JSON text: what a harness
+// counts.
+func cmdJSONmax(ts *testscript.TestScript, neg bool, args []string) {
+	id := ""
+	if len(args) > 2 && args[0] == "-id" {
+		id, args = args[1], args[2:]
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonmax [-id N] PATH MAX")
+	}
+	most, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("MAX %q: %v", args[1], err)
+	}
+	b, _ := json.Marshal(jsonAt(ts, id, args[0]))
+	if over := len(b) > most; over != neg {
+		ts.Fatalf("%s is %d bytes (want %s %d)", args[0], len(b), map[bool]string{false: "at most", true: "more than"}[neg], most)
+	}
+}
+
+// jsonAt is the value at path (keys and indexes joined by ".", "." the
+// whole) of stdout, or of its line holding the JSON-RPC message with id
+// ("" all of stdout).
+func jsonAt(ts *testscript.TestScript, id, path string) any {
+	text := ts.ReadFile("stdout")
+	if id != "" {
+		found := false
+		for _, l := range strings.Split(text, "\n") {
+			var m struct{ ID json.RawMessage }
+			if json.Unmarshal([]byte(l), &m) == nil && string(m.ID) == id {
+				text, found = l, true
+				break
+			}
+		}
+		if !found {
+			ts.Fatalf("stdout has no message with id %s", id)
+		}
 	}
 	var v any
-	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		ts.Fatalf("stdout is not JSON: %v", err)
 	}
-	for _, k := range strings.Split(args[1], ".") {
+	if path == "." {
+		return v
+	}
+	for _, k := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[k]
 		case []any:
 			i, err := strconv.Atoi(k)
 			if err != nil || i < 0 || i >= len(x) {
-				ts.Fatalf("%s: no index %s", args[1], k)
+				ts.Fatalf("%s: no index %s", path, k)
 			}
 			v = x[i]
 		default:
-			ts.Fatalf("%s: nothing at %s", args[1], k)
+			ts.Fatalf("%s: nothing at %s", path, k)
 		}
 	}
-	s, ok := v.(string)
-	if !ok {
-		ts.Fatalf("%s is %v, not a string", args[1], v)
-	}
-	ts.Setenv(args[0], s)
+	return v
 }

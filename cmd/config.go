@@ -90,11 +90,13 @@ type ExecConfig struct {
 	Pids      int
 	CPUs      float64
 	MaxOutput string
-	KeepWarm  bool
-	Caches    bool
-	GitWrite  bool
-	Record    bool
-	Idle      time.Duration
+	// ShowOutput is what a model's result shows of each stream.
+	ShowOutput string
+	KeepWarm   bool
+	Caches     bool
+	GitWrite   bool
+	Record     bool
+	Idle       time.Duration
 }
 
 // defaults are the values used when no flag, variable or file sets a key.
@@ -267,18 +269,19 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		Edit:    EditConfig{MaxBytes: i64("edit.max-bytes")},
 		Patch:   PatchConfig{Compat: str("apply-patch.compat"), Strict: boolean("apply-patch.strict"), MaxBytes: i64("apply-patch.max-bytes")},
 		Exec: ExecConfig{
-			Driver:    str("exec.driver"),
-			Image:     str("exec.image"),
-			Timeout:   dur("exec.timeout"),
-			Memory:    str("exec.memory"),
-			Pids:      int(i64("exec.pids")),
-			CPUs:      f64("exec.cpus"),
-			MaxOutput: str("exec.max-output"),
-			KeepWarm:  boolean("exec.keep-warm"),
-			Caches:    boolean("exec.caches"),
-			GitWrite:  boolean("exec.git-write"),
-			Record:    boolean("exec.record"),
-			Idle:      dur("exec.idle"),
+			Driver:     str("exec.driver"),
+			Image:      str("exec.image"),
+			Timeout:    dur("exec.timeout"),
+			Memory:     str("exec.memory"),
+			Pids:       int(i64("exec.pids")),
+			CPUs:       f64("exec.cpus"),
+			MaxOutput:  str("exec.max-output"),
+			ShowOutput: str("exec.show-output"),
+			KeepWarm:   boolean("exec.keep-warm"),
+			Caches:     boolean("exec.caches"),
+			GitWrite:   boolean("exec.git-write"),
+			Record:     boolean("exec.record"),
+			Idle:       dur("exec.idle"),
 		},
 	}
 	if len(errs) > 0 {

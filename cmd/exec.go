@@ -137,6 +137,12 @@ func (a *App) execLimits() (ops.ExecLimits, error) {
 	if p.MaxOutput, err = parseSize(cfg.MaxOutput); err != nil {
 		return p, result.Usagef("--max-output %q: %v", cfg.MaxOutput, err).WithHint("sizes look like 1MiB, 64K or 65536 (flag --max-output, config exec.max-output)")
 	}
+	if p.Shown, err = parseSize(cfg.ShowOutput); err != nil {
+		return p, result.Usagef("exec.show-output %q: %v", cfg.ShowOutput, err).WithHint("sizes look like 8KiB, 16K or 8192 (exec --show-output, mcp and call --max-output, config exec.show-output)")
+	}
+	if p.Shown == 0 {
+		p.Shown = -1 // 0: all of it
+	}
 	return p, nil
 }
 

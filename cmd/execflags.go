@@ -20,6 +20,11 @@ type execFlag struct {
 	help, agentHelp string
 }
 
+// agentNames are the flags named otherwise on `hunk mcp` and `hunk call`:
+// there a result is what the model sees, so what it shows of the output
+// is their --max-output (what exec keeps is the configuration's).
+var agentNames = map[string]string{"show-output": "max-output"}
+
 var execFlags = []execFlag{
 	{"timeout", "exec.timeout", 120 * time.Second,
 		"kill the whole process tree after this long, e.g. 30 (seconds), 10m (exit 124); 0 for none",
@@ -28,6 +33,9 @@ var execFlags = []execFlag{
 	{"pids", "exec.pids", 0, "maximum number of processes and threads (default 4096 under docker and cgroup v2)", ""},
 	{"cpus", "exec.cpus", 0.0, "CPU quota in cores, e.g. 1.5", ""},
 	{"max-output", "exec.max-output", "1MiB", "bytes kept of each of stdout and stderr (head and tail); 0 for all", ""},
+	{"show-output", "exec.show-output", "8KiB",
+		"bytes of each of stdout and stderr --json's text shows a model (head and tail; the rest is kept for hunk read --exec-output); 0 for all",
+		"bytes of each of stdout and stderr an exec result shows the model (head and tail; the rest is kept for read's execOutput), and the most a call's maxOutput may ask; 0 for all"},
 	{"driver", "exec.driver", "auto", "sandbox driver: auto, bwrap, landlock, docker or none",
 		"exec's sandbox driver: auto, bwrap, landlock, docker or none"},
 	{"image", "exec.image", "", "container image (docker driver)", ""},
@@ -47,27 +55,30 @@ var execFlags = []execFlag{
 // bound to its config key.
 func addExecFlags(f *pflag.FlagSet, agent bool) {
 	for _, x := range execFlags {
-		help := x.help
+		help, name := x.help, x.name
 		if agent {
 			if help = x.agentHelp; help == "" {
 				continue
 			}
+			if n := agentNames[name]; n != "" {
+				name = n
+			}
 		}
 		switch d := x.def.(type) {
 		case time.Duration:
-			f.Var(newDurationFlag(d), x.name, help)
+			f.Var(newDurationFlag(d), name, help)
 		case string:
-			f.String(x.name, d, help)
+			f.String(name, d, help)
 		case int:
-			f.Int(x.name, d, help)
+			f.Int(name, d, help)
 		case float64:
-			f.Float64(x.name, d, help)
+			f.Float64(name, d, help)
 		case bool:
-			f.Bool(x.name, d, help)
+			f.Bool(name, d, help)
 		default:
 			panic(fmt.Sprintf("exec flag %s: default of type %T", x.name, d))
 		}
-		configKey(f, x.name, x.key)
+		configKey(f, name, x.key)
 	}
 }
 

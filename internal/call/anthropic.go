@@ -80,7 +80,7 @@ func bash(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	if err != nil {
 		return anthropicFail(e, err), true
 	}
-	text := outputText(d)
+	text := outputText(s, d)
 	if out.Failure != nil {
 		text += "\n" + out.Failure.Msg
 	}

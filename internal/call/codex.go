@@ -3,8 +3,8 @@ package call
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
@@ -100,7 +100,7 @@ func shellText(ctx context.Context, s *tools.Session, x tools.ExecInput) (string
 	if err != nil {
 		return codexExecOutput(say(err), result.ExitCode(err), 0), true
 	}
-	text := outputText(d)
+	text := outputText(s, d)
 	if out.Failure != nil {
 		text += out.Failure.Msg + "\n"
 	}
@@ -108,16 +108,10 @@ func shellText(ctx context.Context, s *tools.Session, x tools.ExecInput) (string
 }
 
 // outputText is a command's stdout followed by its stderr, on a line of
-// their own.
-func outputText(d *ops.ExecDetails) string {
-	text := d.Stdout
-	if d.Stderr != "" {
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		text += d.Stderr
-	}
-	return text
+// their own, each cut to what the session shows a model (the shell's
+// model sees what was left out, and how to narrow the command).
+func outputText(s *tools.Session, d *ops.ExecDetails) string {
+	return execrun.StreamsText(d, int(s.Exec.Shown), "", execrun.ShellRefer)
 }
 
 // codexExecOutput is Codex's JSON rendering of a command's result.

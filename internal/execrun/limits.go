@@ -40,6 +40,10 @@ type Limits struct {
 	CPUs   float64
 	// MaxOutput bounds each captured stream (0: all).
 	MaxOutput int64
+	// Shown bounds what a result's text shows a model of each stream,
+	// head and tail (0: DefaultShown; negative: all); the rest is kept
+	// for the read tool (ForModel). For a tool call, the most it may ask.
+	Shown int64
 	// Docker only.
 	Image    string
 	Pull     bool

@@ -29,6 +29,9 @@ type Details struct {
 	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
 	// OpID is the history's id of what a recorded command changed.
 	OpID string `json:"opId,omitempty" jsonschema:"with exec --record: the id in the history of what the command changed (hunk undo takes it back)"`
+	// OutputID names the captured streams kept because the result's text
+	// left part of them out.
+	OutputID string `json:"outputId,omitempty" jsonschema:"the text left part of the output out: read it whole with read's execOutput (ID/stdout, ID/stderr)"`
 }
 
 // Reported is a run's report: its text for a model (output, what stopped
@@ -38,6 +41,7 @@ type Reported struct {
 	Text    string
 	Details *Details
 	Note    string
+	Hint    string
 	Code    result.Code
 	// StartNote is why the command could not start, as a shell says it
 	// (it is in Text and Details.Stderr already).
@@ -96,7 +100,7 @@ func Report(l Limits, r sandbox.Result, in *interrupt.Interrupted, hint string) 
 		b.WriteString("hint: " + hint + "\n")
 	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	return Reported{Text: b.String(), Details: details, Note: note, Code: code, StartNote: startNote}
+	return Reported{Text: b.String(), Details: details, Note: note, Hint: hint, Code: code, StartNote: startNote}
 }
 
 // seconds formats d as the contract's "N seconds" ("1 second").
@@ -106,4 +110,30 @@ func seconds(d time.Duration) string {
 		return n + " second"
 	}
 	return n + " seconds"
+}
+
+// ToolDetails are a run's facts as a tool call's result carries them (MCP's
+// structuredContent): Details without the streams, which the result's text
+// shows cut to size (ForModel) — a harness that forwards this object gets
+// the output once, bounded — and read's execOutput pages through whole.
+type ToolDetails struct {
+	ExitCode      int      `json:"exitCode" jsonschema:"the command's exit code"`
+	StdoutBytes   int      `json:"stdoutBytes" jsonschema:"bytes of standard output captured (the text shows its head and tail)"`
+	StderrBytes   int      `json:"stderrBytes" jsonschema:"bytes of standard error captured"`
+	OutputID      string   `json:"outputId,omitempty" jsonschema:"the text left part of the output out: read it whole with read's execOutput (ID/stdout, ID/stderr)"`
+	TimedOut      bool     `json:"timedOut" jsonschema:"killed at the timeout"`
+	Truncated     bool     `json:"truncated" jsonschema:"hunk kept only the head and tail of a stream (exec.max-output)"`
+	DurationMs    int64    `json:"durationMs" jsonschema:"run time in milliseconds"`
+	Driver        string   `json:"driver" jsonschema:"the sandbox driver that ran it"`
+	Fallback      string   `json:"fallback,omitempty" jsonschema:"under driver auto: the drivers tried first that could not start the sandbox, and why"`
+	OOMKilled     bool     `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
+	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
+	OpID          string   `json:"opId,omitempty" jsonschema:"with record on: the id in the history of what the command changed (undo takes it back)"`
+}
+
+// Tool is d as a tool call's result carries it.
+func (d *Details) Tool() *ToolDetails {
+	return &ToolDetails{ExitCode: d.ExitCode, StdoutBytes: len(d.Stdout), StderrBytes: len(d.Stderr), OutputID: d.OutputID,
+		TimedOut: d.TimedOut, Truncated: d.Truncated, DurationMs: d.DurationMs, Driver: d.Driver, Fallback: d.Fallback,
+		OOMKilled: d.OOMKilled, NewRepository: d.NewRepository, OpID: d.OpID}
 }

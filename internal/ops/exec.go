@@ -33,6 +33,8 @@ type ExecRequest struct {
 	// Ready, when set, is closed once an interrupt would reach the command
 	// (hunk's signal handlers are in place).
 	Ready <-chan struct{} `json:"-"`
+	// Refer says how the surface reads a stored output (nil: hunk read's).
+	Refer execrun.Refer `json:"-"`
 }
 
 // ExecLimits are exec's settings (execrun.Limits): the driver, what the
@@ -117,7 +119,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	if hint == "" {
 		hint = execrun.Hint(req.ExecLimits, r, run.GitProtected, run.Path)
 	}
-	out, details := execOutput(req, r, in, hint)
+	out, details := execOutput(env, req, r, in, hint)
 	details.OpID = opID
 	report(env, out, details, run, r, req.Driver)
 	return out, details, nil
@@ -176,8 +178,11 @@ const slowFirstRun = 3 * time.Second
 
 // execOutput is the result of a command that ran (execrun.Report), a
 // failure for timeouts, interrupts and the memory limit.
-func execOutput(req ExecRequest, r sandbox.Result, in *interrupt.Interrupted, hint string) (*Output, *ExecDetails) {
+func execOutput(env *Env, req ExecRequest, r sandbox.Result, in *interrupt.Interrupted, hint string) (*Output, *ExecDetails) {
 	rep := execrun.Report(req.ExecLimits, r, in, hint)
+	if env.ToolResult || env.Agent { // a model reads the text: sized for it
+		rep.Text = execrun.ForModel(env.Workspace, rep, req.Shown, req.Refer)
+	}
 	out := &Output{Text: rep.Text, Details: rep.Details, ExitCode: r.ExitCode, Message: rep.Note, Hint: hint, Stderr: rep.StartNote}
 	if rep.Code != "" {
 		out.Failure = result.Errorf(rep.Code, "%s", rep.Note)

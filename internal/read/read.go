@@ -166,7 +166,7 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 		return readImage(ws, name, format, io.MultiReader(bytes.NewReader(head), f), opt)
 	}
 	if textfile.IsBinary(head) {
-		return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte at offset %d", bytes.IndexByte(head, 0)))
+		return nil, binaryErr(ws.Display(name), fmt.Sprintf("NUL byte at offset %d", bytes.IndexByte(head, 0)))
 	}
 	return readText(ws, name, io.MultiReader(bytes.NewReader(head), f), fi.Size(), opt)
 }
@@ -176,14 +176,23 @@ func Read(ws *workspace.Workspace, path string, opt Options) (*Result, error) {
 const sniffLen = 8000
 
 // binaryErr refuses a file with a NUL byte; where says where it is.
-func binaryErr(ws *workspace.Workspace, name string, where string) *result.Error {
-	return result.Errorf(result.BinaryFile, "%s: binary file (%s); refusing to show it as text", ws.Display(name), where).
-		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd " + ws.Display(name) + " | head)").
-		At(ws.Display(name))
+func binaryErr(disp string, where string) *result.Error {
+	return result.Errorf(result.BinaryFile, "%s: binary file (%s); refusing to show it as text", disp, where).
+		WithHint("images (PNG, JPEG, GIF, WebP) are shown; other binary files need a hex dump (e.g. xxd " + disp + " | head)").
+		At(disp)
 }
 
 func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt Options) (*Result, error) {
-	disp := ws.Display(name)
+	return ReadText(ws.Display(name), r, size, opt, func(err error) error { return ws.Error(name, err) })
+}
+
+// ReadText pages through r, a text of size bytes (a hint; -1 unknown)
+// shown as disp; ioErr says a read error. Text that is not a file of the
+// workspace (a stored exec output) is paged as a file is.
+func ReadText(disp string, r io.Reader, size int64, opt Options, ioErr func(error) error) (*Result, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	p, err := ReadPage(r, PageOptions{Offset: opt.Offset, Column: opt.Column, Limit: opt.Limit, MaxBytes: opt.MaxBytes, SizeHint: size})
 	switch {
 	case errors.Is(err, ErrOffsetPastEnd):
@@ -198,7 +207,7 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 			WithHint(fmt.Sprintf("use a --column from 1 to %d, or --offset %d alone", max(p.LineLen, 1), opt.Offset)).
 			WithDetail("totalLines", p.TotalLines).At(disp)
 	case err != nil:
-		return nil, ws.Error(name, err)
+		return nil, ioErr(err)
 	}
 	d := &TextDetails{
 		Path: disp, Type: "text", TotalLines: p.TotalLines, NextOffset: p.NextOffset,
@@ -223,7 +232,7 @@ func readText(ws *workspace.Workspace, name string, r io.Reader, size int64, opt
 	b.Grow(n)
 	for _, l := range p.Lines {
 		if bytes.IndexByte(l.Text, 0) >= 0 {
-			return nil, binaryErr(ws, name, fmt.Sprintf("NUL byte in line %d", l.No)).WithDetail("line", l.No)
+			return nil, binaryErr(disp, fmt.Sprintf("NUL byte in line %d", l.No)).WithDetail("line", l.No)
 		}
 		if opt.LineNumbers {
 			fmt.Fprintf(&b, "%d\t", l.No)

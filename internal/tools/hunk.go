@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/read"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -17,6 +20,7 @@ type ExecInput struct {
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"working directory inside the workspace (default: the workspace root)"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"environment variables to set for the command"`
 	TimeoutSeconds float64           `json:"timeoutSeconds,omitempty" jsonschema:"kill the command and everything it started after this many seconds (default and most: the server's timeout)"`
+	MaxOutput      int               `json:"maxOutput,omitempty" jsonschema:"most bytes of each of stdout and stderr the result shows, head and tail (default and most: the server's); read's execOutput pages through the rest"`
 }
 
 // Hunk is hunk's own tool set: apply_patch, read, write, edit and exec.
@@ -39,11 +43,12 @@ func Hunk(network bool) Set {
 			Name:  "read",
 			Title: "Read a file",
 			Description: "Read a page of a text file (up to 2000 lines or 50 KB; the result says how to continue), list a directory, " +
-				"or view an image (PNG, JPEG, GIF, WebP). details.sha256 is the file's hash, for write and edit's ifMatch.",
+				"or view an image (PNG, JPEG, GIF, WebP). details.sha256 is the file's hash, for write and edit's ifMatch. " +
+				"With execOutput instead of path, page through the output of an exec whose result left part of it out.",
 			Input:    schemaFor[ops.ReadRequest](),
 			Output:   output(detailsOf[read.TextDetails](), detailsOf[read.DirDetails](), detailsOf[read.ImageDetails]()),
 			ReadOnly: true, Idempotent: true,
-			run: runs("read", ops.Read, "path"),
+			run: runs("read", ops.Read),
 		},
 		{
 			Name:  "write",
@@ -82,17 +87,20 @@ func Hunk(network bool) Set {
 			Name:  "exec",
 			Title: "Run a command",
 			Description: "Run a command in a sandbox over the workspace: the workspace is writable, the rest of the filesystem " +
-				"read-only or hidden, credentials hidden" + networkNote(network) + ". Returns the exit code and the output " +
-				"(long output keeps its head and tail).",
+				"read-only or hidden, credentials hidden" + networkNote(network) + ". Returns the exit code and the output; " +
+				"long output shows its head and tail, and the result says how to read the rest (read with execOutput).",
 			Input:       schemaFor[ExecInput](),
-			Output:      output(detailsOf[ops.ExecDetails]()),
+			Output:      output(detailsOf[execrun.ToolDetails]()),
 			Destructive: true, OpenWorld: network,
 			run: func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var in ExecInput
 				if err := decode("exec", args, &in); err != nil {
 					return nil, err
 				}
-				out, _, err := s.RunExec(ctx, in)
+				out, d, err := s.RunExec(ctx, in)
+				if err == nil {
+					out.Details = d.Tool() // the streams once, in the text
+				}
 				return out, err
 			},
 		},
@@ -109,7 +117,17 @@ func networkNote(network bool) string {
 // RunExec runs a call's command under the session's policy; the details
 // are the Output's, as their type.
 func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
-	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready}
+	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready, Refer: readOutput}
+	if in.MaxOutput < 0 {
+		return nil, nil, result.Usagef("exec: maxOutput must not be negative")
+	}
+	if in.MaxOutput > 0 {
+		if most := shownMost(s.Exec.Shown); int64(in.MaxOutput) > most {
+			return nil, nil, result.Errorf(result.InvalidArgument, "exec: maxOutput %d is over this server's limit of %d bytes", in.MaxOutput, most).
+				WithHint("ask for at most the limit, and read the rest with read's execOutput; the person running hunk sets it (--max-output)")
+		}
+		req.Shown = int64(in.MaxOutput)
+	}
 	if in.TimeoutSeconds < 0 {
 		return nil, nil, result.Usagef("exec: timeoutSeconds must not be negative")
 	}
@@ -124,6 +142,26 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 	env := *s.Env
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
 	return ops.ExecDetailed(ctx, &env, req)
+}
+
+// shownMost is the most of each stream a call may ask to be shown: the
+// server's setting (0: execrun.DefaultShown; negative: no bound).
+func shownMost(shown int64) int64 {
+	switch {
+	case shown == 0:
+		return execrun.DefaultShown
+	case shown < 0:
+		return math.MaxInt64
+	}
+	return shown
+}
+
+// readOutput is how a tool call reads a stored exec output: the read tool.
+func readOutput(id, stream string, offset int) string {
+	if id == "" {
+		return ""
+	}
+	return fmt.Sprintf(`read them: read {"execOutput": "%s/%s", "offset": %d}`, id, stream, offset)
 }
 
 // Insert is edit's insert as a tool: text after line N (0: the start).

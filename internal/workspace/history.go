@@ -47,12 +47,8 @@ func (w *Workspace) History() (*history.Store, error) {
 		case w.opts.History.Off:
 			w.histErr = errors.New("history is off")
 			return
-		case w.stateBase == "":
-			w.histErr = errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
-			return
 		}
-		rel := append([]string{"hunk", "history"}, w.stateRel[len(w.stateRel)-1])
-		dir, err := PrivateDir(w.stateBase, rel...)
+		dir, err := w.StateDir("history")
 		if err != nil {
 			w.histErr = err
 			return
@@ -60,6 +56,15 @@ func (w *Workspace) History() (*history.Store, error) {
 		w.hist, w.histErr = history.Open(dir, w.HistoryLimit(), w.holdsPost)
 	})
 	return w.hist, w.histErr
+}
+
+// StateDir is this workspace's private directory of kind ("history",
+// "output") in hunk's state, made when missing, or why there is none.
+func (w *Workspace) StateDir(kind string) (string, error) {
+	if w.stateBase == "" {
+		return "", errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
+	}
+	return PrivateDir(w.stateBase, "hunk", kind, w.stateRel[len(w.stateRel)-1])
 }
 
 // HistoryLimit is what the history keeps.

@@ -44,7 +44,7 @@ check(!r.isError && text(r).includes("A c.txt"), `apply_patch: ${JSON.stringify(
 r = await c.callTool({ name: "read", arguments: { path: "/etc/passwd" } });
 check(r.isError && r.structuredContent.code === "OUTSIDE_WORKSPACE", `read outside: ${JSON.stringify(r)}`);
 r = await c.callTool({ name: "exec", arguments: { command: "cat c.txt; exit 4" } });
-check(r.structuredContent.exitCode === 4 && r.structuredContent.stdout === "sea\n", `exec: ${JSON.stringify(r)}`);
+check(r.structuredContent.exitCode === 4 && r.structuredContent.content === "Exit code: 4\nsea\nExit code: 4" && r.structuredContent.stdout === undefined, `exec: ${JSON.stringify(r)}`);
 await c.close();
 
 const f = await session(["--tools", "filesystem"]);
