@@ -59,7 +59,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	var set tools.Set
 	switch o.Tools {
 	case "hunk", "":
-		set = tools.Hunk(o.Network)
+		set = tools.Hunk(o.Network).WithLimits(limits.Timeout, limits.Shown)
 	case "filesystem":
 		set = tools.Filesystem()
 	default:

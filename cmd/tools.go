@@ -53,7 +53,11 @@ func toolsRun(app *App, o *toolsOptions) error {
 	var s tools.Set
 	switch o.Set {
 	case "hunk":
-		s = tools.Hunk(o.Network)
+		limits, err := app.execLimits()
+		if err != nil {
+			return err
+		}
+		s = tools.Hunk(o.Network).WithLimits(limits.Timeout, limits.Shown)
 	case "filesystem":
 		s = tools.Filesystem()
 	default:

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/policy"
@@ -264,17 +265,47 @@ func TestRecordBounded(t *testing.T) {
 
 func TestHint(t *testing.T) {
 	notFound := sandbox.Result{ExitCode: 127, NotStarted: "cargo: not found", Driver: "bwrap"}
-	if h := Hint(Limits{Driver: "bwrap"}, notFound, false, "/usr/bin"); !strings.Contains(h, "not on the command's PATH (/usr/bin)") {
+	if h := Hint(Limits{Driver: "bwrap"}, notFound, false, "/usr/bin", Surface{}); !strings.Contains(h, "not on the command's PATH (/usr/bin)") {
 		t.Errorf("missing program: %q", h)
 	}
 	git := sandbox.Result{ExitCode: 128, Stderr: []byte("fatal: Unable to create '/w/.git/index.lock': Read-only file system\n")}
-	if h := Hint(Limits{Driver: "bwrap"}, git, true, ""); !strings.Contains(h, "--git-write") {
+	if h := Hint(Limits{Driver: "bwrap"}, git, true, "", Surface{}); !strings.Contains(h, "--git-write") {
 		t.Errorf("read-only .git: %q", h)
 	}
-	if h := Hint(Limits{Driver: "bwrap"}, git, false, ""); h != "" {
+	if h := Hint(Limits{Driver: "bwrap"}, git, false, "", Surface{}); h != "" {
 		t.Errorf("a .git not protected got %q", h)
 	}
-	if h := Hint(Limits{Driver: "bwrap"}, sandbox.Result{}, true, ""); h != "" {
+	if h := Hint(Limits{Driver: "bwrap"}, sandbox.Result{}, true, "", Surface{}); h != "" {
 		t.Errorf("a run that succeeded got %q", h)
+	}
+}
+
+// TestHintSurfaces: the same advice in each surface's words — flags on the
+// command line, the exec tool's own argument or the person running hunk
+// for a tool call, never a flag the model cannot pass.
+func TestHintSurfaces(t *testing.T) {
+	timedOut := sandbox.Result{ExitCode: 124, TimedOut: true, Driver: "bwrap"}
+	l := Limits{Driver: "bwrap", Timeout: 30 * time.Second}
+	noNet := sandbox.Result{ExitCode: 6, Stderr: []byte("curl: (6) Could not resolve host: example.com\n"), Driver: "bwrap"}
+	read := func(id, stream string, offset int) string { return "read " + id }
+	for _, c := range []struct {
+		name    string
+		sf      Surface
+		r       sandbox.Result
+		l       Limits
+		want    string
+		wantNot string
+	}{
+		{"cli timeout", Surface{}, timedOut, l, "give it more time with --timeout (exec.timeout), e.g. --timeout 5m;", "timeoutSeconds"},
+		{"tool timeout below the most", ToolSurface(120*time.Second, read), timedOut, l, "ask for more time with the exec tool's timeoutSeconds, up to this server's 120", "--timeout"},
+		{"tool timeout at the most", ToolSurface(30*time.Second, read), timedOut, l, "30 seconds is the most this server allows a command; the person running hunk sets it (hunk mcp --timeout", "timeoutSeconds,"},
+		{"tool timeout, no most", ToolSurface(0, read), timedOut, l, "timeoutSeconds, e.g. 300", "--timeout"},
+		{"cli network", Surface{}, noNet, l, "the sandbox has no network; add --network", "person"},
+		{"tool network", ToolSurface(0, read), noNet, l, "a tool call cannot change that: the person running hunk sets it (hunk mcp --network)", "add --network"},
+	} {
+		h := Hint(c.l, c.r, false, "", c.sf)
+		if !strings.Contains(h, c.want) || (c.wantNot != "" && strings.Contains(h, c.wantNot)) {
+			t.Errorf("%s: %q", c.name, h)
+		}
 	}
 }

@@ -136,10 +136,12 @@ func PolicyReadOnly(ws *workspace.Workspace, workdir string, stderr []byte) stri
 // Hint is what to tell the user of a run that failed for a reason the
 // sandbox made: a program that is not there, a .git kept read-only, no
 // network. "" when the run succeeded or none applies.
-func Hint(l Limits, r sandbox.Result, gitProtected bool, path string) string {
+func Hint(l Limits, r sandbox.Result, gitProtected bool, path string, sf Surface) string {
 	switch {
 	case r.ExitCode == 0 && !r.TimedOut, r.Interrupted:
 		return ""
+	case r.TimedOut:
+		return sf.longer(l.Timeout)
 	case r.ExitCode == 127 && strings.Contains(r.NotStarted, "in the sandbox"):
 		return "" // the message says why and what to do
 	case r.ExitCode == 127 && r.NotStarted != "":
@@ -155,9 +157,9 @@ func Hint(l Limits, r sandbox.Result, gitProtected bool, path string) string {
 		}
 		return fmt.Sprintf("%s is not on the command's PATH (%s); install it, give its full path, or set --env PATH=…", name, path)
 	case gitProtected && readOnlyGit(r.Stderr):
-		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); --git-write (exec.git-write) lets the command change it"
+		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); to let the command change it, " + sf.setting("--git-write", "exec.git-write")
 	case !l.Network && l.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
-		return "the sandbox has no network; add --network"
+		return "the sandbox has no network; " + sf.setting("--network", "")
 	}
 	return ""
 }

@@ -134,12 +134,10 @@ func ShellRefer(string, string, int) string {
 // ForModel is r's text for a model (ModelText) showing shown bytes of
 // each stream; when it leaves part of them out, the captured streams are
 // kept in the workspace's outputs (Details.OutputID names them) and the
-// text says how to read them (refer; nil: hunk read's flags). A store that
-// fails only loses the reference.
-func ForModel(ws *workspace.Workspace, r Reported, shown int64, refer Refer) string {
-	if refer == nil {
-		refer = ReadFlags
-	}
+// text says how to read them, in the surface's words. A store that fails
+// only loses the reference.
+func ForModel(ws *workspace.Workspace, r Reported, shown int64, sf Surface) string {
+	refer := sf.read()
 	var id string
 	if Cut(r.Details, int(shown)) {
 		if dir, err := ws.StateDir("output"); err == nil {
@@ -165,6 +163,16 @@ func Cut(d *Details, shown int) bool {
 		shown = DefaultShown
 	}
 	return shown > 0 && (len(d.Stdout) > shown || len(d.Stderr) > shown)
+}
+
+// Prepend puts line before a result's text, after its first line when
+// that is the exit status (which stays first, for a harness that keeps only
+// the start).
+func Prepend(text, line string) string {
+	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "Exit code: ") {
+		return first + "\n" + line + "\n" + rest
+	}
+	return line + "\n" + text
 }
 
 // size says n bytes as a person reads it: "812 bytes", "41.3 KB", "2.0 MB".

@@ -97,6 +97,11 @@ type message struct {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		// ProgressToken asks for notifications/progress while the call
+		// runs (a string or a number, echoed as given).
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
 }
 
 // callParams decodes m's params as a tools/call's, once.
@@ -495,6 +500,16 @@ func (s *server) call(ctx context.Context, m *message) (any, *rpcError) {
 		delete(s.inflight, id)
 		s.mu.Unlock()
 	}()
+	if tok := p.Meta.ProgressToken; len(tok) > 0 && string(tok) != "null" {
+		ctx = tools.WithProgress(ctx, func(progress, total float64, text string) {
+			params := map[string]any{"progressToken": tok, "progress": progress, "message": text}
+			if total > 0 {
+				params["total"] = total
+			}
+			b, _ := json.Marshal(params)
+			s.send(&message{JSONRPC: "2.0", Method: "notifications/progress", Params: b})
+		})
+	}
 	r := t.Call(ctx, s.session(ctx), p.Arguments)
 	return callResult(t, r), nil
 }

@@ -33,8 +33,8 @@ type ExecRequest struct {
 	// Ready, when set, is closed once an interrupt would reach the command
 	// (hunk's signal handlers are in place).
 	Ready <-chan struct{} `json:"-"`
-	// Refer says how the surface reads a stored output (nil: hunk read's).
-	Refer execrun.Refer `json:"-"`
+	// Surface says the result's advice in the caller's words (zero: the CLI's).
+	Surface execrun.Surface `json:"-"`
 }
 
 // ExecLimits are exec's settings (execrun.Limits): the driver, what the
@@ -117,7 +117,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	}
 	hint := execrun.PolicyReadOnly(env.Workspace, run.Spec.Workdir, r.Stderr)
 	if hint == "" {
-		hint = execrun.Hint(req.ExecLimits, r, run.GitProtected, run.Path)
+		hint = execrun.Hint(req.ExecLimits, r, run.GitProtected, run.Path, req.Surface)
 	}
 	out, details := execOutput(env, req, r, in, hint)
 	details.OpID = opID
@@ -154,20 +154,20 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		// to the person and the model.
 		w := fmt.Sprintf("ran under %s: the driver auto tried first could not start the sandbox here (%s)", r.Driver, r.Fallback)
 		env.warn(w)
-		out.Text = "warning: " + w + "\n" + out.Text
+		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
 	if newRepo := run.NewRepoRisks(driver); len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.
 		w := fmt.Sprintf("the command created a git repository at the workspace root with what git would run outside the sandbox: %s; look at it before running git there", strings.Join(newRepo, ", "))
 		env.warn(w)
-		out.Text = "warning: " + w + "\n" + out.Text
+		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 		details.NewRepository = newRepo
 	}
 	if run.Cache.New && r.Duration >= slowFirstRun {
 		// Said once: the first slow run over a new cache explains itself.
 		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", run.Cache.Dir)
-		out.Text = "note: " + out.Notice + "\n" + out.Text
+		out.Text = execrun.Prepend(out.Text, "note: "+out.Notice)
 		run.Cache.Warmed()
 	}
 }
@@ -181,7 +181,7 @@ const slowFirstRun = 3 * time.Second
 func execOutput(env *Env, req ExecRequest, r sandbox.Result, in *interrupt.Interrupted, hint string) (*Output, *ExecDetails) {
 	rep := execrun.Report(req.ExecLimits, r, in, hint)
 	if env.ToolResult || env.Agent { // a model reads the text: sized for it
-		rep.Text = execrun.ForModel(env.Workspace, rep, req.Shown, req.Refer)
+		rep.Text = execrun.ForModel(env.Workspace, rep, req.Shown, req.Surface)
 	}
 	out := &Output{Text: rep.Text, Details: rep.Details, ExitCode: r.ExitCode, Message: rep.Note, Hint: hint, Stderr: rep.StartNote}
 	if rep.Code != "" {

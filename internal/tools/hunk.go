@@ -117,7 +117,8 @@ func networkNote(network bool) string {
 // RunExec runs a call's command under the session's policy; the details
 // are the Output's, as their type.
 func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
-	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready, Refer: readOutput}
+	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready,
+		Surface: execrun.ToolSurface(s.Exec.Timeout, readOutput)}
 	if in.MaxOutput < 0 {
 		return nil, nil, result.Usagef("exec: maxOutput must not be negative")
 	}
@@ -141,7 +142,43 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 	}
 	env := *s.Env
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
+	if _, ok := ctx.Value(progressKey{}).(Progress); ok {
+		// but to its progress reports, when the client asked for them
+		tail := &tailWriter{}
+		env.Stdout, env.Stderr = tail, tail
+		timeout := req.Timeout
+		if timeout == 0 {
+			timeout = s.Exec.Timeout
+		}
+		defer reportProgress(ctx, timeout, tail)()
+	}
 	return ops.ExecDetailed(ctx, &env, req)
+}
+
+// WithLimits says exec's limits in its declaration (timeoutSeconds'
+// and maxOutput's default and most: the server's), so a model knows them
+// before it asks: timeout 0 is none, shown 0 execrun.DefaultShown and
+// negative all.
+func (s Set) WithLimits(timeout time.Duration, shown int64) Set {
+	t := s.Lookup("exec")
+	if t == nil || t.Input == nil {
+		return s
+	}
+	if p := t.Input.Properties["timeoutSeconds"]; p != nil {
+		if timeout > 0 {
+			p.Description = fmt.Sprintf("kill the command and everything it started after this many seconds (default and most: %g)", timeout.Seconds())
+		} else {
+			p.Description = "kill the command and everything it started after this many seconds (default: no timeout)"
+		}
+	}
+	if p := t.Input.Properties["maxOutput"]; p != nil {
+		if most := shownMost(shown); most < math.MaxInt64 {
+			p.Description = fmt.Sprintf("most bytes of each of stdout and stderr the result shows, head and tail (default and most: %d); read's execOutput pages through the rest", most)
+		} else {
+			p.Description = "most bytes of each of stdout and stderr the result shows, head and tail (default: all of it)"
+		}
+	}
+	return s
 }
 
 // shownMost is the most of each stream a call may ask to be shown: the
