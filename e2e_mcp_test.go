@@ -520,3 +520,32 @@ func vmHWM(t *testing.T, pid int) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
+
+// TestMCPProgressLongExec: a client whose request timeout (60 s, the
+// TypeScript SDK's default) is below a command's run time (90 s) completes
+// the call, its timeout reset by hunk's notifications/progress. Long:
+// HUNK_LONG_TESTS=1 (CI); otherwise the same with 10 s under a 7 s timeout.
+func TestMCPProgressLongExec(t *testing.T) {
+	script, _ := filepath.Abs("testdata/mcpclient/progress.mjs")
+	if err := installMCPClient(filepath.Dir(script)); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+		}
+		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
+	}
+	if ok, err := driverCondition("driver:landlock"); !ok {
+		sandboxtest.Skip(t, "exec over MCP: no landlock driver here (%v)", err)
+	}
+	timeout, run := "7", "10"
+	if longTests() {
+		timeout, run = "60", "90"
+	}
+	t.Parallel()
+	cmd := exec.Command("node", script, buildHunk(t), t.TempDir(), timeout, run)
+	cmd.Env = append(os.Environ(), "HUNK_EXEC_DRIVER=landlock")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok:") {
+		t.Fatalf("TypeScript client: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

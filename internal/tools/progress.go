@@ -28,7 +28,7 @@ func WithProgress(ctx context.Context, p Progress) context.Context {
 // firing, rare enough to cost nothing.
 var (
 	progressFirst = 2 * time.Second
-	progressEvery = 10 * time.Second
+	progressEvery = 5 * time.Second
 )
 
 // reportProgress reports a running exec's progress to ctx's Progress, if
