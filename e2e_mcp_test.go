@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMCPGoClient drives hunk mcp with the Go SDK's client: the tool list
@@ -548,4 +549,65 @@ func TestMCPProgressLongExec(t *testing.T) {
 		t.Fatalf("TypeScript client: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestMCPStatelessGoClient: the Go SDK's client pinned to protocol
+// 2026-07-28 (server/discover, then every request with its _meta, no
+// initialize) lists hunk's tools and calls every one; each answer is
+// complete and names hunk.
+func TestMCPStatelessGoClient(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
+	bin := buildHunk(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-stateless", Version: "1"}, nil)
+	cmd := exec.Command(bin, "mcp", "-C", dir, "--driver", "none")
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	cmd.Stderr = os.Stderr
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("protocol %q, want 2026-07-28 (server/discover)", v)
+	}
+	if si := cs.InitializeResult().ServerInfo; si == nil || si.Name != "hunk" {
+		t.Errorf("serverInfo %+v", si)
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, ",") != "apply_patch,edit,exec,read,undo,write" {
+		t.Errorf("tools: %v", names)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read", map[string]any{"path": "a.txt"}, "alpha\nbeta\n"},
+		{"write", map[string]any{"path": "b.txt", "content": "one\n"}, "b.txt"},
+		{"edit", map[string]any{"path": "a.txt", "oldText": "beta", "newText": "BETA"}, "a.txt"},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: c.txt\n+sea\n*** End Patch\n"}, "c.txt"},
+		{"undo", map[string]any{}, "c.txt"},
+		{"exec", map[string]any{"command": "cat a.txt"}, "Exit code: 0\nalpha\nBETA\nExit code: 0"},
+	} {
+		res, text, _ := callTool(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(text, c.want) {
+			t.Errorf("%s: isError %v, %q (want %q)", c.tool, res.IsError, text, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.txt")); err == nil {
+		t.Errorf("undo left c.txt")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha\nBETA\n" {
+		t.Errorf("a.txt: %q", b)
+	}
 }

@@ -40,10 +40,9 @@ type Options struct {
 	Log io.Writer
 }
 
-// protocolVersions are the MCP versions served, newest first. A client
-// asking for another gets the newest. (2026-07-28's stateless
-// server/discover is answered "method not found", on which its clients
-// fall back to initialize, as that version asks.)
+// protocolVersions are the legacy MCP versions served (initialize), newest
+// first. A client asking for another gets the newest. 2026-07-28, the
+// stateless era, is era.go's.
 var protocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Tool is an MCP tool declaration (tools/list).
@@ -117,12 +116,14 @@ func (m *message) callParams() (*callParams, error) {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // JSON-RPC's error codes.
 const (
+	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeInternal       = -32603
@@ -140,7 +141,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 		decls = append(decls, Declaration(t))
 	}
 	slices.SortFunc(decls, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) }) // by name, as the SDK lists
-	s.toolList, _ = json.Marshal(map[string]any{"tools": decls})
+	s.toolList, _ = json.Marshal(decls)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	read := make(chan error, 1)
@@ -226,7 +227,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 type server struct {
 	opts       Options
 	toolByName map[string]*tools.Tool
-	toolList   []byte // the tools/list result
+	toolList   json.RawMessage // the tools/list result's tools
 
 	wmu sync.Mutex // one message at a time on out
 	out io.Writer
@@ -234,6 +235,7 @@ type server struct {
 	calls sync.WaitGroup // requests being answered
 
 	mu       sync.Mutex
+	era      era                           // pinned by the first request
 	roots    bool                          // the client declared the roots capability
 	narrowed *tools.Session                // the session under the client's roots; nil: the base
 	ready    chan struct{}                 // closed once the roots asked for are known; nil: none asked
@@ -359,20 +361,22 @@ func (s *server) handle(ctx context.Context, m *message) *message {
 		return nil
 	}
 	reply := &message{JSONRPC: "2.0", ID: m.ID}
-	var res any
-	var err *rpcError
-	switch m.Method {
-	case "initialize":
-		res, err = s.initialize(m.Params)
-	case "ping":
-		res = struct{}{}
-	case "tools/list":
-		reply.Result = s.toolList
+	if strings.HasPrefix(m.Method, "notifications/") {
+		// A notification sent with an id: acted on, and told.
+		s.notification(m)
+		reply.Error = &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: %s is a notification: send it without an id (done all the same)", m.Method)}
 		return reply
-	case "tools/call":
-		res, err = s.call(ctx, m)
-	default:
-		err = &rpcError{codeMethodNotFound, "Method not found: " + m.Method}
+	}
+	e, err := requestEra(m.Params)
+	if err == nil {
+		err = s.pin(e, m.Method)
+	}
+	if err == nil {
+		err = statelessOnly(e, m.Method)
+	}
+	var res any
+	if err == nil {
+		res, err = s.answer(ctx, m, e)
 	}
 	if err != nil {
 		reply.Error = err
@@ -380,11 +384,45 @@ func (s *server) handle(ctx context.Context, m *message) *message {
 	}
 	b, merr := json.Marshal(res)
 	if merr != nil {
-		reply.Error = &rpcError{codeInternal, merr.Error()}
+		reply.Error = &rpcError{Code: codeInternal, Message: merr.Error()}
 		return reply
+	}
+	if e == eraStateless {
+		b = s.stateless(b)
 	}
 	reply.Result = b
 	return reply
+}
+
+// answer answers a request of era e.
+func (s *server) answer(ctx context.Context, m *message, e era) (any, *rpcError) {
+	if len(m.Params) == 0 || string(m.Params) == "null" {
+		switch m.Method {
+		case "initialize", "tools/call":
+			return nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: %s needs params", m.Method)}
+		}
+	}
+	switch m.Method {
+	case "initialize":
+		return s.initialize(m.Params)
+	case "ping":
+		return struct{}{}, nil
+	case "server/discover":
+		return s.discover(), nil
+	case "tools/list":
+		if e == eraStateless {
+			return struct {
+				Tools json.RawMessage `json:"tools"`
+				Cache
+			}{s.toolList, Cache{TTLMs: listTTL, CacheScope: "private"}}, nil
+		}
+		return struct {
+			Tools json.RawMessage `json:"tools"`
+		}{s.toolList}, nil
+	case "tools/call":
+		return s.call(ctx, m)
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + m.Method}
 }
 
 // initialize answers the handshake: the version (the client's, when served;
@@ -397,7 +435,7 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &rpcError{codeInvalidParams, "initialize: " + err.Error()}
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: initialize's params are an object {protocolVersion, capabilities, clientInfo}"}
 	}
 	version := protocolVersions[0]
 	if slices.Contains(protocolVersions, p.ProtocolVersion) {
@@ -406,13 +444,7 @@ func (s *server) initialize(params json.RawMessage) (any, *rpcError) {
 	s.mu.Lock()
 	s.roots = len(p.Capabilities.Roots) > 0 && string(p.Capabilities.Roots) != "null"
 	s.mu.Unlock()
-	return map[string]any{
-		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
-		"serverInfo":      map[string]any{"name": "hunk", "title": "hunk", "version": s.opts.Version},
-		"instructions": "hunk's tools work inside one workspace: " + s.opts.Session.Env.Workspace.Dir() +
-			". Paths are relative to it; nothing outside it can be read or written.",
-	}, nil
+	return InitializeResult{ProtocolVersion: version, ServerInfo: s.info(), Instructions: s.instructions()}, nil
 }
 
 // notification handles the client's notifications: initialized and a
@@ -480,14 +512,14 @@ func (s *server) request(ctx context.Context, method string, params any) (*messa
 func (s *server) call(ctx context.Context, m *message) (any, *rpcError) {
 	p, err := m.callParams()
 	if err != nil {
-		return nil, &rpcError{codeInvalidParams, "tools/call: " + err.Error()}
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: tools/call's params are an object {name, arguments}"}
 	}
 	t := s.toolByName[p.Name]
 	if t == nil {
-		return nil, &rpcError{codeInvalidParams, fmt.Sprintf("unknown tool %q", p.Name)}
+		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
 	}
 	if len(p.Arguments) > 0 && p.Arguments[0] != '{' && string(p.Arguments) != "null" {
-		return nil, &rpcError{codeInvalidParams, "tools/call: arguments must be an object"}
+		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: tools/call's arguments are an object"}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
