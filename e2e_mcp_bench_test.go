@@ -27,7 +27,7 @@ func benchSession(b *testing.B) (*mcp.ClientSession, *os.Process, string) {
 	cmd := exec.Command(bin, "mcp", "-C", dir)
 	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, benchOpts())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,4 +124,13 @@ func rssKB(pid int) int {
 		}
 	}
 	return 0
+}
+
+// benchOpts pins the benchmark's protocol era (HUNK_BENCH_PROTOCOL, e.g.
+// 2025-11-25; default: the client's newest).
+func benchOpts() *mcp.ClientSessionOptions {
+	if v := os.Getenv("HUNK_BENCH_PROTOCOL"); v != "" {
+		return &mcp.ClientSessionOptions{ProtocolVersion: v}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ package mcpserver
 // connection to its era; a request of the other era is refused, saying so.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -43,6 +44,9 @@ func allVersions() []string { return append([]string{statelessVersion}, protocol
 // it names a version of 2026-07-28 or later (which must be one hunk serves,
 // with the client's capabilities beside it), legacy otherwise.
 func requestEra(params json.RawMessage) (era, *rpcError) {
+	if !bytes.Contains(params, []byte(metaVersion)) {
+		return eraLegacy, nil // the common case, decided without decoding
+	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
@@ -123,10 +127,12 @@ type InitializeResult struct {
 
 // DiscoverResult answers server/discover (stateless).
 type DiscoverResult struct {
+	Meta              *Meta        `json:"_meta,omitempty"`
 	SupportedVersions []string     `json:"supportedVersions"`
 	Capabilities      Capabilities `json:"capabilities"`
 	Instructions      string       `json:"instructions,omitempty"`
 	Cache
+	Complete
 }
 
 // Cache are a result's cache hints (stateless): how long a client may keep
@@ -136,25 +142,52 @@ type Cache struct {
 	CacheScope string `json:"cacheScope"`
 }
 
-// stateless decorates a stateless era's result b: complete, and answered
-// by hunk (_meta serverInfo, beside any _meta it has).
-func (s *server) stateless(b json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil || m == nil {
-		return b
+// Complete is what a stateless era's result says beside its own fields:
+// that it is complete, and who answered (_meta serverInfo).
+type Complete struct {
+	ResultType string `json:"resultType,omitempty"`
+}
+
+// completer is a result that carries Complete and a _meta.
+type completer interface {
+	complete(info Implementation)
+}
+
+func (r *CallResult) complete(info Implementation) {
+	r.ResultType = "complete"
+	if r.Meta == nil {
+		r.Meta = map[string]any{}
 	}
-	m["resultType"] = json.RawMessage(`"complete"`)
-	meta := map[string]json.RawMessage{}
-	if raw := m["_meta"]; raw != nil {
-		_ = json.Unmarshal(raw, &meta)
+	r.Meta[metaServerInfo] = info
+}
+
+func (r *ListResult) complete(info Implementation) {
+	r.ResultType, r.Meta = "complete", &Meta{ServerInfo: info}
+}
+
+func (r *DiscoverResult) complete(info Implementation) {
+	r.ResultType, r.Meta = "complete", &Meta{ServerInfo: info}
+}
+
+// Meta is a stateless result's _meta.
+type Meta struct {
+	ServerInfo Implementation `json:"io.modelcontextprotocol/serverInfo"`
+}
+
+// ListResult answers tools/list.
+type ListResult struct {
+	Meta  *Meta           `json:"_meta,omitempty"`
+	Tools json.RawMessage `json:"tools"`
+	*Cache
+	Complete
+}
+
+// complete marks a stateless era's result res.
+func (s *server) complete(res any) any {
+	if c, ok := res.(completer); ok {
+		c.complete(s.info())
 	}
-	meta[metaServerInfo], _ = json.Marshal(s.info())
-	m["_meta"], _ = json.Marshal(meta)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return b
-	}
-	return out
+	return res
 }
 
 // info is hunk as serverInfo names it.
@@ -170,6 +203,6 @@ func (s *server) instructions() string {
 
 // discover answers server/discover: what initialize says, for every era
 // served, cacheable by this client for the life of the server.
-func (s *server) discover() DiscoverResult {
-	return DiscoverResult{SupportedVersions: allVersions(), Instructions: s.instructions(), Cache: Cache{TTLMs: listTTL, CacheScope: "private"}}
+func (s *server) discover() *DiscoverResult {
+	return &DiscoverResult{SupportedVersions: allVersions(), Instructions: s.instructions(), Cache: Cache{TTLMs: listTTL, CacheScope: "private"}}
 }

@@ -378,6 +378,9 @@ func (s *server) handle(ctx context.Context, m *message) *message {
 	if err == nil {
 		res, err = s.answer(ctx, m, e)
 	}
+	if err == nil && e == eraStateless {
+		res = s.complete(res)
+	}
 	if err != nil {
 		reply.Error = err
 		return reply
@@ -386,9 +389,6 @@ func (s *server) handle(ctx context.Context, m *message) *message {
 	if merr != nil {
 		reply.Error = &rpcError{Code: codeInternal, Message: merr.Error()}
 		return reply
-	}
-	if e == eraStateless {
-		b = s.stateless(b)
 	}
 	reply.Result = b
 	return reply
@@ -411,14 +411,9 @@ func (s *server) answer(ctx context.Context, m *message, e era) (any, *rpcError)
 		return s.discover(), nil
 	case "tools/list":
 		if e == eraStateless {
-			return struct {
-				Tools json.RawMessage `json:"tools"`
-				Cache
-			}{s.toolList, Cache{TTLMs: listTTL, CacheScope: "private"}}, nil
+			return &ListResult{Tools: s.toolList, Cache: &Cache{TTLMs: listTTL, CacheScope: "private"}}, nil
 		}
-		return struct {
-			Tools json.RawMessage `json:"tools"`
-		}{s.toolList}, nil
+		return &ListResult{Tools: s.toolList}, nil
 	case "tools/call":
 		return s.call(ctx, m)
 	}
@@ -552,6 +547,7 @@ type CallResult struct {
 	StructuredContent any            `json:"structuredContent,omitempty"`
 	IsError           bool           `json:"isError,omitempty"`
 	Meta              map[string]any `json:"_meta,omitempty"`
+	Complete
 }
 
 // callResult is a tool result as MCP's: content blocks, the details as
