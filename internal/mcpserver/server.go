@@ -138,6 +138,7 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	var decls []*Tool
 	for _, t := range opts.Tools {
 		s.toolByName[t.Name] = t
+		s.reference = s.reference || t.Reference
 		decls = append(decls, Declaration(t))
 	}
 	slices.SortFunc(decls, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) }) // by name, as the SDK lists
@@ -228,6 +229,7 @@ type server struct {
 	opts       Options
 	toolByName map[string]*tools.Tool
 	toolList   json.RawMessage // the tools/list result's tools
+	reference  bool            // the filesystem drop-in: answered as the reference server
 
 	wmu sync.Mutex // one message at a time on out
 	out io.Writer
@@ -511,7 +513,13 @@ func (s *server) call(ctx context.Context, m *message) (any, *rpcError) {
 	}
 	t := s.toolByName[p.Name]
 	if t == nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", p.Name)}
+		msg := fmt.Sprintf("unknown tool %q", p.Name)
+		if s.reference {
+			// The filesystem drop-in answers as the reference server does:
+			// a result the model reads, not a protocol error.
+			return &CallResult{IsError: true, Content: []any{map[string]any{"type": "text", "text": "[INVALID_ARGUMENT] " + msg + "; the tools are listed by tools/list"}}}, nil
+		}
+		return nil, &rpcError{Code: codeInvalidParams, Message: msg}
 	}
 	if len(p.Arguments) > 0 && p.Arguments[0] != '{' && string(p.Arguments) != "null" {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: tools/call's arguments are an object"}

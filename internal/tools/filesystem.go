@@ -59,9 +59,12 @@ type (
 // referenceOutput's schemas.
 func fsTool[In any](name, title, desc string, required []string, out *jsonschema.Schema, readOnly, destructive, idempotent bool,
 	run func(s *Session, in In) (*ops.Output, error)) *Tool {
+	in := schemaFor[In]()
+	in.AdditionalProperties = nil // unknown arguments are passed over, not refused: the schema says so
+	fsSchemaFacts(in)
 	return &Tool{
 		Name: name, Title: title, Description: desc,
-		Input: schemaFor[In](), Output: out, Lenient: true, Reference: true,
+		Input: in, Output: out, Lenient: true, Reference: true,
 		ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent,
 		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 			var in In
@@ -161,5 +164,18 @@ func Filesystem() Set {
 			"List the directories this server may access.",
 			nil, referenceOutput[ops.FSOutput](), true, false, true,
 			func(s *Session, _ fsNone) (*ops.Output, error) { return ops.AllowedDirectories(s.Env), nil }),
+	}
+}
+
+// fsSchemaFacts adds what the reference's schemas say and Go's types cannot:
+// sortBy's values and default, a paths list of at least one.
+func fsSchemaFacts(in *jsonschema.Schema) {
+	if p := in.Properties["sortBy"]; p != nil {
+		p.Enum = []any{"name", "size"}
+		p.Default = json.RawMessage(`"name"`)
+	}
+	if p := in.Properties["paths"]; p != nil {
+		one := 1
+		p.MinItems = &one
 	}
 }
