@@ -42,6 +42,11 @@ var fsDifferences = map[string]string{
 	"latin1":    "a file that is not UTF-8 is refused (NOT_UTF8) where the reference rewrites its other bytes as U+FFFD",
 	"tail":      "tail gives exactly the last N lines (the reference counts the empty string after the final newline as a line, so tail 2 gives one)",
 	"error":     "a failure's text is hunk's: what went wrong, where, and a hint (both are errors)",
+	"unread":    "write_file over a file the session has neither read nor written is refused (STALE) where the reference overwrites it",
+	"binary":    "read_text_file refuses a binary file (BINARY_FILE) where the reference returns its bytes as text",
+	"parents":   "write_file makes missing parent directories where the reference fails (ENOENT)",
+	"empty-old": "an empty oldText is refused where the reference inserts newText at the start of the file",
+	"reindent":  "a whitespace-flexible match re-indents every line of newText where the reference shifts only the first",
 }
 
 var fsScript = []fsCall{
@@ -95,6 +100,12 @@ var fsScript = []fsCall{
 	{"move_file", map[string]any{"source": "sub/x.go", "destination": "a.txt"}, "error"},
 	{"directory_tree", map[string]any{"path": "made"}, ""},
 	{"read_text_file", map[string]any{"path": "../outside.txt"}, "error"},
+	{"write_file", map[string]any{"path": "same.txt", "content": "same\n"}, "unread"}, // the same bytes: the trees stay alike
+	{"read_text_file", map[string]any{"path": "data.bin"}, "binary"},
+	{"write_file", map[string]any{"path": "p/q/r.txt", "content": "r\n"}, "parents"},
+	{"edit_file", map[string]any{"path": "a.txt", "edits": []map[string]any{{"oldText": "", "newText": "X"}}, "dryRun": true}, "empty-old"},
+	{"edit_file", map[string]any{"path": "indent.py", "edits": []map[string]any{{"oldText": "if x:\n    return 1", "newText": "if y:\n    return 2\nelse:\n    return 3"}}, "dryRun": true}, "reindent"},
+	{"no_such_tool", map[string]any{}, "error"},
 }
 
 // fsSession connects the Go SDK's client to a server command.
@@ -129,6 +140,8 @@ func fsTree(t *testing.T) string {
 		"data.bin":        "\x00\x01\x02",
 		"latin1.txt":      "caf\xe9 ok\n",
 		"sub/.hidden.txt": "h\n",
+		"same.txt":        "same\n",
+		"indent.py":       "def f():\n    if x:\n        return 1\n",
 	}
 	for p, c := range files {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
