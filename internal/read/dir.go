@@ -60,7 +60,7 @@ func readDir(ws *workspace.Workspace, name string, f *os.File, opt Options) (*Re
 	if opt.Offset > total && !(opt.Offset == 1 && total == 0) {
 		e := result.Errorf(result.InvalidArgument, "%s: offset %d is past the end of the directory (it has %s)", disp, opt.Offset, plural(total, "entry", "entries"))
 		if total > 0 {
-			e.WithHint(fmt.Sprintf("use an --offset from 1 to %d", total))
+			e.WithHint(opt.offsetHint(total))
 		}
 		return nil, e.WithDetail("totalEntries", total).At(disp)
 	}

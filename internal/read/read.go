@@ -59,6 +59,24 @@ func (o *Options) next(offset int, column int64) string {
 	return OffsetFlags(offset, column)
 }
 
+// offsetHint says which offsets there are (total: lines or entries), in
+// the surface's words.
+func (o *Options) offsetHint(total int) string {
+	if o.Continue == nil {
+		return fmt.Sprintf("use an --offset from 1 to %d", total)
+	}
+	return fmt.Sprintf("use an offset from 1 to %d: %s is the last", total, o.Continue(total, 0))
+}
+
+// columnHint says which columns line offset has (n bytes), in the
+// surface's words.
+func (o *Options) columnHint(n int64, offset int) string {
+	if o.Continue == nil {
+		return fmt.Sprintf("use a --column from 1 to %d, or --offset %d alone", n, offset)
+	}
+	return fmt.Sprintf("use a column from 1 to %d (%s), or the offset alone (%s)", n, o.Continue(offset, n), o.Continue(offset, 0))
+}
+
 // OffsetFlags is how hunk read and the read tool ask for the page at
 // offset and column: "--offset N" (and "--column C" inside a long line).
 func OffsetFlags(offset int, column int64) string {
@@ -199,12 +217,12 @@ func ReadText(disp string, r io.Reader, size int64, opt Options, ioErr func(erro
 		e := result.Errorf(result.InvalidArgument, "%s: offset %d is past the end of the file (it has %s)", disp, opt.Offset, plural(p.TotalLines, "line", "lines")).
 			WithDetail("totalLines", p.TotalLines).At(disp)
 		if p.TotalLines > 0 {
-			e.WithHint(fmt.Sprintf("use an --offset from 1 to %d", p.TotalLines))
+			e.WithHint(opt.offsetHint(p.TotalLines))
 		}
 		return nil, e
 	case errors.Is(err, ErrColumnPastEnd):
 		return nil, result.Errorf(result.InvalidArgument, "%s: column %d is past the end of line %d (it has %s)", disp, opt.Column, opt.Offset, plural(int(p.LineLen), "byte", "bytes")).
-			WithHint(fmt.Sprintf("use a --column from 1 to %d, or --offset %d alone", max(p.LineLen, 1), opt.Offset)).
+			WithHint(opt.columnHint(max(p.LineLen, 1), opt.Offset)).
 			WithDetail("totalLines", p.TotalLines).At(disp)
 	case err != nil:
 		return nil, ioErr(err)

@@ -48,7 +48,10 @@ func Hunk(network bool) Set {
 			Input:    schemaFor[ops.ReadRequest](),
 			Output:   output(detailsOf[read.TextDetails](), detailsOf[read.DirDetails](), detailsOf[read.ImageDetails]()),
 			ReadOnly: true, Idempotent: true,
-			run: runs("read", ops.Read),
+			run: runs("read", func(env *ops.Env, req ops.ReadRequest) (*ops.Output, error) {
+				req.Continue = readContinue // the notices name the tool's arguments, not hunk read's flags
+				return ops.Read(env, req)
+			}),
 		},
 		{
 			Name:  "write",
@@ -191,6 +194,15 @@ func shownMost(shown int64) int64 {
 		return math.MaxInt64
 	}
 	return shown
+}
+
+// readContinue is how a read tool call asks for the page at offset (and
+// column, inside a long line).
+func readContinue(offset int, column int64) string {
+	if column > 0 {
+		return fmt.Sprintf(`{"offset": %d, "column": %d}`, offset, column)
+	}
+	return fmt.Sprintf(`{"offset": %d}`, offset)
 }
 
 // readOutput is how a tool call reads a stored exec output: the read tool.
