@@ -129,7 +129,7 @@ func envNames() map[string]bool {
 // benchmarks read (HUNK_REQUIRE_DRIVERS, …): not hunk's settings, never
 // warned about.
 var testVariables = []string{"HUNK_REQUIRE_", "HUNK_TEST_", "HUNK_E2E_", "HUNK_BENCH_", "HUNK_ROBUST_", "HUNK_REPLAY_",
-	"HUNK_CORPUS_", "HUNK_HARNESS_", "HUNK_SKIP_LOG", "HUNK_UPDATE_SCRIPTS", "HUNK_RUN_ID"}
+	"HUNK_CORPUS_", "HUNK_HARNESS_", "HUNK_SKIP_LOG", "HUNK_UPDATE_SCRIPTS", "HUNK_RUN_ID", "HUNK_LONG_TESTS"}
 
 // warnUnknownEnv warns about each HUNK_* variable of the environment hunk
 // does not read, with the nearest one it does.
