@@ -80,13 +80,17 @@ func bash(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	if err != nil {
 		return anthropicFail(e, err), true
 	}
-	text := outputText(s, d)
+	var lines []string
+	if o := strings.TrimSuffix(outputText(s, d), "\n"); o != "" {
+		lines = append(lines, o)
+	}
 	if out.Failure != nil {
-		text += "\n" + out.Failure.Msg
+		lines = append(lines, out.Failure.Msg)
 	}
 	if out.ExitCode != 0 && out.Failure == nil {
-		text += fmt.Sprintf("\nExit code: %d", out.ExitCode)
+		lines = append(lines, fmt.Sprintf("Exit code: %d", out.ExitCode))
 	}
+	text := strings.Join(lines, "\n")
 	return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text, IsError: out.ExitCode != 0}, out.ExitCode != 0
 }
 
