@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -102,6 +104,12 @@ func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) 
 		}
 		if a.MaxOutputLength != nil && *a.MaxOutputLength >= 0 {
 			r.Stdout, r.Stderr = capOutput(r.Stdout, r.Stderr, *a.MaxOutputLength)
+		} else {
+			// No bound asked for: each stream within what the session
+			// shows a model, its head and tail, as every exec result.
+			shown := int(s.Exec.Shown)
+			r.Stdout = boundStream(&ops.ExecDetails{Stdout: r.Stdout}, shown)
+			r.Stderr = boundStream(&ops.ExecDetails{Stdout: r.Stderr}, shown)
 		}
 		res.Output = append(res.Output, r)
 	}
@@ -133,4 +141,13 @@ func capOutput(stdout, stderr string, n int) (string, string) {
 		left = 0
 	}
 	return stdout, cut(stderr, left)
+}
+
+// boundStream is d's stdout as is when a model may see all of it, else
+// its head and tail with the shell's marker.
+func boundStream(d *ops.ExecDetails, shown int) string {
+	if !execrun.Cut(d, shown) {
+		return d.Stdout
+	}
+	return execrun.StreamsText(d, shown, "", execrun.ShellRefer)
 }
