@@ -394,7 +394,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 
 // mcpClientPackages are the npm packages of testdata/mcpclient the tests
 // run; a checkout that lacks one runs `npm ci` again.
-var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "openai", "@anthropic-ai/sdk", "typescript"}
+var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "openai", "@anthropic-ai/sdk", "typescript"}
 
 // TestMCPBounds: hunk mcp stays bounded and responsive against a client
 // (or a model) that tries to wedge it: a FIFO as the target of every
@@ -610,4 +610,24 @@ func TestMCPStatelessGoClient(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha\nBETA\n" {
 		t.Errorf("a.txt: %q", b)
 	}
+}
+
+// TestMCPTypeScriptClientStateless: @modelcontextprotocol/client 2.4.0
+// (testdata/mcpclient/stateless.mjs) pinned to protocol 2026-07-28 lists
+// hunk's tools and calls every one.
+func TestMCPTypeScriptClientStateless(t *testing.T) {
+	script, _ := filepath.Abs("testdata/mcpclient/stateless.mjs")
+	if err := installMCPClient(filepath.Dir(script)); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+		}
+		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
+	out, err := exec.Command("node", script, buildHunk(t), dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok:") {
+		t.Fatalf("@modelcontextprotocol/client: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
