@@ -533,7 +533,8 @@ func TestHarnessClaudeCode(t *testing.T) {
 	env := append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
-	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws, "--driver", "none")
+	// docs/agents.md's line: claude mcp add hunk -- hunk mcp -C "$PWD"
+	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws)
 	add.Dir, add.Env = ws, env
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("claude mcp add: %v\n%s", err, out)
@@ -605,11 +606,7 @@ env_key = "MOCK_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
 
-[mcp_servers.hunk]
-command = %q
-args = ["mcp", "-C", %q, "--driver", "none"]
-default_tools_approval_mode = "approve"
-`, url, hunk, ws)
+%s`, url, docsCodexTable(t, hunk, ws))
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
 	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
@@ -640,4 +637,22 @@ func runHarness(t *testing.T, cmd *exec.Cmd) string {
 		t.Fatalf("%s did not finish in 3 minutes\n%s", filepath.Base(cmd.Args[0]), out.String())
 	}
 	return out.String()
+}
+
+// docsCodexTable is docs/agents.md's [mcp_servers.hunk] table, as a user
+// pastes it, with the binary and the project filled in: the docs' lines
+// are the ones the test proves run the writers.
+func docsCodexTable(t *testing.T, hunk, ws string) string {
+	b, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```toml\n[mcp_servers.hunk]\n")
+	table, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/agents.md has no ```toml block with [mcp_servers.hunk]")
+	}
+	table = strings.Replace(table, `command = "hunk"`, fmt.Sprintf("command = %q", hunk), 1)
+	table = strings.Replace(table, `"/path/to/project"`, fmt.Sprintf("%q", ws), 1)
+	return "[mcp_servers.hunk]\n" + table
 }
