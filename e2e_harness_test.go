@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+	"github.com/hunk-dev/hunk/internal/tools"
 )
 
 // The real agent harnesses — Claude Code and Codex CLI, as npm ships them
@@ -655,4 +656,56 @@ func docsCodexTable(t *testing.T, hunk, ws string) string {
 	table = strings.Replace(table, `command = "hunk"`, fmt.Sprintf("command = %q", hunk), 1)
 	table = strings.Replace(table, `"/path/to/project"`, fmt.Sprintf("%q", ws), 1)
 	return "[mcp_servers.hunk]\n" + table
+}
+
+// TestCodexDeclaration: `hunk tools --for codex` declares apply_patch as
+// the installed Codex CLI does — its description and its Lark grammar,
+// byte for byte, read out of Codex's own binary (a model trained on Codex
+// meets the tool it knows).
+func TestCodexDeclaration(t *testing.T) {
+	bin := installHarnesses(t)
+	real, err := filepath.EvalSymlinks(filepath.Join(bin, "codex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The npm package's launcher finds the native binary beside it.
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(real), "..", "..", "codex-linux-*", "vendor", "*", "bin", "codex"))
+	if len(matches) == 0 {
+		matches, _ = filepath.Glob(filepath.Join(filepath.Dir(bin), "@openai", "codex-linux-*", "vendor", "*", "bin", "codex"))
+	}
+	if len(matches) == 0 {
+		t.Fatalf("Codex's native binary not found beside %s", real)
+	}
+	b, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "start: begin_patch hunk+ end_patch\n", "%import common.LF"
+	i := bytes.Index(b, []byte(start))
+	j := bytes.Index(b[max(i, 0):], []byte(end))
+	if i < 0 || j < 0 {
+		t.Fatal("no apply_patch grammar in Codex's binary")
+	}
+	grammar := string(b[i : i+j+len(end)])
+	if !bytes.Contains(b, []byte(tools.CodexDescription)) {
+		t.Errorf("Codex's binary does not hold hunk's description %q", tools.CodexDescription)
+	}
+	if grammar != tools.CodexGrammar {
+		t.Errorf("the grammar differs from Codex's:\n%s\nhunk's:\n%s", grammar, tools.CodexGrammar)
+	}
+	out, err := exec.Command(buildHunk(t), "tools", "--for", "codex").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decl []struct {
+		Type, Name, Description string
+		Format                  struct{ Type, Syntax, Definition string }
+	}
+	if err := json.Unmarshal(out, &decl); err != nil || len(decl) != 1 {
+		t.Fatalf("hunk tools --for codex: %v\n%s", err, out)
+	}
+	d := decl[0]
+	if d.Type != "custom" || d.Name != "apply_patch" || d.Description != tools.CodexDescription || d.Format.Definition != grammar || d.Format.Syntax != "lark" || d.Format.Type != "grammar" {
+		t.Errorf("hunk tools --for codex: %+v", d)
+	}
 }

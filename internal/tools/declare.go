@@ -12,7 +12,8 @@ import (
 // tools --for ...`; built from the same table the MCP server serves.
 
 // CodexGrammar is the Lark grammar of Codex's freeform apply_patch tool:
-// the patch format hunk applies, as Codex declares it to the model.
+// the patch format hunk applies, as Codex CLI 0.169.0 declares it to the
+// model, byte for byte (TestCodexDeclaration reads it from Codex itself).
 const CodexGrammar = `start: begin_patch hunk+ end_patch
 begin_patch: "*** Begin Patch" LF
 end_patch: "*** End Patch" LF?
@@ -31,12 +32,11 @@ change_context: ("@@" | "@@ " /(.+)/) LF
 change_line: ("+" | "-" | " ") /(.*)/ LF
 eof_line: "*** End of File" LF
 
-%import common.LF
-`
+%import common.LF`
 
 // OpenAI is the tool list of a Responses API request: hunk's tools as
 // function tools (in strict mode, OpenAIStrict's parameters), and the
-// built-in apply_patch and shell tools that hunk call answers.
+// built-in shell tool that hunk call answers.
 func OpenAI(set Set, strict bool) []map[string]any {
 	out := []map[string]any{}
 	for _, t := range set {
@@ -49,7 +49,10 @@ func OpenAI(set Set, strict bool) []map[string]any {
 			"parameters": params, "strict": strict,
 		})
 	}
-	out = append(out, map[string]any{"type": "apply_patch"}, map[string]any{"type": "shell"})
+	// apply_patch is declared once, as hunk's function (every patch format,
+	// all files or none); hunk call also answers the built-in apply_patch
+	// tool's calls, for a harness that declares it instead.
+	out = append(out, map[string]any{"type": "shell"})
 	return out
 }
 
@@ -70,15 +73,17 @@ func OpenAIChat(set Set, strict bool) []map[string]any {
 	return out
 }
 
+// CodexDescription is the description Codex CLI 0.169.0 gives its
+// apply_patch tool: a model trained on Codex knows the format by it.
+const CodexDescription = "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON."
+
 // Codex is Codex's freeform apply_patch tool (a custom tool with the Lark
 // grammar), answered by hunk call's custom_tool_call shape.
 func Codex() []map[string]any {
 	return []map[string]any{{
 		"type": "custom",
 		"name": "apply_patch",
-		"description": "Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON. " +
-			"Files are added, deleted or updated with *** Add File:, *** Delete File: and *** Update File: sections between " +
-			"*** Begin Patch and *** End Patch; changed lines are prefixed with '+' or '-', context lines with a space.",
+		"description": CodexDescription,
 		"format": map[string]any{"type": "grammar", "syntax": "lark", "definition": CodexGrammar},
 	}}
 }
