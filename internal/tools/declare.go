@@ -81,10 +81,10 @@ const CodexDescription = "The `apply_patch` tool can be used to edit files. This
 // grammar), answered by hunk call's custom_tool_call shape.
 func Codex() []map[string]any {
 	return []map[string]any{{
-		"type": "custom",
-		"name": "apply_patch",
+		"type":        "custom",
+		"name":        "apply_patch",
 		"description": CodexDescription,
-		"format": map[string]any{"type": "grammar", "syntax": "lark", "definition": CodexGrammar},
+		"format":      map[string]any{"type": "grammar", "syntax": "lark", "definition": CodexGrammar},
 	}}
 }
 
