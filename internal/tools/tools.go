@@ -94,6 +94,7 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	out, err := t.run(ctx, &cs, args)
 	var r result.ToolResult
 	if err != nil {
+		t.surfaceHints(err)
 		r = result.Failure(err, nil)
 	} else {
 		r = out.ToolResult()
