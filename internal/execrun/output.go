@@ -41,11 +41,11 @@ type Refer func(id, stream string, offset int) string
 
 // Shown is a stream as a model's result shows it.
 type Shown struct {
-	Text     string // the head, the marker, the tail
-	Omitted  int64  // bytes left out (0: the whole stream is shown)
-	Lines    int    // lines left out
-	TailLine int    // line number of the first line of the tail
-	Head     int    // lines of the head (the omitted part starts at Head+1)
+	Head, Tail string // what is shown: the whole stream in Head when nothing is left out
+	Omitted    int64  // bytes left out (0: the whole stream is shown)
+	Lines      int    // lines left out
+	TailLine   int    // line number of the first line of the tail
+	HeadLines  int    // lines of the head (the omitted part starts at HeadLines+1)
 }
 
 // Shorten cuts b to at most n bytes (n > 0), half from its head and half
@@ -53,7 +53,7 @@ type Shown struct {
 // left out.
 func Shorten(b []byte, n int) Shown {
 	if n <= 0 || len(b) <= n {
-		return Shown{Text: string(b)}
+		return Shown{Head: string(b)}
 	}
 	head := b[:n/2]
 	if i := bytes.LastIndexByte(head, '\n'); i >= len(head)/2 {
@@ -67,7 +67,7 @@ func Shorten(b []byte, n int) Shown {
 	mid := b[len(head) : len(b)-len(tail)]
 	hl := bytes.Count(head, []byte{'\n'})
 	ml := bytes.Count(mid, []byte{'\n'})
-	return Shown{Text: string(head) + "\x00" + string(tail), Omitted: int64(len(mid)), Lines: ml, Head: hl, TailLine: hl + ml + 1}
+	return Shown{Head: string(head), Tail: string(tail), Omitted: int64(len(mid)), Lines: ml, HeadLines: hl, TailLine: hl + ml + 1}
 }
 
 // ModelText is the text of a run's result for a model: "Exit code: N"
@@ -103,19 +103,19 @@ func StreamsText(d *Details, shown int, id string, refer Refer) string {
 			continue
 		}
 		sh := Shorten([]byte(s), shown)
-		text := sh.Text
+		text := sh.Head
 		if sh.Omitted > 0 {
-			where := fmt.Sprintf("lines %d-%d", sh.Head+1, sh.TailLine-1)
-			if sh.TailLine-1 <= sh.Head+1 {
-				where = fmt.Sprintf("in line %d", sh.Head+1)
+			where := fmt.Sprintf("lines %d-%d", sh.HeadLines+1, sh.TailLine-1)
+			if sh.TailLine-1 <= sh.HeadLines+1 {
+				where = fmt.Sprintf("in line %d", sh.HeadLines+1)
 			}
 			m := fmt.Sprintf("\n[... %s of %s left out, %s", size(sh.Omitted), Streams[i], where)
 			if refer != nil {
-				if how := refer(id, Streams[i], sh.Head+1); how != "" {
+				if how := refer(id, Streams[i], sh.HeadLines+1); how != "" {
 					m += "; " + how
 				}
 			}
-			text = strings.Replace(text, "\x00", m+" ...]\n", 1)
+			text += m + " ...]\n" + sh.Tail
 		}
 		b.WriteString(text)
 		if !strings.HasSuffix(text, "\n") {

@@ -17,11 +17,11 @@ func TestShorten(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	s := b.String()
-	if sh := Shorten([]byte(s), len(s)); sh.Omitted != 0 || sh.Text != s {
+	if sh := Shorten([]byte(s), len(s)); sh.Omitted != 0 || sh.Head != s {
 		t.Fatalf("a stream within the budget was cut: %+v", sh.Omitted)
 	}
 	sh := Shorten([]byte(s), 200)
-	head, tail, _ := strings.Cut(sh.Text, "\x00")
+	head, tail := sh.Head, sh.Tail
 	if !strings.HasPrefix(head, "line 1\n") || !strings.HasSuffix(head, "\n") || len(head) > 100 {
 		t.Errorf("head %q", head)
 	}
@@ -33,13 +33,23 @@ func TestShorten(t *testing.T) {
 	}
 	// The omitted lines are numbered as a reader of the whole stream sees them.
 	lines := strings.Split(s, "\n")
-	if lines[sh.Head] != fmt.Sprintf("line %d", sh.Head+1) || !strings.HasPrefix(tail, lines[sh.TailLine-1]+"\n") {
-		t.Errorf("head %d lines, tail from line %d: %q", sh.Head, sh.TailLine, tail[:20])
+	if lines[sh.HeadLines] != fmt.Sprintf("line %d", sh.HeadLines+1) || !strings.HasPrefix(tail, lines[sh.TailLine-1]+"\n") {
+		t.Errorf("head %d lines, tail from line %d: %q", sh.HeadLines, sh.TailLine, tail[:20])
 	}
 	// One long line: cut inside it, both halves within the budget.
 	long := strings.Repeat("x", 10000)
-	if sh := Shorten([]byte(long), 100); sh.Omitted != 9900 || len(sh.Text) != 101 || sh.Head != 0 || sh.TailLine != 1 {
+	if sh := Shorten([]byte(long), 100); sh.Omitted != 9900 || len(sh.Head)+len(sh.Tail) != 100 || sh.HeadLines != 0 || sh.TailLine != 1 {
 		t.Errorf("a long line: %+v", sh)
+	}
+}
+
+// TestStreamsTextNUL: output holding NUL bytes gets its marker between its
+// head and tail, its own bytes untouched.
+func TestStreamsTextNUL(t *testing.T) {
+	out := "a\x00b\n" + strings.Repeat("x\n", 1000) + "end\x00\n"
+	text := StreamsText(&Details{Stdout: out}, 100, "", nil)
+	if !strings.HasPrefix(text, "a\x00b\n") || !strings.HasSuffix(text, "end\x00\n") || strings.Count(text, "\x00") != 2 || !strings.Contains(text, "left out") {
+		t.Errorf("%q", text)
 	}
 }
 
@@ -149,4 +159,31 @@ func TestOutputRetention(t *testing.T) {
 	if total > keepOutputBytes+int64(len(big)) {
 		t.Errorf("%d bytes kept", total)
 	}
+}
+
+// FuzzShorten: any stream, any budget: no panic, and what is shown plus
+// what is left out is the stream, within the budget.
+func FuzzShorten(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), 4)
+	f.Add([]byte(strings.Repeat("x", 100)), 10)
+	f.Add([]byte("\n\n\n\n"), 2)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		sh := Shorten(b, n)
+		if sh.Omitted == 0 {
+			if sh.Head != string(b) || sh.Tail != "" {
+				t.Fatalf("nothing omitted but the text differs")
+			}
+			return
+		}
+		head, tail := sh.Head, sh.Tail
+		if !strings.HasPrefix(string(b), head) || !strings.HasSuffix(string(b), tail) {
+			t.Fatalf("head/tail not the stream's")
+		}
+		if int64(len(head)+len(tail))+sh.Omitted != int64(len(b)) || len(head)+len(tail) > n {
+			t.Fatalf("%d + %d + %d != %d (budget %d)", len(head), len(tail), sh.Omitted, len(b), n)
+		}
+		if sh.HeadLines+sh.Lines+1 != sh.TailLine {
+			t.Fatalf("lines: head %d, left out %d, tail from %d", sh.HeadLines, sh.Lines, sh.TailLine)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -115,4 +116,19 @@ func TestVersionNegotiation(t *testing.T) {
 	if v := got["0"]["result"].(map[string]any)["protocolVersion"]; v != protocolVersions[0] {
 		t.Errorf("an unknown version got %v", v)
 	}
+}
+
+// FuzzRequestEra: any params decide an era or an error, never a panic; a
+// stateless era without error names 2026-07-28 and the capabilities.
+func FuzzRequestEra(f *testing.F) {
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2027-01-01"}}`))
+	f.Add([]byte(`{"name":"read"}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, params []byte) {
+		e, err := requestEra(params)
+		if err == nil && e == eraStateless && !bytes.Contains(params, []byte(metaCapabilities)) {
+			t.Fatalf("stateless without capabilities: %s", params)
+		}
+	})
 }
