@@ -256,6 +256,21 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return res, strings.Join(text, "\n"), sc
 }
 
+// mcpClientScript is the path of a script of testdata/mcpclient, its npm
+// packages installed; a machine without node or npm skips the test, or
+// fails it when HUNK_REQUIRE_MCP_CLIENT says the clients are required.
+func mcpClientScript(t *testing.T, name string) string {
+	t.Helper()
+	script, _ := filepath.Abs(filepath.Join("testdata", "mcpclient", name))
+	if err := installMCPClient(filepath.Dir(script)); err != nil {
+		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
+			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
+		}
+		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
+	}
+	return script
+}
+
 // installMCPClient runs `npm ci` in dir unless its packages are there already.
 func installMCPClient(dir string) error {
 	missing := false

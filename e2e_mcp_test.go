@@ -334,13 +334,7 @@ func TestMCPMalformedLines(t *testing.T) {
 // HUNK_REQUIRE_MCP_CLIENT (set by CI) turns a missing node or npm into a
 // failure.
 func TestMCPTypeScriptClient(t *testing.T) {
-	script, _ := filepath.Abs("testdata/mcpclient/client.mjs")
-	if err := installMCPClient(filepath.Dir(script)); err != nil {
-		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
-			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
-		}
-		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
-	}
+	script := mcpClientScript(t, "client.mjs")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
 	cmd := exec.Command("node", script, buildHunk(t), dir)
@@ -527,13 +521,7 @@ func vmHWM(t *testing.T, pid int) int64 {
 // the call, its timeout reset by hunk's notifications/progress. Long:
 // HUNK_LONG_TESTS=1 (CI); otherwise the same with 10 s under a 7 s timeout.
 func TestMCPProgressLongExec(t *testing.T) {
-	script, _ := filepath.Abs("testdata/mcpclient/progress.mjs")
-	if err := installMCPClient(filepath.Dir(script)); err != nil {
-		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
-			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
-		}
-		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
-	}
+	script := mcpClientScript(t, "progress.mjs")
 	if ok, err := driverCondition("driver:landlock"); !ok {
 		sandboxtest.Skip(t, "exec over MCP: no landlock driver here (%v)", err)
 	}
@@ -616,13 +604,7 @@ func TestMCPStatelessGoClient(t *testing.T) {
 // (testdata/mcpclient/stateless.mjs) pinned to protocol 2026-07-28 lists
 // hunk's tools and calls every one.
 func TestMCPTypeScriptClientStateless(t *testing.T) {
-	script, _ := filepath.Abs("testdata/mcpclient/stateless.mjs")
-	if err := installMCPClient(filepath.Dir(script)); err != nil {
-		if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
-			t.Fatalf("the TypeScript MCP client is required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
-		}
-		sandboxtest.Skip(t, "the TypeScript MCP client: %v", err)
-	}
+	script := mcpClientScript(t, "stateless.mjs")
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
 	out, err := exec.Command("node", script, buildHunk(t), dir).CombinedOutput()

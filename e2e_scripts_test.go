@@ -466,10 +466,7 @@ func requiredDriver(name string) bool { return sandboxtest.Required("HUNK_REQUIR
 // array indexes, e.g. details.operations.0.id) of the last command's
 // stdout, a JSON document.
 func cmdJSONenv(ts *testscript.TestScript, neg bool, args []string) {
-	id := ""
-	if len(args) > 2 && args[0] == "-id" {
-		id, args = args[1], args[2:]
-	}
+	id, args := idOption(args)
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: jsonenv [-id N] VAR PATH")
 	}
@@ -486,10 +483,7 @@ func cmdJSONenv(ts *testscript.TestScript, neg bool, args []string) {
 // whole message) is at most MAX bytes long, as JSON text: what a harness
 // counts.
 func cmdJSONmax(ts *testscript.TestScript, neg bool, args []string) {
-	id := ""
-	if len(args) > 2 && args[0] == "-id" {
-		id, args = args[1], args[2:]
-	}
+	id, args := idOption(args)
 	if len(args) != 2 {
 		ts.Fatalf("usage: jsonmax [-id N] PATH MAX")
 	}
@@ -501,6 +495,14 @@ func cmdJSONmax(ts *testscript.TestScript, neg bool, args []string) {
 	if over := len(b) > most; over != neg {
 		ts.Fatalf("%s is %d bytes (want %s %d)", args[0], len(b), map[bool]string{false: "at most", true: "more than"}[neg], most)
 	}
+}
+
+// idOption takes a leading "-id N" (a JSON-RPC message's id) off args.
+func idOption(args []string) (id string, rest []string) {
+	if len(args) > 2 && args[0] == "-id" {
+		return args[1], args[2:]
+	}
+	return "", args
 }
 
 // jsonAt is the value at path (keys and indexes joined by ".", "." the

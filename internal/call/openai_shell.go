@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/execrun"
-	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -108,8 +107,8 @@ func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) 
 			// No bound asked for: each stream within what the session
 			// shows a model, its head and tail, as every exec result.
 			shown := int(s.Exec.Shown)
-			r.Stdout = boundStream(&ops.ExecDetails{Stdout: r.Stdout}, shown)
-			r.Stderr = boundStream(&ops.ExecDetails{Stdout: r.Stderr}, shown)
+			r.Stdout = boundStream(r.Stdout, "stdout", shown)
+			r.Stderr = boundStream(r.Stderr, "stderr", shown)
 		}
 		res.Output = append(res.Output, r)
 	}
@@ -143,11 +142,11 @@ func capOutput(stdout, stderr string, n int) (string, string) {
 	return stdout, cut(stderr, left)
 }
 
-// boundStream is d's stdout as is when a model may see all of it, else
-// its head and tail with the shell's marker.
-func boundStream(d *ops.ExecDetails, shown int) string {
-	if !execrun.Cut(d, shown) {
-		return d.Stdout
+// boundStream is a stream as is when a model may see all of it, else its
+// head and tail with the shell's marker.
+func boundStream(out, stream string, shown int) string {
+	if b := execrun.Budget(int64(shown)); b < 0 || int64(len(out)) <= b {
+		return out
 	}
-	return execrun.StreamsText(d, shown, "", execrun.ShellRefer)
+	return execrun.StreamText(out, stream, shown, "", execrun.ShellRefer)
 }

@@ -89,40 +89,50 @@ func ModelText(r Reported, shown int, id string, refer Refer) string {
 	return b.String()
 }
 
-// StreamsText is stdout then stderr, each ending in a line break, each cut
-// to shown bytes (0: DefaultShown; negative: all) with a marker where part
-// was left out: how much, which lines, and how to see them (refer, given
-// id: the stored streams' id, "" none).
+// Budget is the most bytes of a stream a result shows for the setting
+// shown: 0 is DefaultShown, negative no bound (-1).
+func Budget(shown int64) int64 {
+	switch {
+	case shown == 0:
+		return DefaultShown
+	case shown < 0:
+		return -1
+	}
+	return shown
+}
+
+// StreamsText is stdout then stderr, each as StreamText shows it.
 func StreamsText(d *Details, shown int, id string, refer Refer) string {
-	if shown == 0 {
-		shown = DefaultShown
+	return StreamText(d.Stdout, "stdout", shown, id, refer) + StreamText(d.Stderr, "stderr", shown, id, refer)
+}
+
+// StreamText is a stream (named stream) ending in a line break, cut to
+// shown bytes (Budget) with a marker where part was left out: how much,
+// which lines, and how to see them (refer, given id: the stored streams'
+// id, "" none). An empty stream is "".
+func StreamText(s, stream string, shown int, id string, refer Refer) string {
+	if s == "" {
+		return ""
 	}
-	var b strings.Builder
-	for i, s := range []string{d.Stdout, d.Stderr} {
-		if s == "" {
-			continue
+	sh := Shorten([]byte(s), int(Budget(int64(shown))))
+	text := sh.Head
+	if sh.Omitted > 0 {
+		where := fmt.Sprintf("lines %d-%d", sh.HeadLines+1, sh.TailLine-1)
+		if sh.TailLine-1 <= sh.HeadLines+1 {
+			where = fmt.Sprintf("in line %d", sh.HeadLines+1)
 		}
-		sh := Shorten([]byte(s), shown)
-		text := sh.Head
-		if sh.Omitted > 0 {
-			where := fmt.Sprintf("lines %d-%d", sh.HeadLines+1, sh.TailLine-1)
-			if sh.TailLine-1 <= sh.HeadLines+1 {
-				where = fmt.Sprintf("in line %d", sh.HeadLines+1)
+		m := fmt.Sprintf("\n[... %s of %s left out, %s", size(sh.Omitted), stream, where)
+		if refer != nil {
+			if how := refer(id, stream, sh.HeadLines+1); how != "" {
+				m += "; " + how
 			}
-			m := fmt.Sprintf("\n[... %s of %s left out, %s", size(sh.Omitted), Streams[i], where)
-			if refer != nil {
-				if how := refer(id, Streams[i], sh.HeadLines+1); how != "" {
-					m += "; " + how
-				}
-			}
-			text += m + " ...]\n" + sh.Tail
 		}
-		b.WriteString(text)
-		if !strings.HasSuffix(text, "\n") {
-			b.WriteByte('\n')
-		}
+		text += m + " ...]\n" + sh.Tail
 	}
-	return b.String()
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text
 }
 
 // ShellRefer is how a model with a shell and no read of hunk's sees what a
@@ -156,13 +166,11 @@ func ReadFlags(id, stream string, offset int) string {
 	return fmt.Sprintf("read them: hunk read --exec-output %s/%s --offset %d", id, stream, offset)
 }
 
-// Cut reports whether showing shown bytes of each stream (StreamsText's
-// shown) leaves part of d's output out.
+// Cut reports whether showing shown bytes of each stream (Budget) leaves
+// part of d's output out.
 func Cut(d *Details, shown int) bool {
-	if shown == 0 {
-		shown = DefaultShown
-	}
-	return shown > 0 && (len(d.Stdout) > shown || len(d.Stderr) > shown)
+	b := Budget(int64(shown))
+	return b >= 0 && (int64(len(d.Stdout)) > b || int64(len(d.Stderr)) > b)
 }
 
 // Prepend puts line before a result's text, after its first line when
@@ -213,18 +221,45 @@ func SaveOutput(dir string, stdout, stderr []byte) (string, error) {
 		return "", err
 	}
 	id := hex.EncodeToString(raw[:])
-	run := filepath.Join(dir, id)
-	if err := os.Mkdir(run, 0o700); err != nil {
+	if err := unix.Mkdir(filepath.Join(dir, id), 0o700); err != nil {
 		return "", err
 	}
-	for i, s := range [][]byte{stdout, stderr} {
-		if err := os.WriteFile(filepath.Join(run, Streams[i]), s, 0o600); err != nil {
-			os.RemoveAll(run)
-			return "", err
+	// Written through the run's directory as made (no link followed on
+	// the way), each file new.
+	run, err := openRun(dir, id)
+	if err == nil {
+		defer unix.Close(run)
+		for i, s := range [][]byte{stdout, stderr} {
+			if err = writeNew(run, Streams[i], s); err != nil {
+				break
+			}
 		}
+	}
+	if err != nil {
+		os.RemoveAll(filepath.Join(dir, id))
+		return "", err
 	}
 	pruneOutputs(dir, id)
 	return id, nil
+}
+
+// openRun opens a stored run's directory in dir, never through a link.
+func openRun(dir, id string) (int, error) {
+	return unix.Open(filepath.Join(dir, id), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+}
+
+// writeNew creates name in the directory run (it must not exist) holding b.
+func writeNew(run int, name string, b []byte) error {
+	fd, err := unix.Openat(run, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // pruneOutputs removes the oldest stored outputs of dir beyond the
@@ -273,7 +308,14 @@ func OpenOutput(dir, name string) (*os.File, int64, error) {
 	if !ok || !outputID.MatchString(id) || (stream != "stdout" && stream != "stderr") {
 		return nil, 0, result.Usagef("%q is not an exec output: give it as the exec result names it, ID/stdout or ID/stderr", name)
 	}
-	fd, err := unix.Open(filepath.Join(dir, id, stream), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	// The run's directory and its file, each opened without following a
+	// link: decided on what is opened.
+	fd, err := openRun(dir, id)
+	if err == nil {
+		run := fd
+		fd, err = unix.Openat(run, stream, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		unix.Close(run)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, 0, result.Errorf(result.NotFound, "exec output %s is not kept (hunk keeps the output of the newest %d runs of a workspace whose output a result cut)", name, keepOutputs).

@@ -187,3 +187,15 @@ func FuzzShorten(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputStoreLinkedRun: a run directory replaced by a link (to a
+// directory holding a stdout) is refused, never read through.
+func TestOutputStoreLinkedRun(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "stdout"), []byte("secret\n"), 0o600)
+	os.Symlink(elsewhere, filepath.Join(dir, "0000000b"))
+	if f, _, err := OpenOutput(dir, "0000000b/stdout"); err == nil {
+		f.Close()
+		t.Errorf("a linked run directory was followed")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/execrun"
@@ -126,7 +125,7 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 		return nil, nil, result.Usagef("exec: maxOutput must not be negative")
 	}
 	if in.MaxOutput > 0 {
-		if most := shownMost(s.Exec.Shown); int64(in.MaxOutput) > most {
+		if most := execrun.Budget(s.Exec.Shown); most >= 0 && int64(in.MaxOutput) > most {
 			return nil, nil, result.Errorf(result.InvalidArgument, "exec: maxOutput %d is over this server's limit of %d bytes", in.MaxOutput, most).
 				WithHint("ask for at most the limit, and read the rest with read's execOutput; the person running hunk sets it (--max-output)")
 		}
@@ -145,15 +144,11 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 	}
 	env := *s.Env
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
-	if _, ok := ctx.Value(progressKey{}).(Progress); ok {
+	if p, ok := ctx.Value(progressKey{}).(Progress); ok {
 		// but to its progress reports, when the client asked for them
 		tail := &tailWriter{}
 		env.Stdout, env.Stderr = tail, tail
-		timeout := req.Timeout
-		if timeout == 0 {
-			timeout = s.Exec.Timeout
-		}
-		defer reportProgress(ctx, timeout, tail)()
+		defer reportProgress(p, req.Timeout, tail)()
 	}
 	return ops.ExecDetailed(ctx, &env, req)
 }
@@ -175,25 +170,13 @@ func (s Set) WithLimits(timeout time.Duration, shown int64) Set {
 		}
 	}
 	if p := t.Input.Properties["maxOutput"]; p != nil {
-		if most := shownMost(shown); most < math.MaxInt64 {
+		if most := execrun.Budget(shown); most >= 0 {
 			p.Description = fmt.Sprintf("most bytes of each of stdout and stderr the result shows, head and tail (default and most: %d); read's execOutput pages through the rest", most)
 		} else {
 			p.Description = "most bytes of each of stdout and stderr the result shows, head and tail (default: all of it)"
 		}
 	}
 	return s
-}
-
-// shownMost is the most of each stream a call may ask to be shown: the
-// server's setting (0: execrun.DefaultShown; negative: no bound).
-func shownMost(shown int64) int64 {
-	switch {
-	case shown == 0:
-		return execrun.DefaultShown
-	case shown < 0:
-		return math.MaxInt64
-	}
-	return shown
 }
 
 // readContinue is how a read tool call asks for the page at offset (and

@@ -31,15 +31,10 @@ var (
 	progressEvery = 5 * time.Second
 )
 
-// reportProgress reports a running exec's progress to ctx's Progress, if
-// any: the seconds it has run, its timeout, and the last line of its
-// output (tail, which the run writes its live output to). stop ends the
-// reports.
-func reportProgress(ctx context.Context, timeout time.Duration, t *tailWriter) (stop func()) {
-	p, _ := ctx.Value(progressKey{}).(Progress)
-	if p == nil {
-		return func() {}
-	}
+// reportProgress reports a running exec's progress to p: the seconds it
+// has run, its timeout, and the last line of its output (tail, which the
+// run writes its live output to). stop ends the reports.
+func reportProgress(p Progress, timeout time.Duration, t *tailWriter) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
