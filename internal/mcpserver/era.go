@@ -70,15 +70,15 @@ func requestEra(params json.RawMessage) (era, *rpcError) {
 
 // pin pins the connection to e on its first request, or refuses a request
 // of the other era.
-func (s *server) pin(e era, method string) *rpcError {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.era == eraUnknown {
-		s.era = e
+func (c *conn) pin(e era, method string) *rpcError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.era == eraUnknown {
+		c.era = e
 		return nil
 	}
 	switch {
-	case s.era == e:
+	case c.era == e:
 		return nil
 	case slices.Contains(removedInStateless, method):
 		return statelessOnly(eraStateless, method)

@@ -16,20 +16,20 @@ import (
 
 // fetchRoots asks the client for its roots, in the background, if it has
 // any; calls wait for the answer.
-func (s *server) fetchRoots() {
-	s.mu.Lock()
-	if !s.roots {
-		s.mu.Unlock()
+func (c *conn) fetchRoots() {
+	c.mu.Lock()
+	if !c.roots {
+		c.mu.Unlock()
 		return
 	}
 	ready := make(chan struct{})
-	s.ready = ready
-	s.mu.Unlock()
+	c.ready = ready
+	c.mu.Unlock()
 	go func() {
 		defer close(ready)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		m, err := s.request(ctx, "roots/list", struct{}{})
+		m, err := c.request(ctx, "roots/list", struct{}{})
 		var res struct {
 			Roots []struct {
 				URI string `json:"uri"`
@@ -39,45 +39,45 @@ func (s *server) fetchRoots() {
 			err = json.Unmarshal(m.Result, &res)
 		}
 		if err != nil {
-			s.logf("the client's roots could not be listed (%v); serving the whole workspace", err)
+			c.logf("the client's roots could not be listed (%v); serving the whole workspace", err)
 			return
 		}
 		var uris []string
 		for _, r := range res.Roots {
 			uris = append(uris, r.URI)
 		}
-		n := s.narrow(uris)
-		s.mu.Lock()
-		s.narrowed = n
-		s.mu.Unlock()
+		n := c.narrow(uris)
+		c.mu.Lock()
+		c.narrowed = n
+		c.mu.Unlock()
 	}()
 }
 
 // session is the session a call runs in: the base one, or the one narrowed
 // to the client's roots once they are known.
-func (s *server) session(ctx context.Context) *tools.Session {
-	s.mu.Lock()
-	ready := s.ready
-	s.mu.Unlock()
+func (c *conn) session(ctx context.Context) *tools.Session {
+	c.mu.Lock()
+	ready := c.ready
+	c.mu.Unlock()
 	if ready != nil {
 		select {
 		case <-ready:
 		case <-ctx.Done():
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.narrowed != nil {
-		return s.narrowed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.narrowed != nil {
+		return c.narrowed
 	}
-	return s.opts.Session
+	return c.base
 }
 
 // narrow is the base session narrowed to the first root that lies inside
 // the workspace (nil: none does). Roots outside it are ignored: a client can
 // narrow what hunk may touch, never widen it.
-func (s *server) narrow(roots []string) *tools.Session {
-	base := s.opts.Session
+func (c *conn) narrow(roots []string) *tools.Session {
+	base := c.base
 	wsDir := base.Env.Workspace.Dir()
 	for _, r := range roots {
 		u, err := url.Parse(r)
@@ -100,7 +100,7 @@ func (s *server) narrow(roots []string) *tools.Session {
 		env.Workspace = ws
 		n := *base
 		n.Env = &env
-		s.logf("workspace narrowed to the client's root %s", dir)
+		c.logf("workspace narrowed to the client's root %s", dir)
 		return &n
 	}
 	return nil
