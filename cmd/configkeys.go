@@ -113,7 +113,7 @@ func nearest(name string, sets ...map[string]bool) string {
 // policy's and the config file's.
 func envNames() map[string]bool {
 	keys, _ := configKeys()
-	names := map[string]bool{"HUNK_CONFIG": true}
+	names := map[string]bool{"HUNK_CONFIG": true, "HUNK_SERVE_TOKEN": true}
 	for k := range keys {
 		if !strings.HasPrefix(k, "policy.") {
 			names["HUNK_"+strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(k))] = true

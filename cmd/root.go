@@ -287,6 +287,7 @@ var commands = []struct {
 	{"policy", func(a *App) *cobra.Command { return newPolicyCmd(a, nil) }},
 	{"mcp", func(a *App) *cobra.Command { return newMCPCmd(a, nil) }},
 	{"call", func(a *App) *cobra.Command { return newCallCmd(a, nil) }},
+	{"serve", func(a *App) *cobra.Command { return newServeCmd(a, nil) }},
 	{"tools", func(a *App) *cobra.Command { return newToolsCmd(a, nil) }},
 }
 

@@ -1,0 +1,166 @@
+package cmd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/readtrack"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/serve"
+	"github.com/hunk-dev/hunk/internal/tools"
+)
+
+// serveOptions are `hunk serve` parsed: the agent's settings and the
+// server's.
+type serveOptions struct {
+	agentOptions
+	Listen, AddrFile         string
+	Auth, TokenFile          string
+	TLSCert, TLSKey          string
+	MaxRequest               string
+	MaxSessions, MaxCalls    int
+	CallTimeout, IdleTimeout time.Duration
+	ShutdownTimeout          time.Duration
+}
+
+// newServeCmd builds the command; runF is its action (nil: serveRun; tests
+// pass one that records the parsed options).
+func newServeCmd(app *App, runF func(*App, *serveOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = serveRun
+	}
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve hunk's tools over HTTP: MCP (Streamable HTTP) and hunk call's shapes",
+		Long: `Serve hunk's tools over HTTP, for agents that reach the workspace over the
+network (a sandbox pod of a fleet, a remote machine):
+
+  POST /mcp    MCP over Streamable HTTP: sessions (initialize, Mcp-Session-Id)
+               for protocols 2024-11-05 to 2025-11-25, and stateless requests
+               for 2026-07-28
+  POST /call   one tool call, or an array, in a provider's own shape (as hunk
+               call reads it; ?format= names the shape): the answer in that shape
+  GET /healthz, GET /readyz   liveness and readiness (no token needed)
+
+The tools, the policy, the history and exec's sandbox are those of hunk mcp,
+over the workspace (-C). Each MCP session has its own read tracking; the
+stateless requests and /call share the server's.
+
+Who may call (--auth): token (a token from --token-file or HUNK_SERVE_TOKEN,
+sent as Authorization: Bearer TOKEN, or X-Hunk-Token: TOKEN behind
+agent-sandbox's router, which strips Authorization); router (agent-sandbox's
+router decides, a network policy admitting only it); none. With no --auth, a
+token means token, and a loopback address without one means none; any other
+address needs a token or an explicit --auth.
+
+SIGTERM or SIGINT: no new request is taken; running calls get
+--shutdown-timeout to finish, then are cancelled (exec stops its command).
+The access log (stderr) is a JSON object a line, without file contents,
+arguments or secrets.`,
+		Example: `  hunk serve -C /workspace --listen 127.0.0.1:8888
+  HUNK_SERVE_TOKEN=$(cat /run/secrets/hunk) hunk serve -C /workspace --listen :8888
+  hunk serve -C /workspace --listen :8888 --auth router --driver landlock`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runF(app, o)
+		},
+	}
+	f := c.Flags()
+	addAgentFlags(f, &o.agentOptions)
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:8888", "the address to serve on, host:port (port 0: any free one)")
+	f.StringVar(&o.AddrFile, "addr-file", "", "write the address served on to this file once ready (for --listen HOST:0)")
+	f.StringVar(&o.Auth, "auth", "", "who may call: token, router or none (default: token when one is given, none on a loopback address)")
+	f.StringVar(&o.TokenFile, "token-file", "", "the file holding the token (default: $HUNK_SERVE_TOKEN)")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
+	f.StringVar(&o.TLSKey, "tls-key", "", "the key file of --tls-cert (PEM)")
+	f.StringVar(&o.MaxRequest, "max-request", "64MiB", "the largest request body taken, e.g. 16MiB")
+	f.IntVar(&o.MaxSessions, "max-sessions", 64, "the most MCP sessions held at once (0: no bound)")
+	f.IntVar(&o.MaxCalls, "max-calls", 16, "the most tool calls running at once, MCP's and /call's (0: no bound)")
+	f.DurationVar(&o.CallTimeout, "call-timeout", 15*time.Minute, "stop a tool call after this long (0: never; exec's --timeout still bounds its command)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 30*time.Minute, "end an MCP session unused for this long (0: never)")
+	f.DurationVar(&o.ShutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGTERM, how long running calls may finish before they are cancelled")
+	return c
+}
+
+// serveRun serves until a signal.
+func serveRun(app *App, o *serveOptions) error {
+	token, err := serveToken(o.TokenFile)
+	if err != nil {
+		return err
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return result.Usagef("--tls-cert and --tls-key go together")
+	}
+	maxBody, err := parseSize(o.MaxRequest)
+	if err != nil || maxBody <= 0 {
+		return result.Usagef("--max-request %q: not a size", o.MaxRequest).WithHint("sizes look like 64MiB, 512K or 1048576")
+	}
+	sess, set, err := app.session(&o.agentOptions)
+	if err != nil {
+		return err
+	}
+	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk serve: warning: %s\n", msg) }
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	wsDir := sess.Env.Workspace.Dir()
+	return serve.Run(ctx, serve.Options{
+		Listen: o.Listen, AddrFile: o.AddrFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey,
+		Auth: serve.Auth(o.Auth), Token: token, MaxBody: maxBody, MaxCalls: o.MaxCalls,
+		ShutdownTimeout: o.ShutdownTimeout, Log: app.Stderr,
+		Ready: func() error {
+			if fi, err := os.Stat(wsDir); err != nil || !fi.IsDir() {
+				return fmt.Errorf("the workspace %s is not there", wsDir)
+			}
+			return nil
+		},
+		MCP: mcpserver.HTTPOptions{
+			Options:     mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
+			NewSession:  func() *tools.Session { return forkSession(sess, o.NoTrack) },
+			MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout, CallTimeout: o.CallTimeout,
+		},
+	})
+}
+
+// serveToken is the token of --token-file, or of HUNK_SERVE_TOKEN ("":
+// none).
+func serveToken(file string) (string, error) {
+	if file == "" {
+		return os.Getenv("HUNK_SERVE_TOKEN"), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", result.Usagef("--token-file: %v", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", result.Usagef("--token-file %s is empty", file).WithHint("put the token in it (one line)")
+	}
+	return tok, nil
+}
+
+// forkSession is base for one MCP session: its own id (its history
+// entries, its own undo) and its own read tracking.
+func forkSession(base *tools.Session, noTrack bool) *tools.Session {
+	env := *base.Env
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	env.Session = "mcp-" + hex.EncodeToString(r[:])
+	env.Reads = nil
+	if !noTrack {
+		env.Reads = readtrack.New()
+	}
+	s := *base
+	s.Env = &env
+	return &s
+}

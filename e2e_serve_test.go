@@ -1,0 +1,279 @@
+//go:build linux
+
+// hunk serve, driven over HTTP by real clients: the Go SDK's Streamable
+// HTTP client in both eras, the TypeScript SDK's, and plain POSTs to /call.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// served is a running `hunk serve`.
+type served struct {
+	url    string // http://127.0.0.1:PORT
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan error
+}
+
+// startServe starts `hunk serve -C dir` on a free loopback port with args,
+// and waits until it listens; it is stopped (SIGTERM) at the test's end.
+func startServe(t *testing.T, dir string, args ...string) *served {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(buildHunk(t), append([]string{"serve", "-C", dir, "--listen", "127.0.0.1:0", "--addr-file", addrFile}, args...)...)
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	s := &served{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- cmd.Wait() }()
+	t.Cleanup(func() { s.stop(t) })
+	for {
+		if b, err := os.ReadFile(addrFile); err == nil {
+			s.url = "http://" + strings.TrimSpace(string(b))
+			return s
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("hunk serve ended before it listened: %v\n%s", err, s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// stop sends SIGTERM and waits for the server to end.
+func (s *served) stop(t *testing.T) error {
+	if s.cmd.ProcessState != nil {
+		return nil
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(time.Minute):
+		s.cmd.Process.Kill()
+		t.Errorf("hunk serve did not end on SIGTERM\n%s", s.stderr)
+		return nil
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// headerTransport adds headers to every request (a token, the router's
+// X-Sandbox-* headers).
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// connectHTTP connects the Go SDK's Streamable HTTP client to endpoint in
+// protocol version (the SDK's default when "").
+func connectHTTP(t *testing.T, endpoint, version string, headers map[string]string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: endpoint,
+		HTTPClient: &http.Client{Transport: headerTransport{headers, http.DefaultTransport}}}
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, tr, opts)
+	if err != nil {
+		t.Fatalf("connecting to %s (%s): %v", endpoint, version, err)
+	}
+	return cs
+}
+
+// agentFlow is what an agent does over MCP, checked on disk: read, edit, a
+// two-file apply_patch, exec, undo.
+func agentFlow(t *testing.T, cs *mcp.ClientSession, dir string) {
+	t.Helper()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("one\ntwo\n"), 0o644)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read", map[string]any{"path": "a.txt"}, "alpha\nbeta\n"},
+		{"edit", map[string]any{"path": "a.txt", "oldText": "beta", "newText": "BETA"}, "a.txt"},
+		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n alpha\n-BETA\n+gamma\n*** Update File: b.txt\n@@\n-two\n+TWO\n*** End Patch\n"}, "b.txt"},
+		{"exec", map[string]any{"command": "cat a.txt b.txt"}, "alpha\ngamma\none\nTWO\n"},
+		{"undo", map[string]any{}, "b.txt"},
+	} {
+		res, text, _ := callTool(t, cs, c.tool, c.args)
+		if res.IsError || !strings.Contains(text, c.want) {
+			t.Errorf("%s: isError %v, %q (want %q)", c.tool, res.IsError, text, c.want)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.txt"))
+	if string(a) != "alpha\nBETA\n" || string(b) != "one\ntwo\n" {
+		t.Errorf("after undo of the patch: a.txt %q, b.txt %q (want the edit kept, the patch's two files back)", a, b)
+	}
+}
+
+// TestServeGoClient: the Go SDK's Streamable HTTP client, in a legacy
+// session (2025-11-25, 2025-06-18), stateless (2026-07-28) and as it
+// chooses itself, runs an agent's read, edit, two-file patch, exec and undo.
+func TestServeGoClient(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2026-07-28", ""} {
+		t.Run("protocol="+version, func(t *testing.T) {
+			dir := t.TempDir()
+			s := startServe(t, dir, "--driver", "none")
+			cs := connectHTTP(t, s.url+"/mcp", version, nil)
+			defer cs.Close()
+			want := version
+			if want == "" {
+				want = "2026-07-28" // the SDK's own choice over HTTP: stateless
+			}
+			if got := cs.InitializeResult().ProtocolVersion; got != want {
+				t.Errorf("protocol %q, want %q", got, want)
+			}
+			agentFlow(t, cs, dir)
+		})
+	}
+}
+
+// TestServeSessionsApart: two MCP sessions on one server track their reads
+// apart, and a tool's undo reaches only its own session's changes.
+func TestServeSessionsApart(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	s := startServe(t, dir, "--driver", "none")
+	one := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+	defer one.Close()
+	two := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+	defer two.Close()
+	callTool(t, one, "read", map[string]any{"path": "a.txt"})
+	if res, text, _ := callTool(t, two, "write", map[string]any{"path": "a.txt", "content": "overwritten\n"}); !res.IsError || !strings.Contains(text, "read") {
+		t.Errorf("session two replaced a file only session one read: isError %v, %q", res.IsError, text)
+	}
+	if res, _, _ := callTool(t, one, "write", map[string]any{"path": "a.txt", "content": "one's\n"}); res.IsError {
+		t.Fatalf("session one could not write the file it read")
+	}
+	if res, text, _ := callTool(t, two, "undo", map[string]any{}); !res.IsError {
+		t.Errorf("session two undid session one's write: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "one's\n" {
+		t.Errorf("a.txt: %q", b)
+	}
+}
+
+// postCall POSTs body to /call and returns the status, the X-Hunk-Failed
+// header and the decoded answer.
+func postCall(t *testing.T, url, body string, headers map[string]string) (int, string, any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url+"/call", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("/call answered %d, not JSON: %q", resp.StatusCode, b)
+	}
+	return resp.StatusCode, resp.Header.Get("X-Hunk-Failed"), v
+}
+
+// callFlow POSTs an OpenAI apply_patch_call (two files), an Anthropic
+// str_replace_based_edit_tool view and a failing str_replace, and a
+// parallel pair as an array, each answered in its own shape.
+func callFlow(t *testing.T, url, dir string, headers map[string]string) {
+	t.Helper()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	status, failed, out := postCall(t, url, `{"type":"apply_patch_call","call_id":"call_1","operation":{"type":"create_file","path":"n.txt","diff":"+new\n"}}`, headers)
+	if m, _ := out.(map[string]any); status != 200 || failed != "" || m["type"] != "apply_patch_call_output" || m["call_id"] != "call_1" || m["status"] != "completed" {
+		t.Errorf("OpenAI apply_patch_call: %d %q %v", status, failed, out)
+	}
+	status, failed, out = postCall(t, url, `{"type":"tool_use","id":"toolu_1","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt"}}`, headers)
+	if m, _ := out.(map[string]any); status != 200 || failed != "" || m["type"] != "tool_result" || m["tool_use_id"] != "toolu_1" || !strings.Contains(asJSON(m["content"]), "alpha") {
+		t.Errorf("Anthropic view: %d %q %v", status, failed, out)
+	}
+	status, failed, out = postCall(t, url, `{"type":"tool_use","id":"toolu_2","name":"str_replace_based_edit_tool","input":{"command":"str_replace","path":"a.txt","old_str":"nowhere","new_str":"x"}}`, headers)
+	if m, _ := out.(map[string]any); status != 200 || failed != "true" || m["is_error"] != true {
+		t.Errorf("Anthropic failing str_replace: %d %q %v", status, failed, out)
+	}
+	status, _, out = postCall(t, url, `[{"type":"tool_use","id":"t1","name":"str_replace_based_edit_tool","input":{"command":"str_replace","path":"a.txt","old_str":"alpha","new_str":"ALPHA"}},{"type":"text","text":"thinking aloud"},{"type":"tool_use","id":"t2","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt"}}]`, headers)
+	if l, _ := out.([]any); status != 200 || len(l) != 2 || !strings.Contains(asJSON(l[1]), "ALPHA") {
+		t.Errorf("an array of calls: %d %v", status, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "n.txt")); string(b) != "new\n" {
+		t.Errorf("n.txt: %q", b)
+	}
+}
+
+func asJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestServeCall: POST /call answers OpenAI's and Anthropic's shapes in
+// their own shape, one call or an array.
+func TestServeCall(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none")
+	callFlow(t, s.url, dir, nil)
+}
+
+// TestServeTypeScriptClient: @modelcontextprotocol/client 2.4.0 over
+// Streamable HTTP, in a session and stateless (testdata/mcpclient/http.mjs).
+func TestServeTypeScriptClient(t *testing.T) {
+	script := mcpClientScript(t, "http.mjs")
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none")
+	out, err := exec.Command("node", script, s.url+"/mcp", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok:") {
+		t.Fatalf("@modelcontextprotocol/client over HTTP: %v\n%s\n%s", err, out, s.stderr)
+	}
+	t.Logf("%s", out)
+}
