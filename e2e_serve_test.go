@@ -275,5 +275,8 @@ func TestServeTypeScriptClient(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "ok:") {
 		t.Fatalf("@modelcontextprotocol/client over HTTP: %v\n%s\n%s", err, out, s.stderr)
 	}
+	if log := s.stderr.String(); !strings.Contains(log, `"rpc":"initialize"`) || !strings.Contains(log, `"session":`) || !strings.Contains(log, `"rpc":"server/discover"`) {
+		t.Errorf("the access log shows no session (initialize, then its requests) and no stateless server/discover:\n%s", log)
+	}
 	t.Logf("%s", out)
 }
