@@ -91,6 +91,8 @@ func scriptParams(dir string) testscript.Params {
 			"islink":    cmdIslink,
 			"listen":    cmdListen,
 			"noproc":    cmdNoproc,
+			"serveaddr": cmdServeaddr,
+			"http":      cmdHTTP,
 		},
 	}
 }

@@ -280,3 +280,101 @@ func TestServeTypeScriptClient(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// postRaw POSTs body to /call from a goroutine of its own: the answer, or
+// the error.
+func postRaw(url, body string) string {
+	resp, err := http.Post(url+"/call", "application/json", strings.NewReader(body))
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// readyCalls waits until /readyz reports n calls running.
+func readyCalls(t *testing.T, url string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			var st struct {
+				Calls int `json:"calls_running"`
+			}
+			json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if st.Calls == n {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("/readyz never reported %d calls running", n)
+}
+
+// TestServeBusyThenShutdown: with --max-calls 1 and a long exec running, a
+// second call (/call: 503; MCP: a JSON-RPC error) is refused and not run;
+// SIGTERM then waits --shutdown-timeout for the exec, cancels it (its
+// command stops, its call is answered), and the server ends cleanly.
+func TestServeBusyThenShutdown(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none", "--max-calls", "1", "--shutdown-timeout", "1s")
+	first := make(chan string, 1)
+	go func() { first <- postRaw(s.url, `{"tool":"exec","arguments":{"command":"sleep 300; touch late.txt"}}`) }()
+	readyCalls(t, s.url, 1)
+	status, _, out := postCall(t, s.url, `{"tool":"write","arguments":{"path":"b.txt","content":"x"}}`, nil)
+	if status != http.StatusServiceUnavailable || !strings.Contains(asJSON(out), "--max-calls") {
+		t.Errorf("a second call while one runs under --max-calls 1: %d %v", status, out)
+	}
+	cs := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"path": "c.txt", "content": "x"}})
+	if err == nil || !strings.Contains(err.Error(), "too many calls") {
+		t.Errorf("an MCP call while one runs under --max-calls 1: %v", err)
+	}
+	cs.Close()
+	for _, name := range []string{"b.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("a refused call wrote %s", name)
+		}
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("hunk serve on SIGTERM: %v\n%s", err, s.stderr)
+	}
+	select {
+	case got := <-first:
+		if !strings.Contains(got, `"code":"INTERRUPTED"`) {
+			t.Errorf("the cancelled exec's answer: %s", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the running call got no answer")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Errorf("the cancelled command ran on")
+	}
+	if log := s.stderr.String(); !strings.Contains(log, `"msg":"cancelling the calls still running","calls_running":1`) || !strings.Contains(log, `"msg":"stopped"`) {
+		t.Errorf("the log of the shutdown:\n%s", log)
+	}
+}
+
+// TestServeShutdownFinishes: SIGTERM while an exec runs lets it finish
+// within --shutdown-timeout: its answer is whole, then the server ends.
+func TestServeShutdownFinishes(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none", "--shutdown-timeout", "2m")
+	first := make(chan string, 1)
+	go func() {
+		first <- postRaw(s.url, `{"tool":"exec","arguments":{"command":"sleep 1; echo finished > done.txt; echo finished"}}`)
+	}()
+	readyCalls(t, s.url, 1)
+	if err := s.stop(t); err != nil {
+		t.Errorf("hunk serve on SIGTERM: %v\n%s", err, s.stderr)
+	}
+	if got := <-first; !strings.Contains(got, "finished") {
+		t.Errorf("the running exec's answer: %s", got)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "done.txt")); string(b) != "finished\n" {
+		t.Errorf("done.txt: %q", b)
+	}
+}

@@ -228,9 +228,22 @@ func (sv *server) ready(w http.ResponseWriter) {
 func (sv *server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	var v any = map[string]any{"error": map[string]any{"status": status, "message": msg}}
+	type rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	var v any = struct {
+		Error any `json:"error"`
+	}{struct {
+		Status  int    `json:"status"`
+		Message string `json:"message"`
+	}{status, msg}}
 	if r.URL.Path == "/mcp" {
-		v = map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": msg}}
+		v = struct {
+			JSONRPC string    `json:"jsonrpc"`
+			ID      *int      `json:"id"`
+			Error   *rpcError `json:"error"`
+		}{"2.0", nil, &rpcError{-32600, msg}}
 	}
 	b, _ := json.Marshal(v)
 	w.Write(append(b, '\n'))
