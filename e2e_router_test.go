@@ -1,0 +1,160 @@
+//go:build linux
+
+// hunk serve behind agent-sandbox's own router (sandbox-router of
+// sigs.k8s.io/agent-sandbox v0.5.6, built from the Go module proxy by the
+// test-only module testdata/k8s): the router forwards by the X-Sandbox-*
+// headers to a pod's address — here hunk serve on loopback, which the
+// router allows with --allow-loopback-pod-ip.
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+)
+
+var (
+	k8sToolsOnce sync.Once
+	k8sTools     = map[string]string{}
+	k8sToolsErr  error
+)
+
+// k8sTool is the binary of one of testdata/k8s's tools ("sandbox-router"),
+// built once per test run into the directory of hunk's build. A machine
+// that cannot build it (no Go module proxy) skips the test, or fails it
+// when HUNK_REQUIRE_K8S_TOOLS is set (CI).
+func k8sTool(t *testing.T, name string) string {
+	t.Helper()
+	pkgs := map[string]string{"sandbox-router": "sigs.k8s.io/agent-sandbox/sandbox-router/cmd"}
+	k8sToolsOnce.Do(func() {
+		dir := filepath.Dir(buildHunk(t))
+		for n, pkg := range pkgs {
+			out := filepath.Join(dir, n)
+			c := exec.Command("go", "build", "-o", out, pkg)
+			c.Dir = "testdata/k8s"
+			c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+			if b, err := c.CombinedOutput(); err != nil {
+				k8sToolsErr = fmt.Errorf("go build %s (in testdata/k8s): %v\n%s", pkg, err, b)
+				return
+			}
+			k8sTools[n] = out
+		}
+	})
+	if k8sToolsErr != nil {
+		if os.Getenv("HUNK_REQUIRE_K8S_TOOLS") != "" {
+			t.Fatalf("agent-sandbox's tools are required (HUNK_REQUIRE_K8S_TOOLS): %v", k8sToolsErr)
+		}
+		sandboxtest.Skip(t, "agent-sandbox's tools: %v", k8sToolsErr)
+	}
+	return k8sTools[name]
+}
+
+// freePort is a loopback port free a moment ago.
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// startRouter starts agent-sandbox's router on loopback and returns its
+// proxy URL once it is ready.
+func startRouter(t *testing.T) string {
+	t.Helper()
+	bin := k8sTool(t, "sandbox-router")
+	proxy, health, metrics := freePort(t), freePort(t), freePort(t)
+	cmd := exec.Command(bin, "--http-bind-address", fmt.Sprintf("127.0.0.1:%d", proxy),
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", health),
+		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metrics),
+		"--allow-loopback-pod-ip", "--access-log=false")
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", health))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return fmt.Sprintf("http://127.0.0.1:%d", proxy)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the router did not get ready: %v\n%s", err, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sandboxHeaders are the headers that make the router forward to s, as a
+// client names a claimed sandbox (its pod's address here, on loopback).
+func sandboxHeaders(t *testing.T, s *served) map[string]string {
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(s.url, "http://"))
+	if _, err := strconv.Atoi(port); err != nil {
+		t.Fatal(s.url)
+	}
+	return map[string]string{"X-Sandbox-ID": "sandbox-e2e", "X-Sandbox-Namespace": "default",
+		"X-Sandbox-Port": port, "X-Sandbox-Pod-IP": "127.0.0.1"}
+}
+
+// TestRouterServe: through agent-sandbox's router, a token-protected hunk
+// serve is reached with X-Hunk-Token (the router strips Authorization: a
+// bearer token does not arrive): the Go SDK's client in a session and
+// stateless, the TypeScript SDK's client, and /call in OpenAI's and
+// Anthropic's shapes, each leaving the tree intended.
+func TestRouterServe(t *testing.T) {
+	router := startRouter(t)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(filepath.Join(tokenFile), []byte("router-e2e-token\n"), 0o600)
+	s := startServe(t, dir, "--driver", "none", "--token-file", tokenFile)
+	headers := sandboxHeaders(t, s)
+
+	bearer := map[string]string{"Authorization": "Bearer router-e2e-token"}
+	for k, v := range headers {
+		bearer[k] = v
+	}
+	if status, _, out := postCall(t, router, `{"tool":"read","arguments":{"path":"."}}`, bearer); status != http.StatusUnauthorized {
+		t.Errorf("a bearer token through the router: %d %v (the router strips Authorization: want 401)", status, out)
+	}
+	headers["X-Hunk-Token"] = "router-e2e-token"
+
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run("go-sdk/"+version, func(t *testing.T) {
+			cs := connectHTTP(t, router+"/mcp", version, headers)
+			defer cs.Close()
+			agentFlow(t, cs, dir)
+		})
+	}
+	t.Run("typescript-sdk", func(t *testing.T) {
+		script := mcpClientScript(t, "http.mjs")
+		args := []string{script, router + "/mcp", dir}
+		for k, v := range headers {
+			args = append(args, k+"="+v)
+		}
+		out, err := exec.Command("node", args...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "ok:") {
+			t.Fatalf("@modelcontextprotocol/client through the router: %v\n%s", err, out)
+		}
+		t.Logf("%s", out)
+	})
+	t.Run("call", func(t *testing.T) { callFlow(t, router, dir, headers) })
+	if log := s.stderr.String(); !strings.Contains(log, `"auth":"x-hunk-token","rpc":"tools/call","tool":"apply_patch"`) || !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
+		t.Errorf("hunk serve's access log shows no call through the router:\n%s", log)
+	}
+}
