@@ -158,3 +158,94 @@ func TestRouterServe(t *testing.T) {
 		t.Errorf("hunk serve's access log shows no call through the router:\n%s", log)
 	}
 }
+
+// TestRouterClaudeCode: Claude Code, hunk added as an HTTP MCP server with
+// the router's headers (docs/scale.md's `claude mcp add --transport http`
+// line), works through the harness script against hunk serve behind
+// agent-sandbox's router; its model is the scripted stand-in on 127.0.0.1.
+func TestRouterClaudeCode(t *testing.T) {
+	bin := installHarnesses(t)
+	router := startRouter(t)
+	ws := harnessWorkspace(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("claude-e2e-token\n"), 0o600)
+	s := startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
+	home := t.TempDir()
+	m := newMockModel(t, harnessScript)
+	url := m.serve(t, m.anthropic)
+	env := append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	h := sandboxHeaders(t, s)
+	args := docsClaudeHTTPLine(t, router, map[string]string{"SANDBOX": h["X-Sandbox-ID"], "NAMESPACE": h["X-Sandbox-Namespace"], "TOKEN": "claude-e2e-token"})
+	// The pod's address and port, which a cluster's router finds by the
+	// sandbox's name, given here.
+	args = append(args, "-H", "X-Sandbox-Pod-IP: 127.0.0.1", "-H", "X-Sandbox-Port: "+h["X-Sandbox-Port"])
+	add := exec.Command(filepath.Join(bin, "claude"), args...)
+	add.Dir, add.Env = ws, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("claude %v: %v\n%s", args, err, out)
+	}
+	allowed := []string{}
+	for _, tool := range []string{"read", "write", "edit", "apply_patch", "exec"} {
+		allowed = append(allowed, "mcp__hunk__"+tool)
+	}
+	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
+		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
+	cmd.Dir, cmd.Env = ws, env
+	checkHarnessRun(t, m, ws, runHarness(t, cmd)+"\nhunk serve:\n"+s.stderr.String())
+	if log := s.stderr.String(); !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
+		t.Errorf("no call reached hunk serve through the router:\n%s", log)
+	}
+}
+
+// docsClaudeHTTPLine is docs/scale.md's `claude mcp add --transport http`
+// line as arguments, the router's URL and the placeholders filled in.
+func docsClaudeHTTPLine(t *testing.T, router string, fill map[string]string) []string {
+	t.Helper()
+	b, err := os.ReadFile("docs/scale.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "claude mcp add --transport http")
+	line, _, _ := strings.Cut(rest, "\n```")
+	if !ok {
+		t.Fatal("docs/scale.md has no `claude mcp add --transport http` line")
+	}
+	line = strings.ReplaceAll(line, "\\\n", " ")
+	line = strings.ReplaceAll(line, "http://sandbox-router.agent-sandbox-system.svc:8080", router)
+	for k, v := range fill {
+		line = strings.ReplaceAll(line, k, v)
+	}
+	args := []string{"mcp", "add", "--transport", "http"}
+	for _, f := range shellFields(line) {
+		args = append(args, f)
+	}
+	return args
+}
+
+// shellFields splits a shell line into words, honouring double quotes.
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQ, has := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			inQ, has = !inQ, true
+		case (r == ' ' || r == '\t' || r == '\n') && !inQ:
+			if has {
+				out = append(out, cur.String())
+				cur.Reset()
+				has = false
+			}
+		default:
+			cur.WriteRune(r)
+			has = true
+		}
+	}
+	if has {
+		out = append(out, cur.String())
+	}
+	return out
+}

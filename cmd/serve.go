@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -111,6 +112,7 @@ func serveRun(app *App, o *serveOptions) error {
 		return err
 	}
 	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk serve: warning: %s\n", msg) }
+	sess.Exec.Hide = append(sess.Exec.Hide, hiddenTokenFile(o.TokenFile)...)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	wsDir := sess.Env.Workspace.Dir()
@@ -147,6 +149,24 @@ func serveToken(file string) (string, error) {
 		return "", result.Usagef("--token-file %s is empty", file).WithHint("put the token in it (one line)")
 	}
 	return tok, nil
+}
+
+// hiddenTokenFile are the paths exec's commands must not read to learn the
+// server's token: the token file as named and where its links lead (a
+// Kubernetes Secret's file is a link into ..data/).
+func hiddenTokenFile(file string) []string {
+	if file == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	paths := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		paths = append(paths, real)
+	}
+	return paths
 }
 
 // forkSession is base for one MCP session: its own id (its history

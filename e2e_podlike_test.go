@@ -1,0 +1,108 @@
+//go:build linux
+
+// hunk serve as a pod runs it: a static binary in a minimal image, a
+// non-root user, a read-only root file system, every capability dropped,
+// no new privileges, the runtime's default seccomp profile (so no user
+// namespaces) — here a Docker container configured so — driven from
+// outside over HTTP.
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+)
+
+// podArgs are `docker run`'s flags of a pod's container as Kubernetes
+// runs one with runAsNonRoot, readOnlyRootFilesystem, capabilities drop
+// ALL, allowPrivilegeEscalation false and seccompProfile RuntimeDefault
+// (deploy/agent-sandbox/sandboxtemplate.yaml), its emptyDirs as tmpfs.
+var podArgs = []string{"--user", "65534:65534", "--read-only", "--cap-drop", "ALL",
+	"--security-opt", "no-new-privileges", "--tmpfs", "/tmp", "--tmpfs", "/home/hunk:uid=65534,gid=65534",
+	"-e", "HOME=/home/hunk"}
+
+// TestServePodLike: in a pod-like container, hunk exec --drivers shows
+// landlock working and bwrap not; hunk serve (the deploy's flags:
+// landlock, --git-write, a token file) serves a git repository to the Go
+// SDK's client outside: the agent's read, edit, two-file patch, exec
+// (under landlock) and undo; a command cannot read the token file nor
+// write outside the workspace.
+func TestServePodLike(t *testing.T) {
+	needDriver(t, "docker")
+	img := sandboxtest.ImageName()
+	hunk := buildHunk(t)
+	ws := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	secrets := t.TempDir()
+	os.WriteFile(filepath.Join(secrets, "token"), []byte("pod-token\n"), 0o444)
+	if os.Geteuid() == 0 {
+		filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
+	}
+	mounts := []string{"-v", hunk + ":/opt/hunk/hunk:ro", "-v", ws + ":/workspace", "-v", secrets + ":/var/run/hunk:ro"}
+
+	run := append(append([]string{"run", "--rm"}, podArgs...), mounts...)
+	out, err := exec.Command("docker", append(run, img, "/opt/hunk/hunk", "exec", "-C", "/workspace", "--drivers")...).CombinedOutput()
+	if err != nil || !regexp.MustCompile(`(?m)^landlock\s+yes`).Match(out) || !regexp.MustCompile(`(?m)^bwrap\s+no`).Match(out) {
+		t.Fatalf("hunk exec --drivers in a pod-like container: %v\n%s", err, out)
+	}
+	out, _ = exec.Command("docker", append(run, img, "/opt/hunk/hunk", "exec", "-C", "/workspace", "--", "true")...).CombinedOutput()
+	if !strings.Contains(string(out), "the landlock driver cannot guard git") || !strings.Contains(string(out), "--git-write") {
+		t.Errorf("exec in a repository without --git-write in a pod: %s", out)
+	}
+
+	port := freePort(t)
+	name := fmt.Sprintf("hunk-podlike-%d", os.Getpid())
+	serve := append(append([]string{"run", "-d", "--rm", "--name", name, "--network", "host"}, podArgs...), mounts...)
+	serve = append(serve, img, "/opt/hunk/hunk", "serve", "-C", "/workspace", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
+		"--token-file", "/var/run/hunk/token", "--driver", "landlock", "--git-write")
+	if out, err := exec.Command("docker", serve...).CombinedOutput(); err != nil {
+		t.Fatalf("docker run hunk serve: %v\n%s", err, out)
+	}
+	defer exec.Command("docker", "rm", "-f", name).Run()
+	logs := func() string { b, _ := exec.Command("docker", "logs", name).CombinedOutput(); return string(b) }
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hunk serve in the container never got ready: %v\n%s", err, logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cs := connectHTTP(t, url+"/mcp", "2025-11-25", map[string]string{"Authorization": "Bearer pod-token"})
+	defer cs.Close()
+	agentFlow(t, cs, ws)
+	res, text, sc := callTool(t, cs, "exec", map[string]any{"command": "cat /var/run/hunk/token; echo x > /home/hunk/planted; echo x > /tmp/planted; echo x > /workspace/.git/description && echo git-ok"})
+	if d, _ := sc["driver"].(string); d != "landlock" {
+		t.Errorf("exec's driver in the pod: %q (%v)", d, sc)
+	}
+	if strings.Contains(text, "pod-token") || !strings.Contains(text, "git-ok") || res == nil {
+		t.Errorf("a command in the pod read the token file, or could not change .git under --git-write: %s", text)
+	}
+	check := exec.Command("docker", "exec", name, "sh", "-c", "ls /home/hunk/planted /tmp/planted 2>&1")
+	if b, _ := check.CombinedOutput(); !strings.Contains(string(b), "No such file") || strings.Count(string(b), "No such file") != 2 {
+		t.Errorf("a command wrote outside the workspace: %s", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "docker", "stop", "-t", "30", name).CombinedOutput(); err != nil {
+		t.Errorf("docker stop: %v\n%s", err, out)
+	}
+}
