@@ -31,8 +31,8 @@ var podArgs = []string{"--user", "65534:65534", "--read-only", "--cap-drop", "AL
 	"-e", "HOME=/home/hunk"}
 
 // TestServePodLike: in a pod-like container, hunk exec --drivers shows
-// landlock working and bwrap not; hunk serve (the deploy's flags:
-// landlock, --git-write, a token file) serves a git repository to the Go
+// landlock working and bwrap not; hunk serve (deploy/agent-sandbox's
+// template's arguments: landlock, --git-write, a token file) serves a git repository to the Go
 // SDK's client outside: the agent's read, edit, two-file patch, exec
 // (under landlock) and undo; a command cannot read the token file nor
 // write outside the workspace.
@@ -64,8 +64,15 @@ func TestServePodLike(t *testing.T) {
 	port := freePort(t)
 	name := fmt.Sprintf("hunk-podlike-%d", os.Getpid())
 	serve := append(append([]string{"run", "-d", "--rm", "--name", name, "--network", "host"}, podArgs...), mounts...)
-	serve = append(serve, img, "/opt/hunk/hunk", "serve", "-C", "/workspace", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
-		"--token-file", "/var/run/hunk/token", "--driver", "landlock", "--git-write")
+	// The template's own arguments, on a loopback port of the host's
+	// network instead of the pod's :8888.
+	args := templateServeArgs(t)
+	for i, a := range args {
+		if a == ":8888" {
+			args[i] = fmt.Sprintf("127.0.0.1:%d", port)
+		}
+	}
+	serve = append(append(serve, img, "/opt/hunk/hunk"), args...)
 	if out, err := exec.Command("docker", serve...).CombinedOutput(); err != nil {
 		t.Fatalf("docker run hunk serve: %v\n%s", err, out)
 	}

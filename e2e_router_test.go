@@ -29,13 +29,14 @@ var (
 	k8sToolsErr  error
 )
 
-// k8sTool is the binary of one of testdata/k8s's tools ("sandbox-router"),
+// k8sTool is the binary of one of testdata/k8s's tools ("sandbox-router",
+// "crdcheck"),
 // built once per test run into the directory of hunk's build. A machine
 // that cannot build it (no Go module proxy) skips the test, or fails it
 // when HUNK_REQUIRE_K8S_TOOLS is set (CI).
 func k8sTool(t *testing.T, name string) string {
 	t.Helper()
-	pkgs := map[string]string{"sandbox-router": "sigs.k8s.io/agent-sandbox/sandbox-router/cmd"}
+	pkgs := map[string]string{"sandbox-router": "sigs.k8s.io/agent-sandbox/sandbox-router/cmd", "crdcheck": "./crdcheck"}
 	k8sToolsOnce.Do(func() {
 		dir := filepath.Dir(buildHunk(t))
 		for n, pkg := range pkgs {
@@ -213,15 +214,11 @@ func docsClaudeHTTPLine(t *testing.T, router string, fill map[string]string) []s
 		t.Fatal("docs/scale.md has no `claude mcp add --transport http` line")
 	}
 	line = strings.ReplaceAll(line, "\\\n", " ")
-	line = strings.ReplaceAll(line, "http://sandbox-router.agent-sandbox-system.svc:8080", router)
+	line = strings.ReplaceAll(line, "http://sandbox-router-svc.default.svc.cluster.local:8080", router)
 	for k, v := range fill {
 		line = strings.ReplaceAll(line, k, v)
 	}
-	args := []string{"mcp", "add", "--transport", "http"}
-	for _, f := range shellFields(line) {
-		args = append(args, f)
-	}
-	return args
+	return append([]string{"mcp", "add", "--transport", "http"}, shellFields(line)...)
 }
 
 // shellFields splits a shell line into words, honouring double quotes.
