@@ -246,3 +246,59 @@ func shellFields(s string) []string {
 	}
 	return out
 }
+
+// TestRouterCodex: Codex CLI, hunk configured as an HTTP MCP server with
+// the router's headers (docs/scale.md's [mcp_servers.hunk] table), works
+// through the harness script against hunk serve behind agent-sandbox's
+// router.
+func TestRouterCodex(t *testing.T) {
+	bin := installHarnesses(t)
+	router := startRouter(t)
+	ws := harnessWorkspace(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("codex-e2e-token\n"), 0o600)
+	s := startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
+	h := sandboxHeaders(t, s)
+	home := t.TempDir()
+	m := newMockModel(t, harnessScript)
+	url := m.serve(t, m.openai)
+	b, err := os.ReadFile("docs/scale.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```toml\n[mcp_servers.hunk]\n")
+	table, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/scale.md has no ```toml block with [mcp_servers.hunk]")
+	}
+	// In this order: the pod's address and port, which a cluster's router
+	// finds by the sandbox's name, are added after the token is filled.
+	table = strings.NewReplacer("http://sandbox-router-svc.default.svc.cluster.local:8080", router,
+		"SANDBOX", h["X-Sandbox-ID"], "NAMESPACE", h["X-Sandbox-Namespace"], "TOKEN", "codex-e2e-token").Replace(table)
+	table = strings.Replace(table, `"X-Hunk-Token" = "codex-e2e-token" }`,
+		fmt.Sprintf(`"X-Hunk-Token" = "codex-e2e-token", "X-Sandbox-Pod-IP" = "127.0.0.1", "X-Sandbox-Port" = %q }`, h["X-Sandbox-Port"]), 1)
+	if !strings.Contains(table, "X-Sandbox-Pod-IP") {
+		t.Fatalf("docs/scale.md's table changed shape:\n%s", table)
+	}
+	config := fmt.Sprintf(`model = "gpt-5-codex"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "mock"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[mcp_servers.hunk]
+%s`, url, table)
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
+	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
+	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
+	cmd.Dir, cmd.Env = ws, env
+	checkHarnessRun(t, m, ws, runHarness(t, cmd)+"\nhunk serve:\n"+s.stderr.String())
+	if log := s.stderr.String(); !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
+		t.Errorf("no call reached hunk serve through the router:\n%s", log)
+	}
+}
