@@ -18,14 +18,7 @@ import (
 // module cache (testdata/k8s requires the module).
 func agentSandboxCRDs(t *testing.T) string {
 	t.Helper()
-	c := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/agent-sandbox")
-	c.Dir = "testdata/k8s"
-	c.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("go list -m sigs.k8s.io/agent-sandbox: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "k8s", "crds")
+	return filepath.Join(moduleDir(t, "testdata/k8s", "sigs.k8s.io/agent-sandbox"), "k8s", "crds")
 }
 
 // TestDeployManifests: every object of deploy/agent-sandbox/ is valid as
