@@ -55,7 +55,7 @@ func TestDeployManifests(t *testing.T) {
 
 // templateServeArgs are the arguments deploy/agent-sandbox's template
 // gives hunk in the pod (after the binary).
-func templateServeArgs(t *testing.T) []string {
+func templateServeArgs(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile("deploy/agent-sandbox/sandboxtemplate.yaml")
 	if err != nil {

@@ -34,7 +34,7 @@ var (
 // built once per test run into the directory of hunk's build. A machine
 // that cannot build it (no Go module proxy) skips the test, or fails it
 // when HUNK_REQUIRE_K8S_TOOLS is set (CI).
-func k8sTool(t *testing.T, name string) string {
+func k8sTool(t testing.TB, name string) string {
 	t.Helper()
 	pkgs := map[string]string{"sandbox-router": "sigs.k8s.io/agent-sandbox/sandbox-router/cmd", "crdcheck": "./crdcheck"}
 	k8sToolsOnce.Do(func() {
@@ -61,7 +61,7 @@ func k8sTool(t *testing.T, name string) string {
 }
 
 // freePort is a loopback port free a moment ago.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func freePort(t *testing.T) int {
 
 // startRouter starts agent-sandbox's router on loopback and returns its
 // proxy URL once it is ready.
-func startRouter(t *testing.T) string {
+func startRouter(t testing.TB) string {
 	t.Helper()
 	bin := k8sTool(t, "sandbox-router")
 	proxy, health, metrics := freePort(t), freePort(t), freePort(t)

@@ -109,7 +109,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // connectHTTP connects the Go SDK's Streamable HTTP client to endpoint in
 // protocol version (the SDK's default when "").
-func connectHTTP(t *testing.T, endpoint, version string, headers map[string]string) *mcp.ClientSession {
+func connectHTTP(t testing.TB, endpoint, version string, headers map[string]string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: endpoint,
