@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -376,5 +377,48 @@ func TestServeShutdownFinishes(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "done.txt")); string(b) != "finished\n" {
 		t.Errorf("done.txt: %q", b)
+	}
+}
+
+// TestServeConcurrentUndo: sixteen MCP sessions on one server, each
+// writing, patching and undoing its own file over and over while the
+// others' operations prune the shared history: every undo takes back its
+// session's patch. (Found by BenchmarkFleet: an undo read the log, another
+// session's operation pruned, and the undo failed NOT_FOUND, "pack.N: no
+// such file".)
+func TestServeConcurrentUndo(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none")
+	var wg sync.WaitGroup
+	errs := make(chan string, 16*40)
+	for i := 0; i < 16; i++ {
+		cs := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+		defer cs.Close()
+		f := fmt.Sprintf("agent-%d.txt", i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pass := 0; pass < 25; pass++ {
+				for _, c := range []struct {
+					tool string
+					args map[string]any
+				}{
+					{"write", map[string]any{"path": f, "content": "alpha\nbeta\n"}},
+					{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: " + f + "\n@@\n alpha\n-beta\n+gamma\n*** End Patch\n"}},
+					{"undo", map[string]any{}},
+				} {
+					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+					if err != nil || res.IsError {
+						errs <- fmt.Sprintf("%s %s pass %d: %v %s", f, c.tool, pass, err, asJSON(res))
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

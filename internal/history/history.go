@@ -167,8 +167,46 @@ func (s *Store) PutBlob(data []byte) (*Image, error) {
 	return &Image{Hash: h, Size: int64(len(data))}, nil
 }
 
-// Blob returns the content im names, checked against its hash.
+// Blob returns the content im names, checked against its hash. An image
+// read from the log before a prune (another session's operation, another
+// hunk) may name a pack that prune has replaced: its content is then found
+// by its hash where the log now keeps it, read under the lock.
 func (s *Store) Blob(im *Image) ([]byte, error) {
+	b, err := s.blob(im)
+	if err != nil && im != nil && im.Pack != "" && validHash(im.Hash) && errors.Is(err, fs.ErrNotExist) {
+		if moved, merr := s.relocated(im); merr == nil {
+			return moved, nil
+		}
+	}
+	return b, err
+}
+
+// relocated reads, under the lock, the content of hash im.Hash where the
+// log keeps it now.
+func (s *Store) relocated(im *Image) ([]byte, error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	committed, open, _, err := s.readLog()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range append(committed, open...) {
+		for _, cand := range images(e) {
+			if cand.Hash == im.Hash && cand.Size == im.Size && cand.Pack != im.Pack {
+				if b, err := s.blob(cand); err == nil {
+					return b, nil
+				}
+			}
+		}
+	}
+	return nil, fs.ErrNotExist
+}
+
+// blob is Blob without the search for a moved pack content.
+func (s *Store) blob(im *Image) ([]byte, error) {
 	if im != nil && im.Unhashed != "" {
 		if !validUnhashed(im.Unhashed) {
 			return nil, fmt.Errorf("%q is not a blob's name", im.Unhashed)

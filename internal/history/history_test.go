@@ -270,8 +270,67 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 			t.Fatalf("a hashed blob read back: %q %v", data, err)
 		}
 	}
+	// The unhashed names stay ten minutes (an undo that read the log
+	// before the prune may want them), then go.
+	if left, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "new", "*")); len(left) != 2 {
+		t.Fatalf("unhashed files right after the prune: %v", left)
+	}
+	s.now = func() time.Time { return time.Now().Add(11 * time.Minute) }
+	if err := s.prune(nil); err != nil {
+		t.Fatal(err)
+	}
 	if left, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "new", "*")); len(left) != 0 {
 		t.Fatalf("unhashed files left: %v", left)
+	}
+}
+
+// TestBlobAfterPrune: an image read from the log (an undo choosing what to
+// restore) stays readable when another operation's prune repacks the
+// history before the content is read — a pack's content found by its hash
+// where the log keeps it now, a backup not yet hashed kept by its name.
+// Before, the undo failed NOT_FOUND ("pack.N: no such file") whenever
+// another MCP session's operation pruned in between.
+func TestBlobAfterPrune(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 1000 // no prune before the undo reads the log
+	o, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed, err := o.Put([]byte("small content\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "backup")
+	os.WriteFile(src, []byte("a backup\n"), 0o644)
+	linked, err := o.LinkNew(9, func(to string) error { return os.Link(src, to) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Prepare(&Entry{Command: "apply-patch", Files: []FileChange{{Path: "a", Pre: packed}, {Path: "b", Pre: linked}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	list, _, _ := s.List()
+	stale := list[0].Files // as an undo holds them
+	if stale[1].Pre.Unhashed == "" {
+		t.Fatal("the backup was hashed before the prunes: the test tests nothing")
+	}
+	s.pruneEvery = 1
+	for i := 0; i < 3; i++ { // three prunes: every pack replaced, the backup hashed
+		if err := s.Record(&Entry{Command: "write", Files: []FileChange{{Path: "c"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if now, _, _ := s.List(); now[len(now)-1].Files[0].Pre.Pack == stale[0].Pre.Pack {
+		t.Fatalf("the prunes did not repack (%s): the test tests nothing", stale[0].Pre.Pack)
+	}
+	for i, want := range []string{"small content\n", "a backup\n"} {
+		if data, err := s.Blob(stale[i].Pre); err != nil || string(data) != want {
+			t.Errorf("%s's content as read before the prunes: %q %v", stale[i].Path, data, err)
+		}
 	}
 }
 

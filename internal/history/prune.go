@@ -152,7 +152,7 @@ func (s *Store) removeOldPacks(gen int) {
 
 // removeUnusedBlobs removes the blob files no kept entry names (used),
 // but for those stored in the last ten minutes (a session's reads may name
-// them).
+// them, an undo that read the log before the prune may want them).
 func (s *Store) removeUnusedBlobs(used map[string]bool) error {
 	recent := s.now().Add(-10 * time.Minute)
 	blobs := filepath.Join(s.dir, "blobs")
@@ -160,12 +160,12 @@ func (s *Store) removeUnusedBlobs(used map[string]bool) error {
 		if err != nil || d.IsDir() || used[d.Name()] {
 			return nil
 		}
-		if rel, _ := filepath.Rel(blobs, p); strings.HasPrefix(rel, "new/") {
-			if !used[filepath.ToSlash(rel)] {
-				_ = os.Remove(p) // a backup no kept entry names (no session's reads name these)
-			}
+		if rel, _ := filepath.Rel(blobs, p); strings.HasPrefix(rel, "new/") && used[filepath.ToSlash(rel)] {
 			return nil
 		}
+		// Recent ones stay, also a backup no kept entry names any more (it
+		// was hashed, or its entry dropped): a session's reads may name
+		// them, or an undo that read the log before this prune.
 		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
 			return nil
 		}
