@@ -388,7 +388,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 
 // mcpClientPackages are the npm packages of testdata/mcpclient the tests
 // run; a checkout that lacks one runs `npm ci` again.
-var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "openai", "@anthropic-ai/sdk", "typescript"}
+var mcpClientPackages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/client", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/conformance", "openai", "@anthropic-ai/sdk", "typescript"}
 
 // TestMCPBounds: hunk mcp stays bounded and responsive against a client
 // (or a model) that tries to wedge it: a FIFO as the target of every

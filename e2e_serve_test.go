@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -420,5 +421,29 @@ func TestServeConcurrentUndo(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// conformanceScenarios are the MCP conformance suite's server scenarios
+// (@modelcontextprotocol/conformance 0.1.13) that test a server's protocol
+// rather than the suite's own fixture server: the others call tools,
+// resources and prompts that only that fixture has (add_numbers,
+// test_simple_text, …) or capabilities hunk does not declare (logging,
+// completions, resources, prompts, sampling, elicitation).
+var conformanceScenarios = []string{"server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection"}
+
+// TestServeConformance: the MCP conformance suite's server scenarios that
+// apply pass against hunk serve.
+func TestServeConformance(t *testing.T) {
+	mcpClientScript(t, "http.mjs") // the packages installed
+	bin, _ := filepath.Abs("testdata/mcpclient/node_modules/.bin/conformance")
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none")
+	for _, sc := range conformanceScenarios {
+		out, err := exec.Command(bin, "server", "--url", s.url+"/mcp", "--scenario", sc).CombinedOutput()
+		m := regexp.MustCompile(`(?m)^Passed: ([0-9]+)/([0-9]+), 0 failed`).FindSubmatch(out)
+		if err != nil || m == nil || string(m[1]) != string(m[2]) || string(m[1]) == "0" {
+			t.Errorf("conformance scenario %s: %v\n%s", sc, err, out)
+		}
 	}
 }
