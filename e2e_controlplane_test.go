@@ -279,9 +279,7 @@ current-context: offline
 	// scheduler) on the host's network (so that kwok gives the pod the
 	// node's address, 127.0.0.1, where the stand-in listens).
 	ws := t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte("cp-hunk-token\n"), 0o600)
-	s := startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
+	s := serveWithToken(t, ws, "cp-hunk-token")
 	for _, o := range yamlObjects(t, "deploy/agent-sandbox/token-secret.yaml") {
 		o["stringData"] = map[string]any{"token": "cp-hunk-token"}
 		k.create("/api/v1/namespaces/default/secrets", o)
@@ -327,7 +325,7 @@ current-context: offline
 	routerURL := fmt.Sprintf("http://127.0.0.1:%d", proxy)
 	deadline := time.Now().Add(time.Minute)
 	for {
-		status, _, _ := postCallQuiet(routerURL, `{"tool":"read","arguments":{"path":"."}}`, headers)
+		status, _, _, _ := post(routerURL, `{"tool":"read","arguments":{"path":"."}}`, headers)
 		if status == 200 {
 			break
 		}
@@ -384,20 +382,4 @@ func splitURLPort(t *testing.T, url string) (string, string) {
 		t.Fatal(url)
 	}
 	return host, port
-}
-
-// postCallQuiet is postCall without failing the test: a probe.
-func postCallQuiet(url, body string, headers map[string]string) (int, string, error) {
-	req, _ := http.NewRequest("POST", url+"/call", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), nil
 }

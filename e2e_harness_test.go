@@ -596,7 +596,33 @@ func TestHarnessCodex(t *testing.T) {
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	url := m.serve(t, m.openai)
-	config := fmt.Sprintf(`model = "gpt-5-codex"
+	config := codexConfig(url, docsCodexTable(t, hunk, ws))
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
+	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
+	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
+	cmd.Dir, cmd.Env = ws, env
+	checkHarnessRun(t, m, ws, runHarness(t, cmd))
+}
+
+// docsTOML is the body of a doc's ```toml block of [mcp_servers.hunk].
+func docsTOML(t *testing.T, doc string) string {
+	t.Helper()
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```toml\n[mcp_servers.hunk]\n")
+	table, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatalf("%s has no ```toml block with [mcp_servers.hunk]", doc)
+	}
+	return table
+}
+
+// codexConfig is Codex CLI's config.toml: its model the scripted stand-in
+// at url, then mcp (an [mcp_servers.hunk] table).
+func codexConfig(url, mcp string) string {
+	return fmt.Sprintf(`model = "gpt-5-codex"
 model_provider = "mock"
 
 [model_providers.mock]
@@ -607,12 +633,7 @@ env_key = "MOCK_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
 
-%s`, url, docsCodexTable(t, hunk, ws))
-	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
-	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
-	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
-	cmd.Dir, cmd.Env = ws, env
-	checkHarnessRun(t, m, ws, runHarness(t, cmd))
+%s`, url, mcp)
 }
 
 // runHarness runs a harness (no input, at most 3 minutes) and returns what
@@ -644,15 +665,7 @@ func runHarness(t *testing.T, cmd *exec.Cmd) string {
 // pastes it, with the binary and the project filled in: the docs' lines
 // are the ones the test proves run the writers.
 func docsCodexTable(t *testing.T, hunk, ws string) string {
-	b, err := os.ReadFile("docs/agents.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "```toml\n[mcp_servers.hunk]\n")
-	table, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("docs/agents.md has no ```toml block with [mcp_servers.hunk]")
-	}
+	table := docsTOML(t, "docs/agents.md")
 	table = strings.Replace(table, `command = "hunk"`, fmt.Sprintf("command = %q", hunk), 1)
 	table = strings.Replace(table, `"/path/to/project"`, fmt.Sprintf("%q", ws), 1)
 	return "[mcp_servers.hunk]\n" + table

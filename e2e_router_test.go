@@ -121,9 +121,7 @@ func sandboxHeaders(t *testing.T, s *served) map[string]string {
 func TestRouterServe(t *testing.T) {
 	router := startRouter(t)
 	dir := t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(filepath.Join(tokenFile), []byte("router-e2e-token\n"), 0o600)
-	s := startServe(t, dir, "--driver", "none", "--token-file", tokenFile)
+	s := serveWithToken(t, dir, "router-e2e-token")
 	headers := sandboxHeaders(t, s)
 
 	bearer := map[string]string{"Authorization": "Bearer router-e2e-token"}
@@ -168,9 +166,7 @@ func TestRouterClaudeCode(t *testing.T) {
 	bin := installHarnesses(t)
 	router := startRouter(t)
 	ws := harnessWorkspace(t)
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte("claude-e2e-token\n"), 0o600)
-	s := startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
+	s := serveWithToken(t, ws, "claude-e2e-token")
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	url := m.serve(t, m.anthropic)
@@ -255,22 +251,12 @@ func TestRouterCodex(t *testing.T) {
 	bin := installHarnesses(t)
 	router := startRouter(t)
 	ws := harnessWorkspace(t)
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte("codex-e2e-token\n"), 0o600)
-	s := startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
+	s := serveWithToken(t, ws, "codex-e2e-token")
 	h := sandboxHeaders(t, s)
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	url := m.serve(t, m.openai)
-	b, err := os.ReadFile("docs/scale.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(b), "```toml\n[mcp_servers.hunk]\n")
-	table, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("docs/scale.md has no ```toml block with [mcp_servers.hunk]")
-	}
+	table := docsTOML(t, "docs/scale.md")
 	// In this order: the pod's address and port, which a cluster's router
 	// finds by the sandbox's name, are added after the token is filled.
 	table = strings.NewReplacer("http://sandbox-router-svc.default.svc.cluster.local:8080", router,
@@ -280,19 +266,7 @@ func TestRouterCodex(t *testing.T) {
 	if !strings.Contains(table, "X-Sandbox-Pod-IP") {
 		t.Fatalf("docs/scale.md's table changed shape:\n%s", table)
 	}
-	config := fmt.Sprintf(`model = "gpt-5-codex"
-model_provider = "mock"
-
-[model_providers.mock]
-name = "mock"
-base_url = "%s/v1"
-wire_api = "responses"
-env_key = "MOCK_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[mcp_servers.hunk]
-%s`, url, table)
+	config := codexConfig(url, "[mcp_servers.hunk]\n"+table)
 	os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
 	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")

@@ -7,9 +7,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -205,10 +215,8 @@ func TestServeSessionsApart(t *testing.T) {
 	}
 }
 
-// postCall POSTs body to /call and returns the status, the X-Hunk-Failed
-// header and the decoded answer.
-func postCall(t *testing.T, url, body string, headers map[string]string) (int, string, any) {
-	t.Helper()
+// post POSTs body to url's /call with headers.
+func post(url, body string, headers map[string]string) (status int, header http.Header, answer []byte, err error) {
 	req, _ := http.NewRequest("POST", url+"/call", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
@@ -216,15 +224,35 @@ func postCall(t *testing.T, url, body string, headers map[string]string) (int, s
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	answer, err = io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, answer, err
+}
+
+// postCall POSTs body to /call and returns the status, the X-Hunk-Failed
+// header and the decoded answer.
+func postCall(t *testing.T, url, body string, headers map[string]string) (int, string, any) {
+	t.Helper()
+	status, header, b, err := post(url, body, headers)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("/call answered %d, not JSON: %q", resp.StatusCode, b)
+		t.Fatalf("/call answered %d, not JSON: %q", status, b)
 	}
-	return resp.StatusCode, resp.Header.Get("X-Hunk-Failed"), v
+	return status, header.Get("X-Hunk-Failed"), v
+}
+
+// serveWithToken starts hunk serve over ws (driver none) with a token file
+// holding token.
+func serveWithToken(t *testing.T, ws, token string) *served {
+	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
+	return startServe(t, ws, "--driver", "none", "--token-file", tokenFile)
 }
 
 // callFlow POSTs an OpenAI apply_patch_call (two files), an Anthropic
@@ -286,12 +314,10 @@ func TestServeTypeScriptClient(t *testing.T) {
 // postRaw POSTs body to /call from a goroutine of its own: the answer, or
 // the error.
 func postRaw(url, body string) string {
-	resp, err := http.Post(url+"/call", "application/json", strings.NewReader(body))
+	_, _, b, err := post(url, body, nil)
 	if err != nil {
 		return err.Error()
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
 
@@ -445,5 +471,58 @@ func TestServeConformance(t *testing.T) {
 		if err != nil || m == nil || string(m[1]) != string(m[2]) || string(m[1]) == "0" {
 			t.Errorf("conformance scenario %s: %v\n%s", sc, err, out)
 		}
+	}
+}
+
+// TestServeTLS: with --tls-cert and --tls-key hunk serve answers HTTPS
+// (the Go SDK's client trusting the certificate) and refuses plain HTTP;
+// one flag without the other is a usage error.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	certs := t.TempDir()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	os.WriteFile(filepath.Join(certs, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(filepath.Join(certs, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+
+	out, err := exec.Command(buildHunk(t), "serve", "-C", dir, "--tls-cert", filepath.Join(certs, "cert.pem")).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), "--tls-cert and --tls-key go together") {
+		t.Errorf("--tls-cert alone: %v, %s", err, out)
+	}
+	s := startServe(t, dir, "--driver", "none", "--tls-cert", filepath.Join(certs, "cert.pem"), "--tls-key", filepath.Join(certs, "key.pem"))
+	url := strings.Replace(s.url, "http://", "https://", 1)
+	pool := x509.NewCertPool()
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.AddCert(cert)
+	tlsClient := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-tls", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: tlsClient}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("the Go SDK over HTTPS: %v\n%s", err, s.stderr)
+	}
+	defer cs.Close()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("over tls\n"), 0o644)
+	if res, text, _ := callTool(t, cs, "read", map[string]any{"path": "a.txt"}); res.IsError || !strings.Contains(text, "over tls") {
+		t.Errorf("read over HTTPS: %q", text)
+	}
+	if resp, err := http.Get(s.url + "/healthz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Errorf("plain HTTP answered 200 on a TLS server")
+		}
+	}
+	if !strings.Contains(s.stderr.String(), `"url":"https://127.0.0.1:`) {
+		t.Errorf("the log does not say https:\n%s", s.stderr)
 	}
 }

@@ -24,7 +24,6 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/call"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
-	"github.com/hunk-dev/hunk/internal/tools"
 )
 
 // Options configure a server.
@@ -92,7 +91,7 @@ func Run(ctx context.Context, o Options) error {
 		scheme = "https"
 	}
 	addr := ln.Addr().String()
-	sv.log.Info("listening", "url", scheme+"://"+addr, "auth", string(o.Auth), "tools", toolNames(o.MCP.Tools),
+	sv.log.Info("listening", "url", scheme+"://"+addr, "auth", string(o.Auth), "tools", o.MCP.Tools.Names(),
 		"workspace", o.MCP.Session.Env.Workspace.Dir(), "max_calls", o.MaxCalls, "max_sessions", o.MCP.MaxSessions)
 	if o.Auth == AuthNone {
 		sv.log.Warn("no authentication (--auth none): anyone who can reach " + addr + " can read, write and run commands in the workspace")
@@ -149,8 +148,6 @@ func writeAddr(file, addr string) error {
 	}
 	return os.Rename(tmp, file)
 }
-
-func toolNames(set tools.Set) []string { return set.Names() }
 
 // acquire takes a call's slot; ok false: every slot is taken.
 func (sv *server) acquire() (release func(), ok bool) {
