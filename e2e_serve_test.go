@@ -526,3 +526,44 @@ func TestServeTLS(t *testing.T) {
 		t.Errorf("the log does not say https:\n%s", s.stderr)
 	}
 }
+
+// TestServeFilesystemTools: --tools filesystem serves the reference
+// filesystem server's tools over HTTP as over stdio.
+func TestServeFilesystemTools(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	s := startServe(t, dir, "--tools", "filesystem")
+	cs := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+	defer cs.Close()
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(list.Tools) < 10 {
+		t.Fatalf("tools/list: %v %v", err, list)
+	}
+	if res, text, _ := callTool(t, cs, "read_text_file", map[string]any{"path": "a.txt"}); res.IsError || text != "alpha\n" {
+		t.Errorf("read_text_file: %v %q", res.IsError, text)
+	}
+	if res, _, _ := callTool(t, cs, "write_file", map[string]any{"path": "b.txt", "content": "beta\n"}); res.IsError {
+		t.Errorf("write_file failed")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(b) != "beta\n" {
+		t.Errorf("b.txt: %q", b)
+	}
+}
+
+// TestServeCallTimeout: a call running longer than --call-timeout is
+// cancelled — its command stopped, the call answered INTERRUPTED — and the
+// server answers on.
+func TestServeCallTimeout(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none", "--call-timeout", "1s")
+	status, failed, out := postCall(t, s.url, `{"tool":"exec","arguments":{"command":"sleep 60; touch late.txt"}}`, nil)
+	if status != 200 || failed != "true" || !strings.Contains(asJSON(out), `"code":"INTERRUPTED"`) {
+		t.Errorf("a call over --call-timeout: %d %q %v", status, failed, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Errorf("the command ran on past the call's timeout")
+	}
+	if status, _, _ := postCall(t, s.url, `{"tool":"read","arguments":{"path":"."}}`, nil); status != 200 {
+		t.Errorf("the server after a timed-out call: %d", status)
+	}
+}
