@@ -8,7 +8,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -70,16 +72,16 @@ func freePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startRouter starts agent-sandbox's router on loopback and returns its
-// proxy URL once it is ready.
-func startRouter(t testing.TB) string {
+// startRouter starts agent-sandbox's router on loopback (with args) and
+// returns its proxy URL once it is ready.
+func startRouter(t testing.TB, args ...string) string {
 	t.Helper()
 	bin := k8sTool(t, "sandbox-router")
 	proxy, health, metrics := freePort(t), freePort(t), freePort(t)
-	cmd := exec.Command(bin, "--http-bind-address", fmt.Sprintf("127.0.0.1:%d", proxy),
+	cmd := exec.Command(bin, append([]string{"--http-bind-address", fmt.Sprintf("127.0.0.1:%d", proxy),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", health),
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metrics),
-		"--allow-loopback-pod-ip", "--access-log=false")
+		"--allow-loopback-pod-ip", "--access-log=false"}, args...)...)
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -190,7 +192,11 @@ func TestRouterClaudeCode(t *testing.T) {
 	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
 		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
 	cmd.Dir, cmd.Env = ws, env
-	checkHarnessRun(t, m, ws, runHarness(t, cmd)+"\nhunk serve:\n"+s.stderr.String())
+	out := runHarness(t, cmd)
+	checkHarnessRun(t, m, ws, out)
+	if t.Failed() {
+		t.Logf("the harness printed:\n%s\nhunk serve's log:\n%s", out, s.stderr)
+	}
 	if log := s.stderr.String(); !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
 		t.Errorf("no call reached hunk serve through the router:\n%s", log)
 	}
@@ -271,8 +277,50 @@ func TestRouterCodex(t *testing.T) {
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
 	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
 	cmd.Dir, cmd.Env = ws, env
-	checkHarnessRun(t, m, ws, runHarness(t, cmd)+"\nhunk serve:\n"+s.stderr.String())
+	out := runHarness(t, cmd)
+	checkHarnessRun(t, m, ws, out)
+	if t.Failed() {
+		t.Logf("the harness printed:\n%s\nhunk serve's log:\n%s", out, s.stderr)
+	}
 	if log := s.stderr.String(); !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
 		t.Errorf("no call reached hunk serve through the router:\n%s", log)
+	}
+}
+
+// TestRouterLongCall: a call that runs longer than the router waits for
+// response headers (--response-header-timeout, 30 s by default; 5 s here)
+// is answered whole through it — MCP's as an event stream, /call's as
+// JSON, each with its headers after 1 s, /call's X-Hunk-Failed then a
+// trailer. Before, the router cut both with 502.
+func TestRouterLongCall(t *testing.T) {
+	router := startRouter(t, "--response-header-timeout", "5s")
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none")
+	headers := sandboxHeaders(t, s)
+	cs := connectHTTP(t, router+"/mcp", "2025-11-25", headers)
+	defer cs.Close()
+	if res, text, _ := callTool(t, cs, "exec", map[string]any{"command": "sleep 8; echo mcp-done"}); res.IsError || !strings.Contains(text, "mcp-done") {
+		t.Errorf("a long MCP call through the router: %q", text)
+	}
+	for _, c := range []struct {
+		cmd          string
+		timeout      int
+		want, failed string
+	}{{"sleep 8; echo call-done", 60, "call-done", ""}, {"sleep 60", 8, "timed out", "true"}} {
+		req, _ := http.NewRequest("POST", router+"/call", strings.NewReader(fmt.Sprintf(`{"tool":"exec","arguments":{"command":%q,"timeoutSeconds":%d}}`, c.cmd, c.timeout)))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var v any
+		if resp.StatusCode != 200 || json.Unmarshal(b, &v) != nil || !strings.Contains(string(b), c.want) || resp.Trailer.Get("X-Hunk-Failed") != c.failed {
+			t.Errorf("a long /call through the router (%s): %d, trailer %q, %q", c.cmd, resp.StatusCode, resp.Trailer.Get("X-Hunk-Failed"), b)
+		}
 	}
 }

@@ -228,6 +228,9 @@ func post(url, body string, headers map[string]string) (status int, header http.
 	}
 	defer resp.Body.Close()
 	answer, err = io.ReadAll(resp.Body)
+	for k, v := range resp.Trailer { // a long call's X-Hunk-Failed
+		resp.Header[k] = v
+	}
 	return resp.StatusCode, resp.Header, answer, err
 }
 

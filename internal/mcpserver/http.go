@@ -6,7 +6,8 @@ package mcpserver
 // it), a conn with a tools.Session of its own (its own read tracking).
 // Stateless era (2026-07-28): each POST is a conn of its own in the
 // server's one session, its headers mirroring its body. An answer is one
-// JSON body, or an event stream when the call asks for progress. There is
+// JSON body, or for a call an event stream (its headers at once, so that a
+// proxy does not cut a long call; its progress; its answer). There is
 // no stream of the server's own (GET is 405): over HTTP the client's roots
 // are not asked for — they name the client's files, not the server's.
 
@@ -371,7 +372,7 @@ func (h *HTTP) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // answer answers a POST's messages on c: 202 when none is a request; an
-// event stream for a call that asks for progress; JSON otherwise. ok
+// event stream for a call; JSON otherwise. ok
 // reports whether every request succeeded.
 func (h *HTTP) answer(w http.ResponseWriter, ctx context.Context, c *conn, msgs []*message, batch bool) (ok bool) {
 	if !slices.ContainsFunc(msgs, isRequest) {
@@ -381,7 +382,7 @@ func (h *HTTP) answer(w http.ResponseWriter, ctx context.Context, c *conn, msgs 
 		w.WriteHeader(http.StatusAccepted)
 		return true
 	}
-	if m := msgs[0]; !batch && m.Method == "tools/call" && wantsProgress(m) {
+	if m := msgs[0]; !batch && m.Method == "tools/call" && isRequest(m) {
 		return h.stream(w, ctx, c, m)
 	}
 	var replies []*message
@@ -407,40 +408,67 @@ func (h *HTTP) answer(w http.ResponseWriter, ctx context.Context, c *conn, msgs 
 	return ok
 }
 
-// wantsProgress reports whether a call carries a progress token.
-func wantsProgress(m *message) bool {
-	p, err := m.callParams()
-	return err == nil && len(p.Meta.ProgressToken) > 0 && string(p.Meta.ProgressToken) != "null"
-}
+// EarlyHeaders is how long a call's answer holds its headers back: a call
+// done by then gets them with its answer; a longer one gets them then — a
+// proxy that waits a bounded time for them (agent-sandbox's router: 30 s)
+// does not cut it. KeepAlive is how often its stream then carries a
+// comment while it runs, for proxies that cut a quiet connection.
+var (
+	EarlyHeaders = time.Second
+	KeepAlive    = 15 * time.Second
+)
 
 // stream answers a call as an event stream: its progress notifications,
-// then its response.
+// then its response; its headers after EarlyHeaders and a comment every
+// KeepAlive while it runs longer.
 func (h *HTTP) stream(w http.ResponseWriter, ctx context.Context, c *conn, m *message) bool {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	var wmu sync.Mutex
-	send := func(v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return
-		}
+	write := func(b []byte) {
 		wmu.Lock()
 		defer wmu.Unlock()
-		fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+		w.Write(b)
 		if flusher != nil {
 			flusher.Flush()
 		}
 	}
-	if flusher != nil {
-		flusher.Flush()
+	send := func(v any) {
+		if b, err := json.Marshal(v); err == nil {
+			write(fmt.Appendf(nil, "event: message\ndata: %s\n\n", b))
+		}
 	}
+	stop := keepBusy(write)
 	r := h.handle(ctx, c, m, send)
+	stop()
 	if r != nil {
 		send(r)
 	}
 	return r != nil && r.Error == nil
+}
+
+// keepBusy writes nothing (the headers go) after EarlyHeaders, then a
+// comment every KeepAlive, until stop — which returns once nothing more
+// is written.
+func keepBusy(write func([]byte)) (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		wait := EarlyHeaders
+		for next := []byte{}; ; next = []byte(": keep-alive\n\n") {
+			t := time.NewTimer(wait)
+			select {
+			case <-done:
+				t.Stop()
+				return
+			case <-t.C:
+				write(next)
+				wait = KeepAlive
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
 }
 
 // handle answers one message on c, a tools/call within the bounds: a slot

@@ -284,12 +284,59 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 	}
 	format := r.URL.Query().Get("format")
 	note(r.Context(), "call", "")
-	out, failed := call.Run(ctx, sv.opts.MCP.Session, body, format)
+	done := make(chan answer, 1)
+	go func() {
+		out, failed := call.Run(ctx, sv.opts.MCP.Session, body, format)
+		done <- answer{out, failed}
+	}()
 	w.Header().Set("Content-Type", "application/json")
-	if failed {
-		w.Header().Set("X-Hunk-Failed", "true")
+	var a answer
+	select {
+	case a = <-done:
+		if a.failed {
+			w.Header().Set("X-Hunk-Failed", "true")
+		}
+	case <-time.After(mcpserver.EarlyHeaders):
+		a = waitLong(w, done)
+		if a.failed {
+			w.Header().Set("X-Hunk-Failed", "true") // a trailer now
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(out)
+	enc.Encode(a.out)
+}
+
+// answer is a /call's answer: the document, and whether a call failed.
+type answer struct {
+	out    any
+	failed bool
+}
+
+// waitLong sends a long call's headers (it ran longer than
+// mcpserver.EarlyHeaders: a proxy that waits a bounded time for them —
+// agent-sandbox's router, 30 s — does not cut it), its X-Hunk-Failed then a
+// trailer, and keeps its connection busy with a newline every
+// mcpserver.KeepAlive (JSON allows whitespace before the value) until the
+// call answers.
+func waitLong(w http.ResponseWriter, done <-chan answer) answer {
+	w.Header().Set("Trailer", "X-Hunk-Failed")
+	w.WriteHeader(http.StatusOK)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	flush()
+	t := time.NewTicker(mcpserver.KeepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case a := <-done:
+			return a
+		case <-t.C:
+			w.Write([]byte("\n"))
+			flush()
+		}
+	}
 }
