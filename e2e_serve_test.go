@@ -375,7 +375,7 @@ func TestServeBusyThenShutdown(t *testing.T) {
 	}
 	select {
 	case got := <-first:
-		if !strings.Contains(got, `"code":"INTERRUPTED"`) {
+		if !strings.Contains(got, `"code":"INTERRUPTED"`) || !strings.Contains(got, "Interrupted (hunk serve shutting down)") {
 			t.Errorf("the cancelled exec's answer: %s", got)
 		}
 	case <-time.After(time.Minute):
@@ -554,13 +554,13 @@ func TestServeFilesystemTools(t *testing.T) {
 }
 
 // TestServeCallTimeout: a call running longer than --call-timeout is
-// cancelled — its command stopped, the call answered INTERRUPTED — and the
-// server answers on.
+// cancelled — its command stopped, the call answered INTERRUPTED naming
+// the bound — and the server answers on.
 func TestServeCallTimeout(t *testing.T) {
 	dir := t.TempDir()
 	s := startServe(t, dir, "--driver", "none", "--call-timeout", "1s")
 	status, failed, out := postCall(t, s.url, `{"tool":"exec","arguments":{"command":"sleep 60; touch late.txt"}}`, nil)
-	if status != 200 || failed != "true" || !strings.Contains(asJSON(out), `"code":"INTERRUPTED"`) {
+	if status != 200 || failed != "true" || !strings.Contains(asJSON(out), `"code":"INTERRUPTED"`) || !strings.Contains(asJSON(out), "Interrupted (hunk serve --call-timeout 1s)") {
 		t.Errorf("a call over --call-timeout: %d %q %v", status, failed, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {

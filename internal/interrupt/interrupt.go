@@ -76,13 +76,30 @@ func start() *catcher {
 }
 
 // Interrupted is the cause of the interrupt context's cancellation: the
-// signal hunk received.
-type Interrupted struct{ Signal syscall.Signal }
+// signal hunk received — or, for a call a server stopped (Because), what
+// stopped it.
+type Interrupted struct {
+	Signal syscall.Signal
+	// Reason says what stopped the call when no signal reached hunk:
+	// a server's bound or its shutdown.
+	Reason string
+}
+
+// Because is the cause of a call a server stops for reason; its command
+// ends as if by SIGTERM.
+func Because(reason string) *Interrupted {
+	return &Interrupted{Signal: syscall.SIGTERM, Reason: reason}
+}
 
 func (e *Interrupted) Error() string { return "interrupted by " + e.Name() }
 
-// Name is the signal's name, SIGINT.
-func (e *Interrupted) Name() string { return signalName(e.Signal) }
+// Name is what stopped the call: the signal's name (SIGINT), or the reason.
+func (e *Interrupted) Name() string {
+	if e.Reason != "" {
+		return e.Reason
+	}
+	return signalName(e.Signal)
+}
 
 // ExitCode is the shell's code for a command ended by the signal: 128+N.
 func (e *Interrupted) ExitCode() int { return 128 + int(e.Signal) }

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
@@ -167,9 +168,9 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.release(sess)
-	ctx, stop := context.WithCancel(r.Context())
-	defer stop()
-	defer context.AfterFunc(sess.ctx, stop)()
+	ctx, stop := context.WithCancelCause(r.Context())
+	defer stop(nil)
+	defer context.AfterFunc(sess.ctx, func() { stop(interrupt.Because("its MCP session ended")) })()
 	if created != "" {
 		w.Header().Set(headerSession, created)
 	}
@@ -483,9 +484,9 @@ func (h *HTTP) handle(ctx context.Context, c *conn, m *message, notify func(any)
 			}
 			defer release()
 		}
-		if h.opts.CallTimeout > 0 {
+		if t := h.opts.CallTimeout; t > 0 {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, h.opts.CallTimeout)
+			ctx, cancel = context.WithTimeoutCause(ctx, t, interrupt.Because("hunk serve --call-timeout "+t.String()))
 			defer cancel()
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/call"
+	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 )
 
@@ -81,7 +82,8 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", o.Listen, err)
 	}
-	calls, stopCalls := context.WithCancel(context.Background())
+	calls, cancelCalls := context.WithCancelCause(context.Background())
+	stopCalls := func() { cancelCalls(interrupt.Because("hunk serve shutting down")) }
 	defer stopCalls()
 	hs := &http.Server{Handler: sv, BaseContext: func(net.Listener) context.Context { return calls },
 		ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute,
@@ -118,7 +120,7 @@ func Run(ctx context.Context, o Options) error {
 
 // shutdown ends the server: readiness fails, no new connection is taken,
 // running calls finish within ShutdownTimeout or are cancelled.
-func (sv *server) shutdown(hs *http.Server, stopCalls context.CancelFunc) error {
+func (sv *server) shutdown(hs *http.Server, stopCalls func()) error {
 	sv.draining.Store(true)
 	sv.log.Info("shutting down", "calls_running", sv.running(), "grace", sv.opts.ShutdownTimeout.String())
 	ctx, cancel := context.WithTimeout(context.Background(), sv.opts.ShutdownTimeout)
@@ -279,7 +281,7 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if t := sv.opts.MCP.CallTimeout; t > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
+		ctx, cancel = context.WithTimeoutCause(ctx, t, interrupt.Because("hunk serve --call-timeout "+t.String()))
 		defer cancel()
 	}
 	format := r.URL.Query().Get("format")
