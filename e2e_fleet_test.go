@@ -10,7 +10,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +28,7 @@ import (
 
 // sandboxBox is one pod-like container of the fleet.
 type sandboxBox struct {
-	name string
-	port int
-	ws   string
+	name, url, ws string
 }
 
 // startFleet starts n pod-like containers running hunk serve with the
@@ -45,44 +42,15 @@ func startFleet(b *testing.B, n int) []sandboxBox {
 	}
 	sandboxtest.DockerLock()
 	img := sandboxtest.TestImage(b, &docker.Docker{})
-	hunk := buildHunk(b)
 	secrets := b.TempDir()
 	os.WriteFile(filepath.Join(secrets, "token"), []byte("fleet-token\n"), 0o444)
 	var boxes []sandboxBox
 	for i := 0; i < n; i++ {
 		ws := b.TempDir()
 		os.Chown(ws, 65534, 65534)
-		box := sandboxBox{name: fmt.Sprintf("hunk-fleet-%d-%d", os.Getpid(), i), port: freePort(b), ws: ws}
-		args := append([]string{"run", "-d", "--rm", "--name", box.name, "--network", "host"}, podArgs...)
-		args = append(args, "-v", hunk+":/opt/hunk/hunk:ro", "-v", ws+":/workspace", "-v", secrets+":/var/run/hunk:ro", img, "/opt/hunk/hunk")
-		for _, a := range templateServeArgs(b) {
-			if a == ":8888" {
-				a = fmt.Sprintf("127.0.0.1:%d", box.port)
-			}
-			args = append(args, a)
-		}
-		if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
-			b.Fatalf("docker run: %v\n%s", err, out)
-		}
-		name := box.name
-		b.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
+		box := sandboxBox{name: fmt.Sprintf("hunk-fleet-%d-%d", os.Getpid(), i), ws: ws}
+		box.url = startPod(b, img, box.name, ws, secrets)
 		boxes = append(boxes, box)
-	}
-	for _, box := range boxes {
-		deadline := time.Now().Add(time.Minute)
-		for {
-			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", box.port))
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					break
-				}
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%s never got ready", box.name)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
 	}
 	return boxes
 }
@@ -161,11 +129,11 @@ func BenchmarkFleet(b *testing.B) {
 						for i := range agents {
 							box := boxes[i%n]
 							headers := map[string]string{"Authorization": "Bearer fleet-token"}
-							endpoint := fmt.Sprintf("http://127.0.0.1:%d/mcp", box.port)
+							endpoint := box.url + "/mcp"
 							if route == "router" {
 								endpoint = router + "/mcp"
 								headers = map[string]string{"X-Hunk-Token": "fleet-token", "X-Sandbox-ID": "sandbox-" + strconv.Itoa(i%n),
-									"X-Sandbox-Pod-IP": "127.0.0.1", "X-Sandbox-Port": strconv.Itoa(box.port)}
+									"X-Sandbox-Pod-IP": "127.0.0.1", "X-Sandbox-Port": box.url[strings.LastIndex(box.url, ":")+1:]}
 							}
 							dir := fmt.Sprintf("agent-%d-%d", i, time.Now().UnixNano())
 							os.Mkdir(filepath.Join(box.ws, dir), 0o777)

@@ -531,15 +531,27 @@ func TestHarnessClaudeCode(t *testing.T) {
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	url := m.serve(t, m.anthropic)
-	env := append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	env := claudeEnv(home, url)
 	// docs/agents.md's line: claude mcp add hunk -- hunk mcp -C "$PWD"
 	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws)
 	add.Dir, add.Env = ws, env
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("claude mcp add: %v\n%s", err, out)
 	}
+	checkHarnessRun(t, m, ws, runClaude(t, bin, ws, env))
+}
+
+// claudeEnv is Claude Code's environment: its own HOME, its model the
+// scripted stand-in at url, nothing sent elsewhere.
+func claudeEnv(home, url string) []string {
+	return append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+}
+
+// runClaude runs Claude Code headless in ws on the task, hunk's tools
+// allowed, and returns what it printed.
+func runClaude(t *testing.T, bin, ws string, env []string) string {
 	allowed := []string{}
 	for _, tool := range []string{"read", "write", "edit", "apply_patch", "exec"} {
 		allowed = append(allowed, "mcp__hunk__"+tool)
@@ -547,7 +559,7 @@ func TestHarnessClaudeCode(t *testing.T) {
 	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
 		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
 	cmd.Dir, cmd.Env = ws, env
-	checkHarnessRun(t, m, ws, runHarness(t, cmd))
+	return runHarness(t, cmd)
 }
 
 // TestProviderLoops: the loops docs/agents.md shows — the official openai

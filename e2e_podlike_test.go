@@ -49,9 +49,7 @@ func TestServePodLike(t *testing.T) {
 	if os.Geteuid() == 0 {
 		filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
 	}
-	mounts := []string{"-v", hunk + ":/opt/hunk/hunk:ro", "-v", ws + ":/workspace", "-v", secrets + ":/var/run/hunk:ro"}
-
-	run := append(append([]string{"run", "--rm"}, podArgs...), mounts...)
+	run := append(append([]string{"run", "--rm"}, podArgs...), podMounts(hunk, ws, secrets)...)
 	out, err := exec.Command("docker", append(run, img, "/opt/hunk/hunk", "exec", "-C", "/workspace", "--drivers")...).CombinedOutput()
 	if err != nil || !regexp.MustCompile(`(?m)^landlock\s+yes`).Match(out) || !regexp.MustCompile(`(?m)^bwrap\s+no`).Match(out) {
 		t.Fatalf("hunk exec --drivers in a pod-like container: %v\n%s", err, out)
@@ -61,38 +59,8 @@ func TestServePodLike(t *testing.T) {
 		t.Errorf("exec in a repository without --git-write in a pod: %s", out)
 	}
 
-	port := freePort(t)
 	name := fmt.Sprintf("hunk-podlike-%d", os.Getpid())
-	serve := append(append([]string{"run", "-d", "--rm", "--name", name, "--network", "host"}, podArgs...), mounts...)
-	// The template's own arguments, on a loopback port of the host's
-	// network instead of the pod's :8888.
-	args := templateServeArgs(t)
-	for i, a := range args {
-		if a == ":8888" {
-			args[i] = fmt.Sprintf("127.0.0.1:%d", port)
-		}
-	}
-	serve = append(append(serve, img, "/opt/hunk/hunk"), args...)
-	if out, err := exec.Command("docker", serve...).CombinedOutput(); err != nil {
-		t.Fatalf("docker run hunk serve: %v\n%s", err, out)
-	}
-	defer exec.Command("docker", "rm", "-f", name).Run()
-	logs := func() string { b, _ := exec.Command("docker", "logs", name).CombinedOutput(); return string(b) }
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := http.Get(url + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hunk serve in the container never got ready: %v\n%s", err, logs())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	url := startPod(t, img, name, ws, secrets)
 	cs := connectHTTP(t, url+"/mcp", "2025-11-25", map[string]string{"Authorization": "Bearer pod-token"})
 	defer cs.Close()
 	agentFlow(t, cs, ws)
@@ -111,5 +79,55 @@ func TestServePodLike(t *testing.T) {
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "docker", "stop", "-t", "30", name).CombinedOutput(); err != nil {
 		t.Errorf("docker stop: %v\n%s", err, out)
+	}
+}
+
+// podMounts are the pod's volumes as docker run's flags: hunk, the
+// workspace and the token's directory where the template mounts them.
+func podMounts(hunk, ws, secrets string) []string {
+	return []string{"-v", hunk + ":/opt/hunk/hunk:ro", "-v", ws + ":/workspace", "-v", secrets + ":/var/run/hunk:ro"}
+}
+
+// startPod starts a pod-like container named name running hunk serve with
+// deploy/agent-sandbox's template arguments over ws, on a loopback port of
+// the host's network instead of the pod's :8888, and returns its URL once
+// it is ready; the container goes at the test's end.
+func startPod(tb testing.TB, img, name, ws, secrets string) string {
+	tb.Helper()
+	port := freePort(tb)
+	args := append(append([]string{"run", "-d", "--rm", "--name", name, "--network", "host"}, podArgs...), podMounts(buildHunk(tb), ws, secrets)...)
+	args = append(args, img, "/opt/hunk/hunk")
+	for _, a := range templateServeArgs(tb) {
+		if a == ":8888" {
+			a = fmt.Sprintf("127.0.0.1:%d", port)
+		}
+		args = append(args, a)
+	}
+	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+		tb.Fatalf("docker run hunk serve: %v\n%s", err, out)
+	}
+	tb.Cleanup(func() { exec.Command("docker", "rm", "-f", name).Run() })
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitReady(tb, url, func() string { b, _ := exec.Command("docker", "logs", name).CombinedOutput(); return string(b) })
+	return url
+}
+
+// waitReady waits until url's /readyz answers 200, failing after a minute
+// with logs() (a server that never starts, not a measure of its speed).
+func waitReady(tb testing.TB, url string, logs func() string) {
+	tb.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s never got ready: %v\n%s", url, err, logs())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
@@ -88,20 +87,8 @@ func startRouter(t testing.TB, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", health))
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return fmt.Sprintf("http://127.0.0.1:%d", proxy)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the router did not get ready: %v\n%s", err, log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitReady(t, fmt.Sprintf("http://127.0.0.1:%d", health), log.String)
+	return fmt.Sprintf("http://127.0.0.1:%d", proxy)
 }
 
 // sandboxHeaders are the headers that make the router forward to s, as a
@@ -172,9 +159,7 @@ func TestRouterClaudeCode(t *testing.T) {
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	url := m.serve(t, m.anthropic)
-	env := append(os.Environ(), "HOME="+home, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=sk-ant-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "ENABLE_TOOL_SEARCH=false", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
+	env := claudeEnv(home, url)
 	h := sandboxHeaders(t, s)
 	args := docsClaudeHTTPLine(t, router, map[string]string{"SANDBOX": h["X-Sandbox-ID"], "NAMESPACE": h["X-Sandbox-Namespace"], "TOKEN": "claude-e2e-token"})
 	// The pod's address and port, which a cluster's router finds by the
@@ -185,14 +170,13 @@ func TestRouterClaudeCode(t *testing.T) {
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("claude %v: %v\n%s", args, err, out)
 	}
-	allowed := []string{}
-	for _, tool := range []string{"read", "write", "edit", "apply_patch", "exec"} {
-		allowed = append(allowed, "mcp__hunk__"+tool)
-	}
-	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.",
-		"--allowedTools", strings.Join(allowed, ","), "--output-format", "json", "--max-turns", "20")
-	cmd.Dir, cmd.Env = ws, env
-	out := runHarness(t, cmd)
+	checkRouted(t, m, ws, runClaude(t, bin, ws, env), s)
+}
+
+// checkRouted checks a harness's run through the router: the tree and what
+// the model read, and that hunk serve's calls came through the router.
+func checkRouted(t *testing.T, m *mockModel, ws, out string, s *served) {
+	t.Helper()
 	checkHarnessRun(t, m, ws, out)
 	if t.Failed() {
 		t.Logf("the harness printed:\n%s\nhunk serve's log:\n%s", out, s.stderr)
@@ -277,14 +261,7 @@ func TestRouterCodex(t *testing.T) {
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
 	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
 	cmd.Dir, cmd.Env = ws, env
-	out := runHarness(t, cmd)
-	checkHarnessRun(t, m, ws, out)
-	if t.Failed() {
-		t.Logf("the harness printed:\n%s\nhunk serve's log:\n%s", out, s.stderr)
-	}
-	if log := s.stderr.String(); !strings.Contains(log, `"sandbox":"sandbox-e2e"`) {
-		t.Errorf("no call reached hunk serve through the router:\n%s", log)
-	}
+	checkRouted(t, m, ws, runHarness(t, cmd), s)
 }
 
 // TestRouterLongCall: a call that runs longer than the router waits for

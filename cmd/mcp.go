@@ -73,14 +73,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 // call's under --session, in the history store across runs.
 func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
 	if !o.call {
-		if env.Session == "" {
-			var r [4]byte
-			_, _ = rand.Read(r[:])
-			env.Session = "mcp-" + hex.EncodeToString(r[:])
-		}
-		if !o.NoTrack {
-			env.Reads = readtrack.New()
-		}
+		serverSession(env, env.Session, o.NoTrack)
 		return nil
 	}
 	if o.NoTrack || env.Session == "" {
@@ -97,6 +90,20 @@ func (a *App) trackReads(env *ops.Env, o *agentOptions) error {
 	}
 	env.Reads = t
 	return nil
+}
+
+// serverSession makes env a server session's: tagged session (a new
+// "mcp-" id when ""), its reads tracked in memory unless noTrack.
+func serverSession(env *ops.Env, session string, noTrack bool) {
+	if session == "" {
+		var r [4]byte
+		_, _ = rand.Read(r[:])
+		session = "mcp-" + hex.EncodeToString(r[:])
+	}
+	env.Session, env.Reads = session, nil
+	if !noTrack {
+		env.Reads = readtrack.New()
+	}
 }
 
 // newMCPCmd builds the command; runF is its action (nil: mcpRun; tests

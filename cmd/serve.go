@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/signal"
@@ -15,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
-	"github.com/hunk-dev/hunk/internal/readtrack"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/serve"
 	"github.com/hunk-dev/hunk/internal/tools"
@@ -152,8 +149,10 @@ func serveToken(file string) (string, error) {
 }
 
 // hiddenTokenFile are the paths exec's commands must not read to learn the
-// server's token: the token file as named and where its links lead (a
-// Kubernetes Secret's file is a link into ..data/).
+// server's token: the token file as named and where its links lead; and
+// when it is a Kubernetes Secret's file — a link into a "..DATE" directory
+// beside it, which the kubelet replaces when the Secret changes — its
+// whole directory, so that the next token is hidden too.
 func hiddenTokenFile(file string) []string {
 	if file == "" {
 		return nil
@@ -163,23 +162,22 @@ func hiddenTokenFile(file string) []string {
 		return nil
 	}
 	paths := []string{abs}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		paths = append(paths, real)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil || real == abs {
+		return paths
 	}
-	return paths
+	dir := filepath.Dir(abs)
+	if rel, err := filepath.Rel(dir, real); err == nil && strings.HasPrefix(rel, "..") && !strings.HasPrefix(rel, "../") && rel != ".." {
+		return []string{dir}
+	}
+	return append(paths, real)
 }
 
 // forkSession is base for one MCP session: its own id (its history
 // entries, its own undo) and its own read tracking.
 func forkSession(base *tools.Session, noTrack bool) *tools.Session {
 	env := *base.Env
-	var r [4]byte
-	_, _ = rand.Read(r[:])
-	env.Session = "mcp-" + hex.EncodeToString(r[:])
-	env.Reads = nil
-	if !noTrack {
-		env.Reads = readtrack.New()
-	}
+	serverSession(&env, "", noTrack)
 	s := *base
 	s.Env = &env
 	return &s

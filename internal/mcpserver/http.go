@@ -440,7 +440,7 @@ func (h *HTTP) stream(w http.ResponseWriter, ctx context.Context, c *conn, m *me
 			write(fmt.Appendf(nil, "event: message\ndata: %s\n\n", b))
 		}
 	}
-	stop := keepBusy(write)
+	stop := KeepBusy(write, []byte(": keep-alive\n\n"))
 	r := h.handle(ctx, c, m, send)
 	stop()
 	if r != nil {
@@ -449,15 +449,15 @@ func (h *HTTP) stream(w http.ResponseWriter, ctx context.Context, c *conn, m *me
 	return r != nil && r.Error == nil
 }
 
-// keepBusy writes nothing (the headers go) after EarlyHeaders, then a
-// comment every KeepAlive, until stop — which returns once nothing more
-// is written.
-func keepBusy(write func([]byte)) (stop func()) {
+// KeepBusy keeps a long answer from being cut by a proxy: after
+// EarlyHeaders it writes nothing (the headers go), then beat every
+// KeepAlive, until stop — which returns once nothing more is written.
+func KeepBusy(write func([]byte), beat []byte) (stop func()) {
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(ended)
-		wait := EarlyHeaders
-		for next := []byte{}; ; next = []byte(": keep-alive\n\n") {
+		wait, next := EarlyHeaders, []byte{}
+		for {
 			t := time.NewTimer(wait)
 			select {
 			case <-done:
@@ -465,7 +465,7 @@ func keepBusy(write func([]byte)) (stop func()) {
 				return
 			case <-t.C:
 				write(next)
-				wait = KeepAlive
+				wait, next = KeepAlive, beat
 			}
 		}
 	}()

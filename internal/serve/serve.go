@@ -9,6 +9,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/call"
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // Options configure a server.
@@ -78,9 +80,21 @@ func Run(ctx context.Context, o Options) error {
 	mo.MaxBody, mo.Acquire, mo.Note = o.MaxBody, sv.acquire, note
 	sv.mcp = mcpserver.NewHTTP(mo)
 
+	var cert []tls.Certificate
+	if o.TLSCert != "" {
+		// Read before listening: a server that says it is ready serves.
+		c, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return result.Usagef("--tls-cert %s, --tls-key %s: %v", o.TLSCert, o.TLSKey, err)
+		}
+		cert = []tls.Certificate{c}
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", o.Listen, err)
+	}
+	if cert != nil {
+		ln = tls.NewListener(ln, &tls.Config{Certificates: cert, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}})
 	}
 	calls, cancelCalls := context.WithCancelCause(context.Background())
 	stopCalls := func() { cancelCalls(interrupt.Because("hunk serve shutting down")) }
@@ -103,13 +117,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	served := make(chan error, 1)
-	go func() {
-		if o.TLSCert != "" {
-			served <- hs.ServeTLS(ln, o.TLSCert, o.TLSKey)
-		} else {
-			served <- hs.Serve(ln)
-		}
-	}()
+	go func() { served <- hs.Serve(ln) }()
 	select {
 	case err := <-served:
 		return err
@@ -144,11 +152,25 @@ func writeAddr(file, addr string) error {
 	if file == "" {
 		return nil
 	}
-	tmp := filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+".tmp")
-	if err := os.WriteFile(tmp, []byte(addr+"\n"), 0o644); err != nil {
+	// A new file of a random name (O_EXCL: nothing planted there is
+	// followed), renamed over the name (a link there is replaced, not
+	// followed).
+	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("--addr-file: %w", err)
 	}
-	return os.Rename(tmp, file)
+	_, werr := f.WriteString(addr + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), file)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("--addr-file: %w", werr)
+	}
+	return nil
 }
 
 // acquire takes a call's slot; ok false: every slot is taken.
@@ -286,59 +308,28 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 	}
 	format := r.URL.Query().Get("format")
 	note(r.Context(), "call", "")
-	done := make(chan answer, 1)
-	go func() {
-		out, failed := call.Run(ctx, sv.opts.MCP.Session, body, format)
-		done <- answer{out, failed}
-	}()
+	// A call that runs long gets its headers early (a proxy that waits a
+	// bounded time for them — agent-sandbox's router, 30 s — does not cut
+	// it), X-Hunk-Failed then a trailer, and a newline every KeepAlive
+	// (JSON allows whitespace before the value) until it answers.
 	w.Header().Set("Content-Type", "application/json")
-	var a answer
-	select {
-	case a = <-done:
-		if a.failed {
-			w.Header().Set("X-Hunk-Failed", "true")
+	early := false
+	stop := mcpserver.KeepBusy(func(b []byte) {
+		if !early {
+			w.Header().Set("Trailer", "X-Hunk-Failed")
+			early = true
 		}
-	case <-time.After(mcpserver.EarlyHeaders):
-		a = waitLong(w, done)
-		if a.failed {
-			w.Header().Set("X-Hunk-Failed", "true") // a trailer now
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(a.out)
-}
-
-// answer is a /call's answer: the document, and whether a call failed.
-type answer struct {
-	out    any
-	failed bool
-}
-
-// waitLong sends a long call's headers (it ran longer than
-// mcpserver.EarlyHeaders: a proxy that waits a bounded time for them —
-// agent-sandbox's router, 30 s — does not cut it), its X-Hunk-Failed then a
-// trailer, and keeps its connection busy with a newline every
-// mcpserver.KeepAlive (JSON allows whitespace before the value) until the
-// call answers.
-func waitLong(w http.ResponseWriter, done <-chan answer) answer {
-	w.Header().Set("Trailer", "X-Hunk-Failed")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {
+		w.Write(b)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
+	}, []byte("\n"))
+	out, failed := call.Run(ctx, sv.opts.MCP.Session, body, format)
+	stop()
+	if failed {
+		w.Header().Set("X-Hunk-Failed", "true") // a trailer once the headers went
 	}
-	flush()
-	t := time.NewTicker(mcpserver.KeepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case a := <-done:
-			return a
-		case <-t.C:
-			w.Write([]byte("\n"))
-			flush()
-		}
-	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
 }
