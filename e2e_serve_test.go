@@ -570,3 +570,19 @@ func TestServeCallTimeout(t *testing.T) {
 		t.Errorf("the server after a timed-out call: %d", status)
 	}
 }
+
+// TestServePolicy: the path policy holds over HTTP as in every front-end:
+// a read-denied file is DENIED to an MCP call and to /call, and unchanged.
+func TestServePolicy(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("hidden\n"), 0o644)
+	s := startServe(t, dir, "--driver", "none", "--deny-read", "secret.txt")
+	cs := connectHTTP(t, s.url+"/mcp", "2025-11-25", nil)
+	defer cs.Close()
+	if res, text, _ := callTool(t, cs, "read", map[string]any{"path": "secret.txt"}); !res.IsError || !strings.Contains(text, "DENIED") || strings.Contains(text, "hidden") {
+		t.Errorf("MCP read of a read-denied file: %q", text)
+	}
+	if _, failed, out := postCall(t, s.url, `{"tool":"read","arguments":{"path":"secret.txt"}}`, nil); failed != "true" || !strings.Contains(asJSON(out), "DENIED") || strings.Contains(asJSON(out), "hidden") {
+		t.Errorf("/call read of a read-denied file: %v", out)
+	}
+}
