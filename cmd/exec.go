@@ -87,7 +87,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 				return err
 			}
 			// The flags only hunk exec has, parsed into o already.
-			limits.Network, limits.ReadOnly, limits.RW, limits.RO, limits.Hide, limits.Pull = o.Network, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
+			limits.Network.Host, limits.ReadOnly, limits.RW, limits.RO, limits.Hide, limits.Pull = o.Network.Host, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
 			o.ExecLimits = limits
 			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
@@ -107,7 +107,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	f.StringVar(&o.Sh, "sh", "", "run `CMD` with /bin/sh -c")
 	f.StringVar(&o.Workdir, "workdir", "", "working `DIR` inside the workspace (default: the workspace root)")
 	f.StringArrayVar(&o.Env, "env", nil, "set `K=V` in the command's environment (repeatable)")
-	f.BoolVar(&o.Network, "network", false, "allow network access")
+	f.BoolVar(&o.Network.Host, "network", false, "allow network access")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "mount the workspace read-only too")
 	f.StringArrayVar(&o.RW, "rw", nil, "let the command write host `PATH` too (repeatable)")
 	f.StringArrayVar(&o.RO, "ro", nil, "show host `PATH` read-only, even a hidden one (repeatable)")

@@ -43,7 +43,7 @@ func TestExecFlags(t *testing.T) {
 	}{
 		{"argv after --", []string{"--", "ls", "-la"}, func(o *execOptions) bool { return reflect.DeepEqual(o.Argv, []string{"ls", "-la"}) }},
 		{"flags after the command are the command's", []string{"ls", "--network"}, func(o *execOptions) bool {
-			return reflect.DeepEqual(o.Argv, []string{"ls", "--network"}) && !o.Network
+			return reflect.DeepEqual(o.Argv, []string{"ls", "--network"}) && !o.Network.Host
 		}},
 		{"--sh", []string{"--sh", "echo hi"}, func(o *execOptions) bool {
 			return len(o.Argv) == 0 && o.Sh == "echo hi"
@@ -55,7 +55,7 @@ func TestExecFlags(t *testing.T) {
 			return o.Memory == 512<<20 && o.Pids == 64 && o.CPUs == 1.5 && o.MaxOutput == 64<<10 && o.Timeout == 3*time.Second
 		}},
 		{"env, network, read-only, workdir, driver", []string{"--env", "A=1", "--env", "B=x=y", "--network", "--read-only", "--workdir", "sub", "--driver", "landlock", "--", "true"}, func(o *execOptions) bool {
-			return reflect.DeepEqual(o.Env, []string{"A=1", "B=x=y"}) && o.Network && o.ReadOnly && o.Workdir == "sub" && o.Driver == "landlock"
+			return reflect.DeepEqual(o.Env, []string{"A=1", "B=x=y"}) && o.Network.Host && o.ReadOnly && o.Workdir == "sub" && o.Driver == "landlock"
 		}},
 		{"--drivers needs no command", []string{"--drivers"}, func(o *execOptions) bool { return o.ListDrivers }},
 	} {

@@ -22,7 +22,7 @@ import (
 // calls (mcp, call): which tools, and the exec policy calls run under.
 type agentOptions struct {
 	Tools    string
-	Network  bool
+	Network  bool // --network: the host's whole network
 	ReadOnly bool
 	NoTrack  bool // no read tracking
 	// call: one tool call per run (read tracking needs --session, kept in
@@ -51,7 +51,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	limits.Network, limits.ReadOnly = o.Network, o.ReadOnly
+	limits.Network.Host, limits.ReadOnly = o.Network, o.ReadOnly
 	if err := a.trackReads(env, o); err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +59,7 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	var set tools.Set
 	switch o.Tools {
 	case "hunk", "":
-		set = tools.Hunk(o.Network).WithLimits(limits.Timeout, limits.Shown)
+		set = tools.Hunk(limits.Network).WithLimits(limits.Timeout, limits.Shown)
 	case "filesystem":
 		set = tools.Filesystem()
 	default:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
@@ -57,7 +58,7 @@ func toolsRun(app *App, o *toolsOptions) error {
 		if err != nil {
 			return err
 		}
-		s = tools.Hunk(o.Network).WithLimits(limits.Timeout, limits.Shown)
+		s = tools.Hunk(sandbox.Network{Host: o.Network}).WithLimits(limits.Timeout, limits.Shown)
 	case "filesystem":
 		s = tools.Filesystem()
 	default:

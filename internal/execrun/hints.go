@@ -158,7 +158,7 @@ func Hint(l Limits, r sandbox.Result, gitProtected bool, path string, sf Surface
 		return fmt.Sprintf("%s is not on the command's PATH (%s); install it, give its full path, or set --env PATH=…", name, path)
 	case gitProtected && readOnlyGit(r.Stderr):
 		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); to let the command change it, " + sf.setting("--git-write", "exec.git-write")
-	case !l.Network && l.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
+	case !l.Network.Any() && l.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
 		return "the sandbox has no network; " + sf.setting("--network", "")
 	}
 	return ""

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // Limits are exec's settings: the driver, what the command may reach and
@@ -26,7 +27,7 @@ type Limits struct {
 	// Timeout kills the whole process tree (0: none); for a tool call, the
 	// longest it may ask for.
 	Timeout  time.Duration
-	Network  bool
+	Network  sandbox.Network
 	ReadOnly bool
 	RW, RO   []string // host paths (--rw, --ro)
 	Hide     []string // host paths, beside sandbox.DefaultHidden

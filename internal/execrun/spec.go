@@ -197,7 +197,7 @@ func environment(ws *workspace.Workspace, c Command, home string, warn func(stri
 	env = CommandEnv(c.Env)
 	if c.Caches && c.Driver != "none" {
 		if dir := sandbox.CacheDir(ws.Dir(), home, os.Getenv("XDG_CACHE_HOME")); dir != "" {
-			if vars, st, err := sandbox.CacheEnv(dir, c.Env, c.Network, os.Getenv); err != nil {
+			if vars, st, err := sandbox.CacheEnv(dir, c.Env, c.Network.Any(), os.Getenv); err != nil {
 				warn(fmt.Sprintf("no build caches for this run (--caches=false to silence): %v", err))
 			} else {
 				cache, cacheDir = st, dir
@@ -205,7 +205,7 @@ func environment(ws *workspace.Workspace, c Command, home string, warn func(stri
 			}
 		}
 	}
-	if !c.Network && c.Driver != "none" {
+	if !c.Network.Any() && c.Driver != "none" {
 		env = append(sandbox.OfflineEnv(env), env...)
 	}
 	return env, cache, cacheDir

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/tools"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -29,7 +30,7 @@ func serve(t *testing.T, lines ...string) map[string]map[string]any {
 	sess := &tools.Session{Env: &ops.Env{Workspace: ws, ToolResult: true}, Exec: ops.ExecLimits{Driver: "none"}}
 	var out strings.Builder
 	in := strings.NewReader(strings.Join(lines, "\n") + "\n")
-	if err := Serve(context.Background(), Options{Version: "test", Tools: tools.Hunk(false), Session: sess}, in, &out); err != nil {
+	if err := Serve(context.Background(), Options{Version: "test", Tools: tools.Hunk(sandbox.Network{}), Session: sess}, in, &out); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]map[string]any{}

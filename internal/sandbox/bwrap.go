@@ -134,7 +134,7 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 		"--die-with-parent", "--new-session",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts",
 	}
-	if !spec.Network {
+	if !spec.Network.Host {
 		a = append(a, "--unshare-net")
 	}
 	if !isRoot() {

@@ -119,7 +119,7 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 		RW:      append([]string{tmp}, spec.RW...),
 		RWFiles: devFiles,
 		Ioctl:   ttyFiles,
-		Network: spec.Network,
+		Network: spec.Network.Host,
 	}
 	if spec.ReadOnly || spec.AllowOnly {
 		pol.RO = append(pol.RO, spec.Workspace)
@@ -143,7 +143,7 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	env = append(env, "TMPDIR="+tmp) // the one writable temporary directory
 	c := confinement{
 		landlock: &pol,
-		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network, Unix: landlockConfinesUnix(abi), Guard: os.Getpid(), Mediate: true},
+		seccomp:  &seccompPolicy{Sockets: true, Network: spec.Network.Host, Unix: landlockConfinesUnix(abi), Guard: os.Getpid(), Mediate: true},
 		dropCaps: true,
 		mediate:  &mediatePolicy{RW: realRoots(pol.RW), Hide: hiddenAround(realRoots(spec.Hide), realRoots(pol.RW))},
 	}

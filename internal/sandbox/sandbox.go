@@ -21,7 +21,7 @@ type Spec struct {
 	Workspace string   // absolute host path of the workspace root (mounted/allowed read-write)
 	Workdir   string   // absolute host path of the working directory, inside Workspace
 	Env       []string // the complete environment, K=V (already cleared to the allow-list)
-	Network   bool     // allow network access
+	Network   Network  // what the command may reach (network.go)
 	RW        []string // further host paths the command may write (--rw)
 	RO        []string // further host paths made visible read-only (--ro: docker; the others see the host read-only already), real paths
 	ROAt      []string // where each RO path is seen, as named (a link's own path; docker binds there)

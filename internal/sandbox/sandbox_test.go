@@ -160,7 +160,7 @@ func TestNetwork(t *testing.T) {
 			t.Errorf("connected to 127.0.0.1:%d without --network: %s %s", port, r.Stdout, r.Stderr)
 		}
 		s := newSpec(t, "/bin/bash", "-c", script)
-		s.Network = true
+		s.Network.Host = true
 		r = mustRun(t, d, s)
 		if r.ExitCode != 0 || !bytes.Contains(r.Stdout, []byte("connected")) {
 			t.Errorf("could not connect with --network: exit %d %s %s", r.ExitCode, r.Stdout, r.Stderr)
@@ -201,7 +201,7 @@ func TestDockerSocket(t *testing.T) {
 			for _, network := range []bool{false, true} {
 				for _, ws := range []string{"", "/"} {
 					s := newSpec(t, "/usr/bin/perl", "-e", client, sock)
-					s.Network = network
+					s.Network.Host = network
 					if ws != "" {
 						// A workspace above /run must not bring it back.
 						s.Workspace, s.Workdir = ws, ws

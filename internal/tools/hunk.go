@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/read"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // ExecInput is what a call may ask of exec; the rest is the session's policy.
@@ -24,7 +26,7 @@ type ExecInput struct {
 
 // Hunk is hunk's own tool set: apply_patch, read, write, edit and exec.
 // network says whether exec reaches the network (the session's policy).
-func Hunk(network bool) Set {
+func Hunk(network sandbox.Network) Set {
 	return Set{
 		{
 			Name:  "apply_patch",
@@ -93,7 +95,7 @@ func Hunk(network bool) Set {
 				"long output shows its head and tail, and the result says how to read the rest (read with execOutput).",
 			Input:       schemaFor[ExecInput](),
 			Output:      output(detailsOf[execrun.ToolDetails]()),
-			Destructive: true, OpenWorld: network,
+			Destructive: true, OpenWorld: network.Any(),
 			run: func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var in ExecInput
 				if err := decode("exec", args, &in); err != nil {
@@ -109,9 +111,12 @@ func Hunk(network bool) Set {
 	}
 }
 
-func networkNote(network bool) string {
-	if network {
+func networkNote(network sandbox.Network) string {
+	switch {
+	case network.Host:
 		return "; it can reach the network"
+	case network.Proxied():
+		return "; it can reach only these hosts, through a proxy: " + strings.Join(network.Allow, ", ")
 	}
 	return "; there is no network"
 }

@@ -14,12 +14,13 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // all is every tool hunk declares.
 func all() Set {
-	return append(append(Hunk(false), Insert()), Filesystem()...)
+	return append(append(Hunk(sandbox.Network{}), Insert()), Filesystem()...)
 }
 
 func session(t *testing.T) *Session {
@@ -179,7 +180,7 @@ func lint(node any, path, keyword string, out *[]string) {
 // schemas, untyped schemas, remote references). The real Inspector runs in
 // TestMCPInspectorStrict when node is here.
 func TestSchemasPortable(t *testing.T) {
-	for _, tool := range append(all(), Hunk(true)...) {
+	for _, tool := range append(all(), Hunk(sandbox.Network{Host: true})...) {
 		for kind, s := range map[string]*jsonschema.Schema{"inputSchema": tool.Input, "outputSchema": tool.Output} {
 			b, err := json.Marshal(s)
 			if err != nil {
@@ -231,7 +232,7 @@ func TestOpenAIStrict(t *testing.T) {
 		"exec":        {"command": "echo hi"},
 		"insert":      {"path": "a.txt", "after": 0, "text": "zero"},
 	}
-	for _, tool := range append(Hunk(false), Insert()) {
+	for _, tool := range append(Hunk(sandbox.Network{}), Insert()) {
 		strict, dropped := OpenAIStrict(tool.Input)
 		if tool.Name == "exec" && (len(dropped) != 1 || dropped[0] != "env") || tool.Name != "exec" && len(dropped) > 0 {
 			t.Errorf("%s: dropped %v", tool.Name, dropped)

@@ -149,7 +149,7 @@ func containerFor(spec sandbox.Spec) containerConfig {
 	}
 	h := &c.HostConfig
 	h.NetworkMode = "none"
-	if spec.Network {
+	if spec.Network.Host {
 		// The host's network, as the other drivers give: a listener on the
 		// host's 127.0.0.1 is reachable, and no bridge or iptables rules are
 		// needed on the engine.

@@ -110,7 +110,7 @@ func TestDockerNetwork(t *testing.T) {
 		if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "hello") {
 			t.Fatalf("network reachable without --network: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
 		}
-		spec.Network = true
+		spec.Network.Host = true
 		res = runDocker(t, d, spec)
 		if res.ExitCode != 0 || string(res.Stdout) != "hello\n" {
 			t.Fatalf("network with --network: exit %d %q %q", res.ExitCode, res.Stdout, res.Stderr)
