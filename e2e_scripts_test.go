@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		"apply_patch":   main,
 		"applypatch":    main,
 		"hunk-watchdog": main, // hunk's watchdog is its own binary again: this one, under testscript
+		"hunk-egress":   main, // and so is exec's egress door
 	})
 }
 

@@ -97,6 +97,10 @@ type ExecConfig struct {
 	GitWrite   bool
 	Record     bool
 	Idle       time.Duration
+	// Allow and Deny are the egress rules (exec.network.allow, .deny),
+	// DNS the server the proxy asks.
+	Allow, Deny []string
+	DNS         string
 }
 
 // defaults are the values used when no flag, variable or file sets a key.
@@ -245,6 +249,18 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		}
 		return f
 	}
+	list := func(k string) []string {
+		// A list in the file, or one string (a HUNK_* variable) split
+		// at commas and spaces.
+		if s, ok := v.Get(k).(string); ok {
+			return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+		}
+		l, err := cast.ToStringSliceE(v.Get(k))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", k, err))
+		}
+		return l
+	}
 	dur := func(k string) time.Duration {
 		d, err := parseDuration(v.Get(k))
 		if err != nil {
@@ -282,6 +298,9 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 			GitWrite:   boolean("exec.git-write"),
 			Record:     boolean("exec.record"),
 			Idle:       dur("exec.idle"),
+			Allow:      list("exec.network.allow"),
+			Deny:       list("exec.network.deny"),
+			DNS:        str("exec.network.dns"),
 		},
 	}
 	if len(errs) > 0 {

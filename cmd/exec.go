@@ -13,6 +13,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // watchdogCommand starts hunk's watchdog: this binary again, in that role
@@ -129,6 +130,7 @@ func (a *App) execLimits() (ops.ExecLimits, error) {
 	p := ops.ExecLimits{
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
 		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite, Record: cfg.Record,
+		Network: sandbox.Network{Allow: cfg.Allow, Deny: cfg.Deny, DNS: cfg.DNS},
 	}
 	var err error
 	if p.Memory, err = parseSize(cfg.Memory); err != nil {

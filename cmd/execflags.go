@@ -16,7 +16,7 @@ import (
 // --pull) are its own flags.
 type execFlag struct {
 	name, key       string
-	def             any // time.Duration, string, int, float64 or bool
+	def             any // time.Duration, string, []string, int, float64 or bool
 	help, agentHelp string
 }
 
@@ -45,6 +45,13 @@ var execFlags = []execFlag{
 	{"git-write", "exec.git-write", false,
 		"let the command change the workspace's .git (commit, checkout); its hooks and config then run outside the sandbox the next time git runs",
 		"let exec's commands change the workspace's .git (its hooks and config then run outside the sandbox)"},
+	{"allow-host", "exec.network.allow", []string{},
+		"let the command reach only `HOST` (repeatable: host, *.domain, host:port, an address or CIDR; ports 80 and 443 unless named), through hunk's proxy: bwrap and docker",
+		"let exec's commands reach only `HOST` (repeatable: host, *.domain, host:port, an address or CIDR), through hunk's proxy: bwrap and docker"},
+	{"deny-host", "exec.network.deny", []string{},
+		"never let the command reach `HOST`, even one --allow-host allows (repeatable, the same patterns)",
+		"never let exec's commands reach `HOST`, even one --allow-host allows (repeatable)"},
+	{"dns", "exec.network.dns", "", "the DNS server hunk's egress proxy asks (`HOST:PORT`; default the system's)", ""},
 	{"record", "exec.record", false,
 		"record what the command changes in the workspace in the history, so hunk undo takes it back (costs a read and a copy of the workspace's files)",
 		"record what exec's commands change in the history, so undo takes it back"},
@@ -75,6 +82,8 @@ func addExecFlags(f *pflag.FlagSet, agent bool) {
 			f.Float64(name, d, help)
 		case bool:
 			f.Bool(name, d, help)
+		case []string:
+			f.StringArray(name, d, help)
 		default:
 			panic(fmt.Sprintf("exec flag %s: default of type %T", x.name, d))
 		}

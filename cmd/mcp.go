@@ -52,6 +52,9 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 		return nil, nil, err
 	}
 	limits.Network.Host, limits.ReadOnly = o.Network, o.ReadOnly
+	if err := limits.Check(); err != nil {
+		return nil, nil, err
+	}
 	if err := a.trackReads(env, o); err != nil {
 		return nil, nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/sandbox/docker"
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -40,6 +41,8 @@ var linkMains = map[string]func(app *App, args []string) int{
 	"apply_patch": codexApplyPatchMain,
 	"applypatch":  codexApplyPatchMain,
 	watchdogName:  func(app *App, _ []string) int { return sandbox.WatchdogMain(app.Stdin) },
+	// The egress door inside a sandbox (exec --allow-host).
+	egress.DoorName: func(app *App, args []string) int { return egress.DoorMain(args, app.Stderr) },
 }
 
 // App is what every command gets: the decoded configuration, the standard
@@ -92,6 +95,7 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 func Main(args []string) int {
 	app := &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	sandbox.WatchdogCommand = watchdogCommand
+	sandbox.DoorBinary = os.Executable
 	docker.Register()
 	if lm, ok := linkMains[filepath.Base(os.Args[0])]; ok {
 		return lm(app, args)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 )
 
 // Limits are exec's settings: the driver, what the command may reach and
@@ -80,6 +81,15 @@ func (l Limits) Check() error {
 		return result.Usagef("--pids must not be negative")
 	case l.CPUs < 0:
 		return result.Usagef("--cpus must not be negative")
+	case l.Network.Host && (len(l.Network.Allow) > 0 || len(l.Network.Deny) > 0):
+		return result.Usagef("--network gives the command the whole network; --allow-host and --deny-host narrow it to named hosts: give one or the other").
+			WithHint("drop --network to keep only the allowed hosts (config exec.network.allow)")
+	case len(l.Network.Deny) > 0 && len(l.Network.Allow) == 0:
+		return result.Usagef("--deny-host needs --allow-host: without an allowlist the command has no network to deny from").
+			WithHint("--allow-host '*' allows every public host but the denied ones")
+	}
+	if _, err := egress.Parse(l.Network.Allow, l.Network.Deny); err != nil {
+		return result.Usagef("%v", err).WithHint("patterns: example.org, *.example.org, example.org:8443, 10.1.2.3, 10.0.0.0/8, [::1]:8080, *")
 	}
 	return nil
 }

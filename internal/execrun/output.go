@@ -79,6 +79,9 @@ func ModelText(r Reported, shown int, id string, refer Refer) string {
 	if out := StreamsText(r.Details, shown, id, refer); out != "" {
 		b.WriteString(code + "\n" + out)
 	}
+	for _, l := range r.Network {
+		b.WriteString(l + "\n")
+	}
 	if r.Note != "" {
 		b.WriteString(r.Note + "\n")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 )
 
 // Details are a run's facts, as exec reports them.
@@ -32,6 +33,8 @@ type Details struct {
 	// OutputID names the captured streams kept because the result's text
 	// left part of them out.
 	OutputID string `json:"outputId,omitempty" jsonschema:"the text left part of the output out: read it whole with read's execOutput (ID/stdout, ID/stderr)"`
+	// Network is what went through the run's egress proxy.
+	Network *egress.Report `json:"network,omitempty" jsonschema:"with an allowlist (--allow-host): the hosts reached and those refused, with why and the rule that would allow each, the connections and bytes through hunk's proxy"`
 }
 
 // Reported is a run's report: its text for a model (output, what stopped
@@ -46,6 +49,8 @@ type Reported struct {
 	// StartNote is why the command could not start, as a shell says it
 	// (it is in Text and Details.Stderr already).
 	StartNote string
+	// Network are the lines of the run's egress proxy (NetworkLines).
+	Network []string
 }
 
 // Report is the report of a command that ran under l (in: the interrupt
@@ -81,7 +86,9 @@ func Report(l Limits, r sandbox.Result, in *interrupt.Interrupted, hint string) 
 		Driver:     r.Driver,
 		Fallback:   r.Fallback,
 		OOMKilled:  r.OOMKilled,
+		Network:    r.Network,
 	}
+	network := NetworkLines(r.Network)
 	var b strings.Builder
 	b.Write(r.Stdout)
 	if len(r.Stderr) > 0 {
@@ -93,6 +100,9 @@ func Report(l Limits, r sandbox.Result, in *interrupt.Interrupted, hint string) 
 	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
+	for _, l := range network {
+		b.WriteString(l + "\n")
+	}
 	if note != "" {
 		b.WriteString(note + "\n")
 	}
@@ -100,7 +110,7 @@ func Report(l Limits, r sandbox.Result, in *interrupt.Interrupted, hint string) 
 		b.WriteString("hint: " + hint + "\n")
 	}
 	fmt.Fprintf(&b, "Exit code: %d", r.ExitCode)
-	return Reported{Text: b.String(), Details: details, Note: note, Hint: hint, Code: code, StartNote: startNote}
+	return Reported{Text: b.String(), Details: details, Note: note, Hint: hint, Code: code, StartNote: startNote, Network: network}
 }
 
 // seconds formats d as the contract's "N seconds" ("1 second").
@@ -117,23 +127,52 @@ func seconds(d time.Duration) string {
 // shows cut to size (ForModel) — a harness that forwards this object gets
 // the output once, bounded — and read's execOutput pages through whole.
 type ToolDetails struct {
-	ExitCode      int      `json:"exitCode" jsonschema:"the command's exit code"`
-	StdoutBytes   int      `json:"stdoutBytes" jsonschema:"bytes of standard output captured (the text shows its head and tail)"`
-	StderrBytes   int      `json:"stderrBytes" jsonschema:"bytes of standard error captured"`
-	OutputID      string   `json:"outputId,omitempty" jsonschema:"the text left part of the output out: read it whole with read's execOutput (ID/stdout, ID/stderr)"`
-	TimedOut      bool     `json:"timedOut" jsonschema:"killed at the timeout"`
-	Truncated     bool     `json:"truncated" jsonschema:"hunk kept only the head and tail of a stream (exec.max-output)"`
-	DurationMs    int64    `json:"durationMs" jsonschema:"run time in milliseconds"`
-	Driver        string   `json:"driver" jsonschema:"the sandbox driver that ran it"`
-	Fallback      string   `json:"fallback,omitempty" jsonschema:"under driver auto: the drivers tried first that could not start the sandbox, and why"`
-	OOMKilled     bool     `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
-	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
-	OpID          string   `json:"opId,omitempty" jsonschema:"with record on: the id in the history of what the command changed (undo takes it back)"`
+	ExitCode      int            `json:"exitCode" jsonschema:"the command's exit code"`
+	StdoutBytes   int            `json:"stdoutBytes" jsonschema:"bytes of standard output captured (the text shows its head and tail)"`
+	StderrBytes   int            `json:"stderrBytes" jsonschema:"bytes of standard error captured"`
+	OutputID      string         `json:"outputId,omitempty" jsonschema:"the text left part of the output out: read it whole with read's execOutput (ID/stdout, ID/stderr)"`
+	TimedOut      bool           `json:"timedOut" jsonschema:"killed at the timeout"`
+	Truncated     bool           `json:"truncated" jsonschema:"hunk kept only the head and tail of a stream (exec.max-output)"`
+	DurationMs    int64          `json:"durationMs" jsonschema:"run time in milliseconds"`
+	Driver        string         `json:"driver" jsonschema:"the sandbox driver that ran it"`
+	Fallback      string         `json:"fallback,omitempty" jsonschema:"under driver auto: the drivers tried first that could not start the sandbox, and why"`
+	OOMKilled     bool           `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
+	NewRepository []string       `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
+	OpID          string         `json:"opId,omitempty" jsonschema:"with record on: the id in the history of what the command changed (undo takes it back)"`
+	Network       *egress.Report `json:"network,omitempty" jsonschema:"with an allowlist: the hosts reached and those refused, with why and the rule that would allow each, the connections and bytes through hunk's proxy"`
 }
 
 // Tool is d as a tool call's result carries it.
 func (d *Details) Tool() *ToolDetails {
 	return &ToolDetails{ExitCode: d.ExitCode, StdoutBytes: len(d.Stdout), StderrBytes: len(d.Stderr), OutputID: d.OutputID,
 		TimedOut: d.TimedOut, Truncated: d.Truncated, DurationMs: d.DurationMs, Driver: d.Driver, Fallback: d.Fallback,
-		OOMKilled: d.OOMKilled, NewRepository: d.NewRepository, OpID: d.OpID}
+		OOMKilled: d.OOMKilled, NewRepository: d.NewRepository, OpID: d.OpID, Network: d.Network}
+}
+
+// NetworkLines are what a model and a person read of a run's egress
+// proxy: each host refused, with the rule that would allow it, each one
+// allowed but not reached, and the hosts reached.
+func NetworkLines(r *egress.Report) []string {
+	if r == nil {
+		return nil
+	}
+	var lines []string
+	for _, b := range r.Denied {
+		s := fmt.Sprintf("blocked: %s (%s)", b.Host, b.Reason)
+		if b.Fix != "" {
+			s += "; add --allow-host " + b.Fix
+		}
+		lines = append(lines, s)
+	}
+	for _, b := range r.Failed {
+		lines = append(lines, fmt.Sprintf("not reached: %s (%s)", b.Host, b.Reason))
+	}
+	if len(r.Reached) > 0 {
+		names := make([]string, len(r.Reached))
+		for i, h := range r.Reached {
+			names[i] = h.Host
+		}
+		lines = append(lines, "reached: "+strings.Join(names, ", "))
+	}
+	return lines
 }

@@ -21,7 +21,7 @@ func Drivers(ctx context.Context) *Output {
 		for _, e := range []struct {
 			on   bool
 			name string
-		}{{r.Filesystem, "filesystem"}, {r.Network, "network"}, {r.Timeout, "timeout"}, {r.Memory, "memory"}, {r.Pids, "pids"}, {r.CPUs, "cpus"}} {
+		}{{r.Filesystem, "filesystem"}, {r.Network, "network"}, {r.Egress, "egress"}, {r.Timeout, "timeout"}, {r.Memory, "memory"}, {r.Pids, "pids"}, {r.CPUs, "cpus"}} {
 			if e.on {
 				enf = append(enf, e.name)
 			}

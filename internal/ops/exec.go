@@ -156,6 +156,11 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		env.warn(w)
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
+	for _, l := range execrun.NetworkLines(r.Network) {
+		if !strings.HasPrefix(l, "reached: ") {
+			env.warn(l) // the model reads them in the text
+		}
+	}
 	if newRepo := run.NewRepoRisks(driver); len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would
 		// run it outside the sandbox.

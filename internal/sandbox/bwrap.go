@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,7 +61,7 @@ func (bwrapDriver) probe(limits bool) Caps {
 			return c
 		}
 	}
-	c.Available, c.Filesystem, c.Network = true, true, true
+	c.Available, c.Filesystem, c.Network, c.Egress = true, true, true, DoorBinary != nil
 	// A pid namespace, --die-with-parent, --new-session, hunk's seccomp
 	// filter; the host's unix sockets bound when the run starts covered.
 	c.SetGuards(map[string]bool{
@@ -185,6 +186,11 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	for _, sock := range hostSockets(keep) {
 		a = append(a, "--ro-bind", "/dev/null", sock)
 	}
+	if e := spec.Egress; e != nil {
+		// The run's proxy, the one socket it may reach, and the door
+		// that offers it on the command's 127.0.0.1.
+		a = append(a, "--ro-bind", e.Door, egress.DoorPath, "--bind", e.Socket, egress.Socket)
+	}
 	return bwrapProcess(a, spec, statusFD, seccompFD)
 }
 
@@ -251,10 +257,13 @@ func bwrapProcess(a []string, spec Spec, statusFD, seccompFD int) []string {
 		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	a = append(a, "--")
+	if spec.Egress != nil {
+		return append(a, egress.DoorArgv(spec.Argv)...)
+	}
 	return append(a, spec.Argv...)
 }
 
-func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
+func (d bwrapDriver) Run(ctx context.Context, spec Spec) (r Result, err error) {
 	caps := d.probe(spec.limited())
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: caps.Reason, Hint: "apt-get install bubblewrap, or --driver landlock"}
@@ -262,7 +271,14 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err := applyLimits("bwrap", &spec, caps); err != nil {
 		return Result{}, err
 	}
-	r, err := d.run(ctx, spec)
+	if spec.Network.Proxied() {
+		e, err := StartEgress(&spec, "bwrap", false)
+		if err != nil {
+			return Result{}, err
+		}
+		defer func() { r.Network = e.Stop() }()
+	}
+	r, err = d.run(ctx, spec)
 	var ue *UnavailableError
 	if errors.As(err, &ue) && (strings.Contains(ue.Reason, "Can't mkdir parents for") || strings.Contains(ue.Reason, "Can't create file at")) {
 		// A host socket (or hidden path) vanished between the look at

@@ -81,6 +81,9 @@ func (d landlockDriver) Run(ctx context.Context, spec Spec) (Result, error) {
 	if !caps.Available {
 		return Result{}, &UnavailableError{Driver: "landlock", Reason: caps.Reason, Hint: "install bubblewrap for the bwrap driver, or --driver none to run without isolation"}
 	}
+	if spec.Network.Proxied() {
+		return Result{}, egressRefused("landlock", "it has no network namespace: a command it runs either has no network or the host's whole network, never only the allowed hosts")
+	}
 	if len(spec.Own) > 0 {
 		// hunk's own state inside the writable workspace (a workspace that
 		// is the home directory): refused, as the .git below.

@@ -27,6 +27,9 @@ func (noneDriver) probe(limits bool) Caps {
 }
 
 func (d noneDriver) Run(ctx context.Context, spec Spec) (Result, error) {
+	if spec.Network.Proxied() {
+		return Result{}, egressRefused("none", "it isolates nothing: its command has the host's whole network")
+	}
 	if len(spec.Policy) > 0 || spec.AllowOnly {
 		return Result{}, &GuardError{Driver: "none", Guard: GuardPolicy,
 			Reason: fmt.Sprintf("the path policy hides or keeps read-only %s inside the workspace, and the none driver isolates nothing", policyPaths(spec.Policy, spec.Workspace)),

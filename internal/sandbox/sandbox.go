@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 )
 
 // Spec is one command to run and the isolation and limits it must get.
@@ -62,6 +64,11 @@ type Spec struct {
 	Stdin  io.Reader // may be nil (empty stdin)
 	Stdout io.Writer // live copy of the command's stdout (human mode); may be nil
 	Stderr io.Writer // live copy of stderr; may be nil
+
+	// Egress is the run's proxy (Network.Proxied), set by StartEgress:
+	// the driver binds its socket and door and runs the command through
+	// the door.
+	Egress *Egress
 
 	// Docker only.
 	Image    string
@@ -179,6 +186,8 @@ type Result struct {
 	// Fallback, under auto: the drivers tried first that could not start
 	// the sandbox here, and why ("bwrap: …"); "" when the first one ran.
 	Fallback string
+	// Network is what went through the run's egress proxy (nil: none).
+	Network *egress.Report
 }
 
 // Caps is what a driver can do on this machine.
@@ -188,6 +197,7 @@ type Caps struct {
 	// What it enforces.
 	Filesystem bool `json:"filesystem"` // writes confined to the workspace (and a private /tmp)
 	Network    bool `json:"network"`    // network cut off unless asked for
+	Egress     bool `json:"egress"`     // only the allowed hosts, through hunk's proxy (--allow-host)
 	Timeout    bool `json:"timeout"`
 	Memory     bool `json:"memory"`
 	Pids       bool `json:"pids"`

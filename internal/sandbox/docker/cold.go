@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 	"github.com/moby/moby/api/pkg/stdcopy"
 )
 
@@ -105,6 +106,9 @@ func (d *Docker) runCold(ctx context.Context, e *engine, spec sandbox.Spec, stdo
 func coldConfig(spec sandbox.Spec) containerConfig {
 	cfg := containerFor(spec)
 	cfg.Cmd = spec.Argv
+	if spec.Egress != nil {
+		cfg.Cmd = egress.DoorArgv(spec.Argv)
+	}
 	cfg.AttachStdout, cfg.AttachStderr = true, true
 	if spec.Stdin != nil {
 		cfg.AttachStdin, cfg.OpenStdin, cfg.StdinOnce = true, true, true

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 )
 
 // Labels every hunk container carries, so `hunk exec --gc` finds them.
@@ -91,7 +92,7 @@ func (d *Docker) Probe(ctx context.Context) sandbox.Caps {
 		return sandbox.Caps{Reason: err.Error()}
 	}
 	c := sandbox.Caps{Available: true, Reason: "Docker engine at " + e.host,
-		Filesystem: true, Network: true, Timeout: true, Memory: true, Pids: true, CPUs: true}
+		Filesystem: true, Network: true, Egress: sandbox.DoorBinary != nil, Timeout: true, Memory: true, Pids: true, CPUs: true}
 	// A container: its own namespaces, no capabilities, the engine's
 	// default seccomp profile (which refuses the keyrings). A container
 	// outlives a hunk killed with SIGKILL until hunk exec --gc.
@@ -196,6 +197,12 @@ func containerFor(spec sandbox.Spec) containerConfig {
 	if spec.Cache != "" {
 		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: spec.Cache, Target: spec.Cache})
 	}
+	if e := spec.Egress; e != nil {
+		// The run's proxy, the one socket it may reach, and the door
+		// that offers it on the command's 127.0.0.1.
+		h.Mounts = append(h.Mounts, mount.Mount{Type: mount.TypeBind, Source: e.Door, Target: egress.DoorPath, ReadOnly: true},
+			mount.Mount{Type: mount.TypeBind, Source: e.Socket, Target: egress.Socket})
+	}
 	if spec.Memory > 0 {
 		h.Memory, h.MemorySwap = spec.Memory, spec.Memory
 	}
@@ -249,8 +256,8 @@ func hiddenMounts(spec sandbox.Spec) []mount.Mount {
 }
 
 // Run implements sandbox.Driver.
-func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, error) {
-	res := sandbox.Result{Driver: d.Name()}
+func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (res sandbox.Result, err error) {
+	res = sandbox.Result{Driver: d.Name()}
 	if spec.Image == "" {
 		return res, result.Errorf(result.SandboxUnavailable, "the docker driver needs an image").
 			WithHint("pass --image IMAGE or set exec.image in the config",
@@ -262,6 +269,17 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (sandbox.Result, er
 	e, err := d.engine()
 	if err != nil {
 		return res, result.Errorf(result.SandboxUnavailable, "%v", err)
+	}
+	if spec.Network.Proxied() {
+		// A warm container's mounts are fixed when it starts: a run
+		// with an allowlist gets a container of its own, bound to its
+		// own proxy.
+		eg, err := sandbox.StartEgress(&spec, d.Name(), true)
+		if err != nil {
+			return res, err
+		}
+		defer func() { res.Network = eg.Stop() }()
+		spec.KeepWarm = false
 	}
 	if spec.Ready != nil {
 		<-spec.Ready // no container before an interrupt can remove it

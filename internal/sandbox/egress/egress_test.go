@@ -1,0 +1,237 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/egress/egresstest"
+)
+
+func TestParseRule(t *testing.T) {
+	for _, c := range []struct {
+		in, want string // want: name/suffix/any/prefix:port, or "error"
+	}{
+		{"example.org", "example.org:0"},
+		{"Example.ORG.", "example.org:0"},
+		{"*.example.org", "*.example.org:0"},
+		{"example.org:8443", "example.org:8443"},
+		{"*", "*:0"},
+		{"10.1.2.3", "10.1.2.3/32:0"},
+		{"10.0.0.0/8", "10.0.0.0/8:0"},
+		{"10.1.2.3:80", "10.1.2.3/32:80"},
+		{"::1", "::1/128:0"},
+		{"[::1]:8080", "::1/128:8080"},
+		{"::ffff:127.0.0.1", "127.0.0.1/32:0"},
+		{"", "error"},
+		{"exa mple.org", "error"},
+		{"example.org:0", "error"},
+		{"example.org:70000", "error"},
+		{"example.org:http", "error"},
+		{"foo.*.org", "error"},
+		{"-bad.org", "error"},
+		{"http://example.org", "error"},
+	} {
+		r, err := ParseRule(c.in)
+		got := "error"
+		if err == nil {
+			switch {
+			case r.Any:
+				got = "*"
+			case r.Suffix:
+				got = "*." + r.Name
+			case r.Name != "":
+				got = r.Name
+			default:
+				got = r.Prefix.String()
+			}
+			got += fmt.Sprintf(":%d", r.Port)
+		}
+		if got != c.want {
+			t.Errorf("ParseRule(%q) = %s (%v), want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestForbidden(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1": true, "127.8.9.10": true, "10.0.0.1": true, "172.16.0.1": true, "192.168.1.1": true,
+		"169.254.169.254": true, "100.100.100.200": true, "0.0.0.0": true, "224.0.0.1": true, "255.255.255.255": true,
+		"::1": true, "::": true, "fe80::1": true, "fd00:ec2::254": true, "ff02::1": true,
+		"::ffff:127.0.0.1": true, "::ffff:169.254.169.254": true, "::127.0.0.1": true,
+		"64:ff9b::7f00:1": true, "64:ff9b::a9fe:a9fe": true, "2002:7f00:1::": true, "2002:a9fe:a9fe::1": true,
+		"93.184.215.14": false, "8.8.8.8": false, "2606:4700::1111": false, "::ffff:8.8.8.8": false, "64:ff9b::808:808": false,
+	} {
+		if got := Forbidden(netip.MustParseAddr(addr)) != ""; got != want {
+			t.Errorf("Forbidden(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// server is an HTTP server on a loopback address saying its name.
+func server(t *testing.T, addr, name string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s", name, r.Host)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// startProxy starts a proxy for allow/deny on a socket of its own, names
+// resolved by answer; the client goes through it.
+func startProxy(t *testing.T, allow, deny []string, answer egresstest.Answer) (*Proxy, *http.Client, string) {
+	t.Helper()
+	rules, err := Parse(allow, deny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "p.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Start(ln, rules, NewResolver(egresstest.DNS(t, answer)))
+	t.Cleanup(func() { p.Close() })
+	tr := &http.Transport{
+		Proxy:       http.ProxyURL(&url.URL{Scheme: "http", Host: "proxy"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return net.Dial("unix", sock) },
+	}
+	return p, &http.Client{Transport: tr}, sock
+}
+
+func get(t *testing.T, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(b))
+}
+
+// connect asks the proxy for a tunnel to authority and returns its status
+// line.
+func connect(t *testing.T, sock, authority string) string {
+	t.Helper()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", authority, authority)
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+func TestProxyDecides(t *testing.T) {
+	good := server(t, "127.0.0.2:0", "good")
+	names := map[string]string{
+		"registry.test": "127.0.0.2", "other.test": "127.0.0.2",
+		"loop.test": "127.0.0.1", "meta.test": "169.254.169.254", "mapped.test": "::ffff:127.0.0.1",
+	}
+	p, c, sock := startProxy(t, []string{"registry.test:" + good, "loop.test:" + good, "meta.test", "mapped.test:" + good, "127.0.0.2"}, []string{"other.test"}, egresstest.Table(names))
+
+	if code, body := get(t, c, "http://registry.test:"+good+"/x"); code != 200 || body != "good registry.test:"+good {
+		t.Errorf("allowed host: %d %q", code, body)
+	}
+	for _, tc := range []struct{ url, want string }{
+		{"http://nope.test/", "blocked nope.test:80 (not in --allow-host); add --allow-host nope.test"},
+		{"http://registry.test:1/", "blocked registry.test:1 (port 1 not in --allow-host); add --allow-host registry.test:1"},
+		{"http://other.test:" + good + "/", "denied by --deny-host other.test"},
+		{"http://loop.test:" + good + "/", "blocked loop.test:" + good + " (resolves to 127.0.0.1, a loopback address); add --allow-host 127.0.0.1"},
+		{"http://meta.test/", "blocked meta.test:80 (resolves to 169.254.169.254, a link-local address (cloud metadata)); add --allow-host 169.254.169.254"},
+		{"http://mapped.test:" + good + "/", "resolves to 127.0.0.1, a loopback address"},
+		{"http://[::ffff:127.0.0.1]:" + good + "/", "blocked 127.0.0.1:" + good + " (not in --allow-host)"},
+	} {
+		code, body := get(t, c, tc.url)
+		if code != http.StatusForbidden || !strings.Contains(body, tc.want) {
+			t.Errorf("GET %s: %d %q, want 403 with %q", tc.url, code, body, tc.want)
+		}
+	}
+	if got := connect(t, sock, "registry.test:"+good); got != "HTTP/1.1 200 Connection established" {
+		t.Errorf("CONNECT allowed: %q", got)
+	}
+	if got := connect(t, sock, "registry.test:22"); !strings.HasPrefix(got, "HTTP/1.1 403") {
+		t.Errorf("CONNECT to a port not allowed: %q", got)
+	}
+	r := p.Close()
+	if len(r.Reached) != 1 || r.Reached[0].Host != "registry.test:"+good || r.Reached[0].Connections != 2 || r.BytesReceived == 0 {
+		t.Errorf("reached: %+v", r)
+	}
+	if len(r.Denied) != 8 {
+		t.Errorf("denied: %d entries, want 8: %+v", len(r.Denied), r.Denied)
+	}
+}
+
+// TestProxyRebinding: a name that answers an allowed address first and a
+// loopback one on the next lookup (DNS rebinding) is connected to the
+// address the proxy checked: the first request reaches the allowed
+// server, the second is refused, and the server on the second address is
+// never reached — a proxy that looked the name up again to connect would
+// have reached it.
+func TestProxyRebinding(t *testing.T) {
+	good := server(t, "127.0.0.2:0", "good")
+	evilHits := 0
+	evil := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { evilHits++; io.WriteString(w, "evil") })}
+	eln, err := net.Listen("tcp", "127.0.0.3:"+good) // the same port on another address
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.0.3:%s: %v", good, err)
+	}
+	go evil.Serve(eln)
+	t.Cleanup(func() { evil.Close() })
+	answer := func(name string, n int) []netip.Addr {
+		switch {
+		case name != "rebind.test":
+			return nil
+		case n%2 == 1:
+			return []netip.Addr{netip.MustParseAddr("127.0.0.2")}
+		}
+		return []netip.Addr{netip.MustParseAddr("127.0.0.3")}
+	}
+	_, c, _ := startProxy(t, []string{"rebind.test:" + good, "127.0.0.2"}, nil, answer)
+	if code, body := get(t, c, "http://rebind.test:"+good+"/"); code != 200 || !strings.HasPrefix(body, "good") {
+		t.Errorf("first request: %d %q, want good", code, body)
+	}
+	if code, body := get(t, c, "http://rebind.test:"+good+"/"); code != 403 || !strings.Contains(body, "resolves to 127.0.0.3, a loopback address") {
+		t.Errorf("second request: %d %q, want 403", code, body)
+	}
+	if evilHits != 0 {
+		t.Errorf("the rebound address was reached %d times", evilHits)
+	}
+}
+
+// FuzzParseRule: any pattern parses or is refused, never panics, and a
+// parsed rule decides any host without panicking.
+func FuzzParseRule(f *testing.F) {
+	for _, s := range []string{"example.org", "*.example.org:8443", "*", "10.0.0.0/8", "[::1]:80", "::ffff:1.2.3.4", "a..b", "[::1", ":80"} {
+		f.Add(s, "registry.test", 443)
+	}
+	f.Fuzz(func(t *testing.T, pattern, host string, port int) {
+		r, err := ParseRule(pattern)
+		if err != nil {
+			return
+		}
+		rs := Rules{Allow: []Rule{r}, Deny: []Rule{r}}
+		_ = rs.decideName(host, port)
+		if a, err := netip.ParseAddr(host); err == nil {
+			_, _ = rs.checkAddrs([]netip.Addr{a}, port, nil)
+		}
+		_, _, _ = target(host, port)
+	})
+}

@@ -1,0 +1,349 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Resolver looks names up (net.Resolver is one); the proxy asks it once
+// per connection and connects to an address it checked.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// NewResolver is the system's resolver, or one that asks the DNS server
+// at addr (host:port) when addr is set.
+func NewResolver(addr string) Resolver {
+	if addr == "" {
+		return net.DefaultResolver
+	}
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}
+}
+
+// MaxConns bounds the connections a run's proxy holds at once.
+const MaxConns = 256
+
+// Proxy is one run's egress proxy: it serves on its own listener (a unix
+// socket bound into that run's sandbox alone) and ends with the run.
+type Proxy struct {
+	rules    Rules
+	resolver Resolver
+	own      map[netip.Addr]bool
+	ln       net.Listener
+	srv      *http.Server
+	slots    chan struct{}
+
+	mu      sync.Mutex
+	report  Report
+	tunnels map[net.Conn]bool
+	closed  bool
+	done    chan struct{}
+	calls   sync.WaitGroup // requests being answered
+}
+
+// Start serves the proxy for rules on ln until Close.
+func Start(ln net.Listener, rules Rules, resolver Resolver) *Proxy {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	p := &Proxy{rules: rules, resolver: resolver, own: hostAddrs(), ln: ln,
+		slots: make(chan struct{}, MaxConns), tunnels: map[net.Conn]bool{}, done: make(chan struct{})}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: discardLog}
+	go func() {
+		defer close(p.done)
+		_ = p.srv.Serve(ln)
+	}()
+	return p
+}
+
+// Close stops the proxy — its listener and every connection through it —
+// and returns what went through.
+func (p *Proxy) Close() Report {
+	_ = p.srv.Close()
+	<-p.done
+	p.mu.Lock()
+	p.closed = true
+	var open []net.Conn
+	for c := range p.tunnels {
+		open = append(open, c)
+	}
+	p.mu.Unlock()
+	for _, c := range open {
+		c.Close() // a counted one takes p.mu
+	}
+	// Their connections closed, the requests end at once: wait for their
+	// counts (bounded: a forward stuck on its upstream gives up its count).
+	ended := make(chan struct{})
+	go func() { p.calls.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.report
+}
+
+// ServeHTTP answers a CONNECT with a tunnel and any other request by
+// forwarding it over plain HTTP.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.calls.Add(1)
+	defer p.calls.Done()
+	select {
+	case p.slots <- struct{}{}:
+		defer func() { <-p.slots }()
+	default:
+		http.Error(w, fmt.Sprintf("hunk egress: more than %d connections at once through the proxy", MaxConns), http.StatusServiceUnavailable)
+		return
+	}
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	p.forward(w, r)
+}
+
+// target is the host and port a request asks for (def: the port when
+// none is given).
+func target(authority string, def int) (string, int, error) {
+	host, port := authority, def
+	if h, ps, err := net.SplitHostPort(authority); err == nil {
+		n, err := strconv.Atoi(ps)
+		if err != nil || n < 1 || n > 65535 {
+			return "", 0, fmt.Errorf("bad port in %q", authority)
+		}
+		host, port = h, n
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().String(), port, nil // ::ffff:127.0.0.1 is 127.0.0.1
+	}
+	if !validName(host) {
+		return "", 0, fmt.Errorf("bad host %q", authority)
+	}
+	return host, port, nil
+}
+
+// refusal is a connection the proxy did not make: denied by the rules
+// (Denial set; 403) or failed (502).
+type refusal struct {
+	host string
+	port int
+	deny *Denial
+	err  error
+}
+
+func (e *refusal) Error() string {
+	hp := net.JoinHostPort(e.host, strconv.Itoa(e.port))
+	if e.deny != nil {
+		s := "hunk egress: blocked " + hp + " (" + e.deny.Reason + ")"
+		if e.deny.Fix != "" {
+			s += "; add --allow-host " + e.deny.Fix
+		}
+		return s
+	}
+	return "hunk egress: cannot reach " + hp + ": " + e.err.Error()
+}
+
+func (e *refusal) status() int {
+	if e.deny != nil {
+		return http.StatusForbidden
+	}
+	return http.StatusBadGateway
+}
+
+// dial decides host:port, resolves the name once, and connects to an
+// address it checked (never resolving again: a rebinding answer cannot
+// redirect it).
+func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, error) {
+	if d := p.rules.decideName(host, port); d != nil {
+		return nil, p.refuse(&refusal{host: host, port: port, deny: d})
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		addrs, err = p.resolver.LookupNetIP(lctx, "ip", host)
+		cancel()
+		if err != nil {
+			return nil, p.refuse(&refusal{host: host, port: port, err: errors.New("cannot resolve the name")})
+		}
+	}
+	ok, why := p.rules.checkAddrs(addrs, port, func(a netip.Addr) bool { return p.own[a] })
+	if len(ok) == 0 {
+		return nil, p.refuse(&refusal{host: host, port: port, deny: why})
+	}
+	var err error
+	for _, a := range ok {
+		d := net.Dialer{Timeout: 30 * time.Second}
+		var c net.Conn
+		if c, err = d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String()); err == nil {
+			return p.reached(c, net.JoinHostPort(host, strconv.Itoa(port))), nil
+		}
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		err = oe.Err
+	}
+	return nil, p.refuse(&refusal{host: host, port: port, err: err})
+}
+
+// connect tunnels a CONNECT: no interception, the bytes copied both ways.
+func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
+	host, port, err := target(r.Host, 443)
+	if err != nil {
+		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	up, err := p.dial(r.Context(), host, port)
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	defer up.Close()
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "hunk egress: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	if !p.track(client, up) {
+		return
+	}
+	defer p.untrack(client, up)
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	splice(up, client, buf.Reader)
+}
+
+// splice copies both ways until both sides are done.
+func splice(up, client net.Conn, pending *bufio.Reader) {
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(up, pending) // what the client sent after CONNECT, then the rest
+		closeWrite(up)
+		close(done)
+	}()
+	_, _ = io.Copy(client, up)
+	closeWrite(client)
+	<-done
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	_ = c.Close()
+}
+
+// hopHeaders are a hop's own headers, never forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// forward sends a plain HTTP request to the host its URL (or Host) names,
+// over a connection of its own, and copies the answer back.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
+	authority := r.URL.Host
+	if authority == "" {
+		authority = r.Host
+	}
+	if r.URL.Scheme != "" && r.URL.Scheme != "http" {
+		http.Error(w, "hunk egress: only http:// is forwarded; "+r.URL.Scheme+":// goes through CONNECT", http.StatusBadRequest)
+		return
+	}
+	host, port, err := target(authority, 80)
+	if err != nil {
+		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	up, err := p.dial(r.Context(), host, port)
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host, out.Host = "http", authority, authority
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	used := false
+	tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true,
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			if used {
+				return nil, errors.New("one connection per request")
+			}
+			used = true
+			return up, nil
+		}}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(out)
+	if err != nil {
+		up.Close()
+		http.Error(w, "hunk egress: "+host+": "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for _, h := range hopHeaders {
+		resp.Header.Del(h)
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// fail answers a refused connection: 403 for a denial, 502 for a
+// failure, the one line saying what to do.
+func (p *Proxy) fail(w http.ResponseWriter, err error) {
+	var rf *refusal
+	if !errors.As(err, &rf) {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("X-Hunk-Egress", rf.Error())
+	http.Error(w, rf.Error(), rf.status())
+}
+
+// track holds a tunnel's connections so Close can end them; false once
+// the proxy is closed.
+func (p *Proxy) track(cs ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	for _, c := range cs {
+		p.tunnels[c] = true
+	}
+	return true
+}
+
+func (p *Proxy) untrack(cs ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range cs {
+		delete(p.tunnels, c)
+	}
+}

@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"debug/elf"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/egress"
+)
+
+// GuardEgress is the guard of an allowlist (Spec.Network.Proxied): the
+// command reaches only the allowed hosts, through hunk's egress proxy.
+const GuardEgress = "egress"
+
+// DoorBinary is the binary of hunk's egress door (egress.DoorMain), bound
+// into a sandbox whose command goes through the proxy: this binary, set
+// by the main that knows the door's role; nil in a test binary of a
+// package (no allowlist then).
+var DoorBinary func() (string, error)
+
+// Egress is a run's proxy (Spec.Network.Proxied): started before its
+// driver builds the sandbox, which binds Socket and Door into it and runs
+// the command through the door; stopped when the run ends.
+type Egress struct {
+	Socket string // host path of the proxy's socket
+	Door   string // host path of the door's binary
+	dir    string
+	proxy  *egress.Proxy
+}
+
+// egressRefused is the refusal of a driver that cannot hold an allowlist.
+func egressRefused(driver, why string) error {
+	return &GuardError{Driver: driver, Guard: GuardEgress, Reason: why,
+		Hint: "--driver bwrap or --driver docker hold --allow-host (a network namespace with only the proxy in it); --network gives the whole network"}
+}
+
+// StartEgress starts the proxy of spec's allowlist and readies spec: the
+// proxy's variables in its environment, the run's Egress to bind. static:
+// the door runs without the host's libraries (in a container's image).
+func StartEgress(spec *Spec, driver string, static bool) (*Egress, error) {
+	rules, err := egress.Parse(spec.Network.Allow, spec.Network.Deny)
+	if err != nil {
+		return nil, err
+	}
+	if DoorBinary == nil {
+		return nil, egressRefused(driver, "this binary has no egress door")
+	}
+	door, err := DoorBinary()
+	if err != nil {
+		return nil, egressRefused(driver, "cannot find hunk's own binary: "+err.Error())
+	}
+	if static && !isStatic(door) {
+		return nil, egressRefused(driver, door+" is linked dynamically and cannot run in the container as its egress door; use a static build of hunk (CGO_ENABLED=0, as make build and the releases are)")
+	}
+	dir, err := socketDir()
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	sock := filepath.Join(dir, "proxy.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	e := &Egress{Socket: sock, Door: door, dir: dir, proxy: egress.Start(ln, rules, egress.NewResolver(spec.Network.DNS))}
+	spec.Env = egress.Env(spec.Env)
+	spec.Egress = e
+	return e, nil
+}
+
+// Stop ends the proxy (every connection through it) and says what went
+// through.
+func (e *Egress) Stop() *egress.Report {
+	r := e.proxy.Close()
+	os.RemoveAll(e.dir)
+	return &r
+}
+
+// socketDir is a new private directory for a proxy's socket: under
+// $XDG_RUNTIME_DIR (the user's own, hidden from every sandbox with /run),
+// else the temporary directory (a sandbox's /tmp is its own), short enough
+// for a socket's path.
+func socketDir() (string, error) {
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && len(rt) < 64 {
+		if d, err := os.MkdirTemp(rt, "hunk-egress-"); err == nil {
+			return d, nil
+		}
+	}
+	tmp := os.TempDir()
+	if len(tmp) >= 64 {
+		tmp = "/tmp"
+	}
+	return os.MkdirTemp(tmp, "hunk-egress-")
+}
+
+// isStatic reports whether the ELF binary at path needs no dynamic loader.
+func isStatic(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	return true
+}
