@@ -52,6 +52,11 @@ type Proxy struct {
 	closed  bool
 	done    chan struct{}
 	calls   sync.WaitGroup // requests being answered
+	// ctx ends with the proxy: a request's work is not tied to its
+	// client's connection (a client that shuts its side after asking,
+	// as nc does, still gets its answer).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // Start serves the proxy for rules on ln until Close.
@@ -61,6 +66,7 @@ func Start(ln net.Listener, rules Rules, resolver Resolver) *Proxy {
 	}
 	p := &Proxy{rules: rules, resolver: resolver, own: hostAddrs(), ln: ln,
 		slots: make(chan struct{}, MaxConns), tunnels: map[net.Conn]bool{}, done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: discardLog}
 	go func() {
 		defer close(p.done)
@@ -72,6 +78,7 @@ func Start(ln net.Listener, rules Rules, resolver Resolver) *Proxy {
 // Close stops the proxy — its listener and every connection through it —
 // and returns what went through.
 func (p *Proxy) Close() Report {
+	p.cancel()
 	_ = p.srv.Close()
 	<-p.done
 	p.mu.Lock()
@@ -180,7 +187,11 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 		addrs, err = p.resolver.LookupNetIP(lctx, "ip", host)
 		cancel()
 		if err != nil {
-			return nil, p.refuse(&refusal{host: host, port: port, err: errors.New("cannot resolve the name")})
+			var de *net.DNSError
+			if errors.As(err, &de) && de.IsNotFound {
+				err = errors.New("no such host")
+			}
+			return nil, p.refuse(&refusal{host: host, port: port, err: fmt.Errorf("cannot resolve the name: %w", err)})
 		}
 	}
 	ok, why := p.rules.checkAddrs(addrs, port, func(a netip.Addr) bool { return p.own[a] })
@@ -209,7 +220,7 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	up, err := p.dial(r.Context(), host, port)
+	up, err := p.dial(p.ctx, host, port)
 	if err != nil {
 		p.fail(w, err)
 		return
@@ -276,12 +287,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	up, err := p.dial(r.Context(), host, port)
+	up, err := p.dial(p.ctx, host, port)
 	if err != nil {
 		p.fail(w, err)
 		return
 	}
-	out := r.Clone(r.Context())
+	out := r.Clone(p.ctx)
 	out.RequestURI = ""
 	out.URL.Scheme, out.URL.Host, out.Host = "http", authority, authority
 	for _, h := range hopHeaders {
