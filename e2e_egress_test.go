@@ -369,3 +369,51 @@ func egressDenied(t *testing.T, in *internet, driver string, run func(string, ..
 		t.Errorf("--deny-host: exit %d\n%s", r.code, r.text)
 	}
 }
+
+// TestExecEgressRunsApart: a run's proxy serves that run alone — another
+// run's command, sandboxed at the same time with other rules, can neither
+// see the first run's socket nor get through its own proxy to the first
+// run's hosts — and it ends with its run.
+func TestExecEgressRunsApart(t *testing.T) {
+	bin := buildHunk(t)
+	in := startInternet(t)
+	for _, driver := range []string{"bwrap", "docker"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			base := t.TempDir()
+			ws, rundir := filepath.Join(base, "ws"), filepath.Join(base, "run")
+			must(t, os.MkdirAll(ws, 0o755))
+			must(t, os.MkdirAll(rundir, 0o700))
+			a := exec.Command(bin, "exec", "--driver", driver, "--dns", in.dns, "--allow-host", "registry.test:"+in.http, "--allow-host", "127.0.0.2", "--", "sleep", "30")
+			a.Dir, a.Env = ws, append(os.Environ(), "HUNK_EXEC_IMAGE="+imageFor(driver), "XDG_RUNTIME_DIR="+rundir)
+			must(t, a.Start())
+			defer a.Process.Kill()
+			var sock string
+			for deadline := time.Now().Add(30 * time.Second); sock == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if m, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*", "proxy.sock")); len(m) == 1 {
+					sock = m[0]
+				}
+			}
+			if sock == "" {
+				t.Fatal("the first run's proxy socket never appeared")
+			}
+			get := "curl -sS --max-time 5 --unix-socket " + sock + " http://registry.test:" + in.http + "/f.txt; echo sock=$?; curl -sS --max-time 5 http://registry.test:" + in.http + "/f.txt; echo own=$?"
+			if driver == "docker" {
+				get = "ls " + filepath.Dir(sock) + "; echo sock=$?; " +
+					`printf 'GET http://registry.test:` + in.http + `/f.txt HTTP/1.0\r\n\r\n' | nc 127.0.0.1 3128; echo own=$?`
+			}
+			r := in.exec(t, bin, ws, driver, "--allow-host", "other.test", "--sh", get)
+			if strings.Contains(r.stdout, "hello from the registry") {
+				t.Errorf("the second run reached the first run's host:\n%s", r.text)
+			}
+			if !strings.Contains(r.text, "blocked: registry.test:"+in.http+" (not in --allow-host)") {
+				t.Errorf("the second run's own proxy did not refuse the first run's host:\n%s", r.text)
+			}
+			a.Process.Signal(os.Interrupt)
+			a.Wait()
+			if m, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*")); len(m) != 0 {
+				t.Errorf("the first run's proxy outlived it: %v", m)
+			}
+		})
+	}
+}

@@ -54,7 +54,7 @@ func StartEgress(spec *Spec, driver string, static bool) (*Egress, error) {
 	if static && !isStatic(door) {
 		return nil, egressRefused(driver, door+" is linked dynamically and cannot run in the container as its egress door; use a static build of hunk (CGO_ENABLED=0, as make build and the releases are)")
 	}
-	dir, err := socketDir()
+	dir, err := socketDir(spec)
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
@@ -78,21 +78,34 @@ func (e *Egress) Stop() *egress.Report {
 	return &r
 }
 
-// socketDir is a new private directory for a proxy's socket: under
-// $XDG_RUNTIME_DIR (the user's own, hidden from every sandbox with /run),
-// else the temporary directory (a sandbox's /tmp is its own), short enough
-// for a socket's path.
-func socketDir() (string, error) {
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && len(rt) < 64 {
-		if d, err := os.MkdirTemp(rt, "hunk-egress-"); err == nil {
+// socketDir is a new private directory for a proxy's socket, in a place
+// no sandbox is shown — $XDG_RUNTIME_DIR (the user's own; every sandbox's
+// /run is its own), else the temporary directory (so is its /tmp) — and
+// never under a path spec shows its command (the workspace, --rw, --ro,
+// the cache): another run's command must not reach this run's proxy.
+// Short enough for a socket's path.
+func socketDir(spec *Spec) (string, error) {
+	shown := append(append([]string{spec.Workspace, spec.Cache}, spec.RW...), spec.RO...)
+	var err error
+	for _, place := range []string{os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), "/tmp"} {
+		if place == "" || len(place) > 64 {
+			continue
+		}
+		if real, e := filepath.EvalSymlinks(place); e == nil {
+			place = real
+		}
+		if Under(place, shown) {
+			continue
+		}
+		var d string
+		if d, err = os.MkdirTemp(place, "hunk-egress-"); err == nil {
 			return d, nil
 		}
 	}
-	tmp := os.TempDir()
-	if len(tmp) >= 64 {
-		tmp = "/tmp"
+	if err == nil {
+		err = fmt.Errorf("no private place for its socket (XDG_RUNTIME_DIR, TMPDIR and /tmp are all shown to the command)")
 	}
-	return os.MkdirTemp(tmp, "hunk-egress-")
+	return "", err
 }
 
 // isStatic reports whether the ELF binary at path needs no dynamic loader.
