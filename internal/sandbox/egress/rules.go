@@ -36,6 +36,9 @@ func ParseRule(s string) (Rule, error) {
 	if host == "" {
 		return r, fmt.Errorf("empty host pattern")
 	}
+	if scheme, rest, ok := strings.Cut(host, "://"); ok {
+		return r, fmt.Errorf("host pattern %q: a host, not a URL (%s, not %s://%s)", s, strings.Split(rest, "/")[0], scheme, rest)
+	}
 	if h, p, ok := splitPort(host); ok {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
