@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,7 @@ type internet struct {
 	trap       string       // port of the trap, listening on every address: must never be reached
 	trapHits   atomic.Int32 // requests the trap got
 	rebindHits atomic.Int32 // requests 127.0.0.3 got (the rebound address)
+	nobody     bool         // run hunk as uid 65534
 }
 
 // hostAddr is an address of this host other than loopback ("" none).
@@ -196,6 +198,11 @@ func (in *internet) exec(t *testing.T, bin, ws, driver string, args ...string) e
 	c := exec.Command(bin, append([]string{"exec", "--json", "--driver", driver, "--dns", in.dns, "--timeout", "60"}, args...)...)
 	c.Dir = ws
 	c.Env = append(os.Environ(), "HUNK_EXEC_IMAGE="+imageFor(driver), "XDG_RUNTIME_DIR="+filepath.Join(filepath.Dir(ws), "run"))
+	if in.nobody {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		c.Env = append(c.Env, "HOME="+filepath.Join(filepath.Dir(ws), "home"), "XDG_CACHE_HOME="+filepath.Join(filepath.Dir(ws), "home", "cache"),
+			"XDG_STATE_HOME="+filepath.Join(filepath.Dir(ws), "home", "state"), "XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(ws), "home", "config"))
+	}
 	out, _ := c.Output()
 	var doc struct {
 		Content []struct{ Text string }
@@ -255,6 +262,37 @@ func TestExecEgress(t *testing.T) {
 				t.Errorf("a denied address was reached: trap %d, rebound %d", in.trapHits.Load(), in.rebindHits.Load())
 			}
 		})
+	}
+}
+
+// TestExecEgressDoor: bwrap without root, where hunk cannot place the
+// proxy's listener in the sandbox's namespace itself: the door (hunk's
+// binary bound in) offers it, through the run's socket. Run as nobody
+// when the tests run as root (the other tests then cover the listener
+// hunk places).
+func TestExecEgressDoor(t *testing.T) {
+	needDriver(t, "bwrap")
+	bin := buildHunk(t)
+	in := startInternet(t)
+	top, err := os.MkdirTemp("", "hunk-egress-door-") // t.TempDir's parent is private to root
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(top) })
+	ws := filepath.Join(top, "ws")
+	for _, d := range []string{ws, filepath.Join(top, "run"), filepath.Join(top, "home")} {
+		must(t, os.MkdirAll(d, 0o700))
+	}
+	if os.Geteuid() == 0 {
+		in.nobody = true
+		for _, d := range []string{top, ws, filepath.Join(top, "run"), filepath.Join(top, "home")} {
+			must(t, os.Chown(d, 65534, 65534))
+		}
+	}
+	reg := "registry.test:" + in.http
+	r := in.exec(t, bin, ws, "bwrap", "--allow-host", reg, "--allow-host", "registry.test:"+in.tls, "--allow-host", "127.0.0.2",
+		"--sh", "curl -sS http://"+reg+"/f.txt; curl -sSk https://registry.test:"+in.tls+"/f.txt; curl -sS http://evil.test/; ls /run/hunk-egress")
+	if strings.Count(r.stdout, "hello from the registry") != 2 || !strings.Contains(r.text, "blocked: evil.test:80 (not in --allow-host)") ||
+		!strings.Contains(r.stdout, "hunk-egress\nproxy.sock") {
+		t.Errorf("through the door: exit %d\n%s", r.code, r.text)
 	}
 }
 
@@ -384,22 +422,30 @@ func TestExecEgressRunsApart(t *testing.T) {
 			ws, rundir := filepath.Join(base, "ws"), filepath.Join(base, "run")
 			must(t, os.MkdirAll(ws, 0o755))
 			must(t, os.MkdirAll(rundir, 0o700))
-			a := exec.Command(bin, "exec", "--driver", driver, "--dns", in.dns, "--allow-host", "registry.test:"+in.http, "--allow-host", "127.0.0.2", "--", "sleep", "30")
+			a := exec.Command(bin, "exec", "--driver", driver, "--dns", in.dns, "--allow-host", "registry.test:"+in.http, "--allow-host", "127.0.0.2",
+				"--sh", "touch started; sleep 30")
 			a.Dir, a.Env = ws, append(os.Environ(), "HUNK_EXEC_IMAGE="+imageFor(driver), "XDG_RUNTIME_DIR="+rundir)
 			must(t, a.Start())
 			defer a.Process.Kill()
-			var sock string
-			for deadline := time.Now().Add(30 * time.Second); sock == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if m, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*", "proxy.sock")); len(m) == 1 {
-					sock = m[0]
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+					break
 				}
 			}
-			if sock == "" {
-				t.Fatal("the first run's proxy socket never appeared")
+			// bwrap as root: hunk put the proxy's listener in the first run's
+			// own network namespace, no socket on the host; else the
+			// door's socket, which the second run must not reach.
+			socks, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*", "proxy.sock"))
+			inside := driver == "bwrap" && os.Geteuid() == 0
+			if inside != (len(socks) == 0) {
+				t.Fatalf("the first run's proxy sockets: %v (bwrap as root: none expected)", socks)
 			}
-			get := "curl -sS --max-time 5 --unix-socket " + sock + " http://registry.test:" + in.http + "/f.txt; echo sock=$?; curl -sS --max-time 5 http://registry.test:" + in.http + "/f.txt; echo own=$?"
+			get := "curl -sS --max-time 5 http://registry.test:" + in.http + "/f.txt; echo own=$?"
+			if len(socks) == 1 {
+				get = "curl -sS --max-time 5 --unix-socket " + socks[0] + " http://registry.test:" + in.http + "/f.txt; echo sock=$?; " + get
+			}
 			if driver == "docker" {
-				get = "ls " + filepath.Dir(sock) + "; echo sock=$?; " +
+				get = "ls " + filepath.Dir(socks[0]) + "; echo sock=$?; " +
 					`printf 'GET http://registry.test:` + in.http + `/f.txt HTTP/1.0\r\n\r\n' | nc 127.0.0.1 3128; echo own=$?`
 			}
 			r := in.exec(t, bin, ws, driver, "--allow-host", "other.test", "--sh", get)

@@ -44,7 +44,11 @@ type Scan struct {
 }
 
 // Drop lets the stored contents go.
-func (s *Scan) Drop() { s.op.DropPrivate() }
+func (s *Scan) Drop() {
+	if s != nil { // a run that records nothing has no scan
+		s.op.DropPrivate()
+	}
+}
 
 // scanWorkspace lists the workspace's files, links and directories that
 // a command may change (above), with their metadata.

@@ -150,9 +150,22 @@ func (d *Details) Tool() *ToolDetails {
 }
 
 // NetworkLines are what a model and a person read of a run's egress
-// proxy: each host refused, with the rule that would allow it, each one
-// allowed but not reached, and the hosts reached.
+// proxy: the hosts refused and not reached (Blocked), then those reached.
 func NetworkLines(r *egress.Report) []string {
+	lines := Blocked(r)
+	if r != nil && len(r.Reached) > 0 {
+		names := make([]string, len(r.Reached))
+		for i, h := range r.Reached {
+			names[i] = h.Host
+		}
+		lines = append(lines, "reached: "+strings.Join(names, ", "))
+	}
+	return lines
+}
+
+// Blocked are the lines of the hosts a run's proxy refused, each with the
+// rule that would allow it, and of those allowed but not reached.
+func Blocked(r *egress.Report) []string {
 	if r == nil {
 		return nil
 	}
@@ -166,13 +179,6 @@ func NetworkLines(r *egress.Report) []string {
 	}
 	for _, b := range r.Failed {
 		lines = append(lines, fmt.Sprintf("not reached: %s (%s)", b.Host, b.Reason))
-	}
-	if len(r.Reached) > 0 {
-		names := make([]string, len(r.Reached))
-		for i, h := range r.Reached {
-			names[i] = h.Host
-		}
-		lines = append(lines, "reached: "+strings.Join(names, ", "))
 	}
 	return lines
 }

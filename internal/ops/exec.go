@@ -99,9 +99,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	}
 	r, err := sandbox.Run(ctx, req.Driver, run.Spec)
 	if err != nil {
-		if scan != nil {
-			scan.Drop()
-		}
+		scan.Drop()
 		return nil, nil, execrun.SandboxError(err)
 	}
 	var opID string
@@ -156,10 +154,8 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		env.warn(w)
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
-	for _, l := range execrun.NetworkLines(r.Network) {
-		if !strings.HasPrefix(l, "reached: ") {
-			env.warn(l) // the model reads them in the text
-		}
+	for _, l := range execrun.Blocked(r.Network) {
+		env.warn(l) // the model reads them in the text
 	}
 	if newRepo := run.NewRepoRisks(driver); len(newRepo) > 0 {
 		// Reported, not removed: it is the command's work, but git would

@@ -186,11 +186,7 @@ func BwrapArgs(spec Spec, statusFD, seccompFD int) []string {
 	for _, sock := range hostSockets(keep) {
 		a = append(a, "--ro-bind", "/dev/null", sock)
 	}
-	if e := spec.Egress; e != nil {
-		// The run's proxy, the one socket it may reach, and the door
-		// that offers it on the command's 127.0.0.1.
-		a = append(a, "--ro-bind", e.Door, egress.DoorPath, "--bind", e.Socket, egress.Socket)
-	}
+	a = bwrapEgress(a, spec)
 	return bwrapProcess(a, spec, statusFD, seccompFD)
 }
 
@@ -257,7 +253,7 @@ func bwrapProcess(a []string, spec Spec, statusFD, seccompFD int) []string {
 		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	a = append(a, "--")
-	if spec.Egress != nil {
+	if e := spec.Egress; e != nil && !e.Inside {
 		return append(a, egress.DoorArgv(spec.Argv)...)
 	}
 	return append(a, spec.Argv...)
@@ -272,7 +268,7 @@ func (d bwrapDriver) Run(ctx context.Context, spec Spec) (r Result, err error) {
 		return Result{}, err
 	}
 	if spec.Network.Proxied() {
-		e, err := StartEgress(&spec, "bwrap", false)
+		e, err := StartEgress(&spec, "bwrap", isRoot() && egress.CanListenIn(), false)
 		if err != nil {
 			return Result{}, err
 		}
@@ -334,6 +330,8 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 	p := command(bwrap, append([]string{bwrap}, args...), nil, dir)
 	p.extra = []int{sp[1], filter} // closed by supervise once bubblewrap has started
 	status := &bwrapStatus{code: -1}
+	block := newBwrapBlock(spec, p, status)
+	defer block.close()
 
 	// bubblewrap reports the command's exit as soon as it has it; its pid
 	// namespace's init (its child) then dies with it (--die-with-parent)
@@ -361,6 +359,9 @@ func (d bwrapDriver) run(ctx context.Context, spec Spec) (Result, error) {
 	opts := superviseOpts{afterExit: afterExit, extra: []extraStream{{fd: statusR, w: status}}, attributed: true, roots: roots}
 	st := NewStreams(spec)
 	out, err := supervise(ctx, spec, p, cg, st, opts)
+	if err == nil {
+		err = block.err
+	}
 	if err != nil {
 		return Result{}, &UnavailableError{Driver: "bwrap", Reason: err.Error()}
 	}
@@ -468,6 +469,7 @@ type bwrapStatus struct {
 	code     int
 	childPid atomic.Int64 // read by the clean-up's goroutine too
 	partial  []byte
+	onChild  func(pid int) // once the sandbox's namespaces exist (bwrapBlock)
 }
 
 func (s *bwrapStatus) Write(p []byte) (int, error) {
@@ -501,6 +503,9 @@ func (s *bwrapStatus) line(b []byte) {
 	}
 	if v, ok := m["child-pid"].(float64); ok && s.childPid.Load() == 0 {
 		s.childPid.Store(int64(v))
+		if s.onChild != nil {
+			s.onChild(int(v))
+		}
 	}
 }
 

@@ -21,13 +21,18 @@ const GuardEgress = "egress"
 var DoorBinary func() (string, error)
 
 // Egress is a run's proxy (Spec.Network.Proxied): started before its
-// driver builds the sandbox, which binds Socket and Door into it and runs
-// the command through the door; stopped when the run ends.
+// driver builds the sandbox, stopped when the run ends. The command finds
+// it at 127.0.0.1:egress.Port of its own network namespace, put there
+// either by hunk itself before the command starts (Inside: a listener
+// made in the namespace, Place) or by the door, hunk's binary bound into
+// the sandbox, that forwards to the proxy's socket (Socket, Door).
 type Egress struct {
+	Inside bool
 	Socket string // host path of the proxy's socket
 	Door   string // host path of the door's binary
 	dir    string
 	proxy  *egress.Proxy
+	placed net.Listener
 }
 
 // egressRefused is the refusal of a driver that cannot hold an allowlist.
@@ -37,44 +42,78 @@ func egressRefused(driver, why string) error {
 }
 
 // StartEgress starts the proxy of spec's allowlist and readies spec: the
-// proxy's variables in its environment, the run's Egress to bind. static:
-// the door runs without the host's libraries (in a container's image).
-func StartEgress(spec *Spec, driver string, static bool) (*Egress, error) {
+// proxy's variables in its environment, the run's Egress. inside: the
+// driver lets hunk place the listener in the sandbox's namespace (Place);
+// otherwise the door is bound in — static: it runs without the host's
+// libraries (in a container's image).
+func StartEgress(spec *Spec, driver string, inside, static bool) (*Egress, error) {
 	rules, err := egress.Parse(spec.Network.Allow, spec.Network.Deny)
 	if err != nil {
 		return nil, err
 	}
-	if DoorBinary == nil {
-		return nil, egressRefused(driver, "this binary has no egress door")
+	e := &Egress{Inside: inside}
+	if !inside {
+		if err := e.bindDoor(spec, driver, static); err != nil {
+			return nil, err
+		}
 	}
-	door, err := DoorBinary()
-	if err != nil {
-		return nil, egressRefused(driver, "cannot find hunk's own binary: "+err.Error())
+	e.proxy = egress.Start(rules, egress.NewResolver(spec.Network.DNS))
+	if !inside {
+		ln, err := net.Listen("unix", e.Socket)
+		if err != nil {
+			os.RemoveAll(e.dir)
+			return nil, fmt.Errorf("egress proxy: %w", err)
+		}
+		e.proxy.Serve(ln)
 	}
-	if static && !isStatic(door) {
-		return nil, egressRefused(driver, door+" is linked dynamically and cannot run in the container as its egress door; use a static build of hunk (CGO_ENABLED=0, as make build and the releases are)")
-	}
-	dir, err := socketDir(spec)
-	if err != nil {
-		return nil, fmt.Errorf("egress proxy: %w", err)
-	}
-	sock := filepath.Join(dir, "proxy.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("egress proxy: %w", err)
-	}
-	e := &Egress{Socket: sock, Door: door, dir: dir, proxy: egress.Start(ln, rules, egress.NewResolver(spec.Network.DNS))}
 	spec.Env = egress.Env(spec.Env)
 	spec.Egress = e
 	return e, nil
+}
+
+// bindDoor readies the door: hunk's binary, and a private directory for
+// the proxy's socket.
+func (e *Egress) bindDoor(spec *Spec, driver string, static bool) error {
+	if DoorBinary == nil {
+		return egressRefused(driver, "this binary has no egress door")
+	}
+	door, err := DoorBinary()
+	if err != nil {
+		return egressRefused(driver, "cannot find hunk's own binary: "+err.Error())
+	}
+	if static && !isStatic(door) {
+		return egressRefused(driver, door+" is linked dynamically and cannot run in the container as its egress door; use a static build of hunk (CGO_ENABLED=0, as make build and the releases are)")
+	}
+	dir, err := socketDir(spec)
+	if err != nil {
+		return fmt.Errorf("egress proxy: %w", err)
+	}
+	e.Door, e.dir, e.Socket = door, dir, filepath.Join(dir, "proxy.sock")
+	return nil
+}
+
+// Place puts the proxy's listener in the network namespace of pid (the
+// sandbox's, before its command starts).
+func (e *Egress) Place(pid int) error {
+	ln, err := egress.ListenIn(pid)
+	if err != nil {
+		return fmt.Errorf("egress proxy: %w", err)
+	}
+	if e.placed != nil {
+		e.placed.Close() // a sandbox started again
+	}
+	e.placed = ln
+	e.proxy.Serve(ln)
+	return nil
 }
 
 // Stop ends the proxy (every connection through it) and says what went
 // through.
 func (e *Egress) Stop() *egress.Report {
 	r := e.proxy.Close()
-	os.RemoveAll(e.dir)
+	if e.dir != "" {
+		os.RemoveAll(e.dir)
+	}
 	return &r
 }
 

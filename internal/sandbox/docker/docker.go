@@ -274,7 +274,7 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (res sandbox.Result
 		// A warm container's mounts are fixed when it starts: a run
 		// with an allowlist gets a container of its own, bound to its
 		// own proxy.
-		eg, err := sandbox.StartEgress(&spec, d.Name(), true)
+		eg, err := sandbox.StartEgress(&spec, d.Name(), false, true)
 		if err != nil {
 			return res, err
 		}

@@ -1,14 +1,7 @@
 package egress
 
 import (
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
-	"syscall"
 )
 
 // The door: the proxy is offered to the command on its own loopback, at
@@ -73,87 +66,4 @@ func cut(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
-}
-
-// DoorMain is the door (args: SOCKET -- CMD ARGS...) and its forwarder
-// (args: --forward SOCKET, the listener as descriptor 3). It returns only
-// on failure: 125, as a sandbox that could not start.
-func DoorMain(args []string, stderr io.Writer) int {
-	if len(args) == 2 && args[0] == "--forward" {
-		return forward(args[1])
-	}
-	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(stderr, "hunk-egress: usage: hunk-egress SOCKET -- CMD [ARGS...]")
-		return 125
-	}
-	if err := door(args[0], args[2:]); err != nil {
-		fmt.Fprintf(stderr, "hunk: egress door: %v\n", err)
-		return 125
-	}
-	return 0
-}
-
-// door listens, starts the forwarder and becomes the command. The
-// forwarder is started and the command executed from one thread, so that
-// the forwarder's parent-death signal comes when the command ends, not
-// when some thread of the door does.
-func door(sock string, argv []string) error {
-	runtime.LockOSThread()
-	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: Port})
-	if err != nil {
-		return err
-	}
-	f, err := ln.File()
-	ln.Close()
-	if err != nil {
-		return err
-	}
-	fw := exec.Command("/proc/self/exe", "--forward", sock)
-	fw.Args[0] = DoorName
-	fw.ExtraFiles = []*os.File{f}
-	fw.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := fw.Start(); err != nil {
-		return err
-	}
-	f.Close()
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "hunk: %s: command not found\n", argv[0])
-		os.Exit(127)
-	}
-	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "hunk: %s: %v\n", argv[0], err)
-	os.Exit(126)
-	return nil
-}
-
-// forward carries each connection to the proxy's socket.
-func forward(sock string) int {
-	ln, err := net.FileListener(os.NewFile(3, "listener"))
-	if err != nil {
-		return 125
-	}
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return 0
-		}
-		go func() {
-			defer c.Close()
-			up, err := net.Dial("unix", sock)
-			if err != nil {
-				return
-			}
-			defer up.Close()
-			done := make(chan struct{})
-			go func() {
-				_, _ = io.Copy(up, c)
-				closeWrite(up)
-				close(done)
-			}()
-			_, _ = io.Copy(c, up)
-			closeWrite(c)
-			<-done
-		}()
-	}
 }

@@ -105,7 +105,8 @@ func startProxy(t *testing.T, allow, deny []string, answer egresstest.Answer) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Start(ln, rules, NewResolver(egresstest.DNS(t, answer)))
+	p := Start(rules, NewResolver(egresstest.DNS(t, answer)))
+	p.Serve(ln)
 	t.Cleanup(func() { p.Close() })
 	tr := &http.Transport{
 		Proxy:       http.ProxyURL(&url.URL{Scheme: "http", Host: "proxy"}),

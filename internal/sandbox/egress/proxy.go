@@ -42,7 +42,6 @@ type Proxy struct {
 	rules    Rules
 	resolver Resolver
 	own      map[netip.Addr]bool
-	ln       net.Listener
 	srv      *http.Server
 	slots    chan struct{}
 
@@ -50,7 +49,7 @@ type Proxy struct {
 	report  Report
 	tunnels map[net.Conn]bool
 	closed  bool
-	done    chan struct{}
+	serving sync.WaitGroup // the listeners' Serve
 	calls   sync.WaitGroup // requests being answered
 	// ctx ends with the proxy: a request's work is not tied to its
 	// client's connection (a client that shuts its side after asking,
@@ -59,28 +58,34 @@ type Proxy struct {
 	cancel context.CancelFunc
 }
 
-// Start serves the proxy for rules on ln until Close.
-func Start(ln net.Listener, rules Rules, resolver Resolver) *Proxy {
+// Start starts a proxy for rules (names resolved by resolver); it serves
+// the listeners Serve gives it until Close.
+func Start(rules Rules, resolver Resolver) *Proxy {
 	if resolver == nil {
 		resolver = net.DefaultResolver
 	}
-	p := &Proxy{rules: rules, resolver: resolver, own: hostAddrs(), ln: ln,
-		slots: make(chan struct{}, MaxConns), tunnels: map[net.Conn]bool{}, done: make(chan struct{})}
+	p := &Proxy{rules: rules, resolver: resolver, own: hostAddrs(),
+		slots: make(chan struct{}, MaxConns), tunnels: map[net.Conn]bool{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: discardLog}
-	go func() {
-		defer close(p.done)
-		_ = p.srv.Serve(ln)
-	}()
 	return p
 }
 
-// Close stops the proxy — its listener and every connection through it —
+// Serve serves the proxy on ln too, until Close.
+func (p *Proxy) Serve(ln net.Listener) {
+	p.serving.Add(1)
+	go func() {
+		defer p.serving.Done()
+		_ = p.srv.Serve(ln)
+	}()
+}
+
+// Close stops the proxy — its listeners and every connection through it —
 // and returns what went through.
 func (p *Proxy) Close() Report {
 	p.cancel()
 	_ = p.srv.Close()
-	<-p.done
+	p.serving.Wait()
 	p.mu.Lock()
 	p.closed = true
 	var open []net.Conn
@@ -89,7 +94,7 @@ func (p *Proxy) Close() Report {
 	}
 	p.mu.Unlock()
 	for _, c := range open {
-		c.Close() // a counted one takes p.mu
+		c.Close()
 	}
 	// Their connections closed, the requests end at once: wait for their
 	// counts (bounded: a forward stuck on its upstream gives up its count).
@@ -203,7 +208,7 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 		d := net.Dialer{Timeout: 30 * time.Second}
 		var c net.Conn
 		if c, err = d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String()); err == nil {
-			return p.reached(c, net.JoinHostPort(host, strconv.Itoa(port))), nil
+			return c, nil
 		}
 	}
 	var oe *net.OpError
@@ -213,7 +218,8 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 	return nil, p.refuse(&refusal{host: host, port: port, err: err})
 }
 
-// connect tunnels a CONNECT: no interception, the bytes copied both ways.
+// connect tunnels a CONNECT: no interception, the bytes copied both ways
+// (by the kernel, splice(2), where it can).
 func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	host, port, err := target(r.Host, 443)
 	if err != nil {
@@ -226,12 +232,7 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer up.Close()
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		http.Error(w, "hunk egress: cannot tunnel", http.StatusInternalServerError)
-		return
-	}
-	client, buf, err := hj.Hijack()
+	client, buf, err := hijack(w)
 	if err != nil {
 		return
 	}
@@ -243,20 +244,56 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
-	splice(up, client, buf.Reader)
+	sent, rx := splice(up, client, buf.Reader)
+	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent, rx)
 }
 
-// splice copies both ways until both sides are done.
-func splice(up, client net.Conn, pending *bufio.Reader) {
+// hijack takes the client's connection over from the HTTP server.
+func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "hunk egress: cannot tunnel", http.StatusInternalServerError)
+		return nil, nil, errors.New("no hijacker")
+	}
+	return hj.Hijack()
+}
+
+// splice copies both ways until both sides are done: what the client sent
+// after its request first, then the connections themselves (the kernel's
+// splice(2) between sockets, no copy through hunk's memory).
+func splice(up, client net.Conn, pending *bufio.Reader) (sent, rx int64) {
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(up, pending) // what the client sent after CONNECT, then the rest
+		defer close(done)
+		if n := pending.Buffered(); n > 0 {
+			b, _ := pending.Peek(n)
+			m, err := up.Write(b)
+			sent += int64(m)
+			if err != nil {
+				closeWrite(up)
+				return
+			}
+		}
+		sent += copyConn(up, client)
 		closeWrite(up)
-		close(done)
 	}()
-	_, _ = io.Copy(client, up)
+	rx = copyConn(client, up)
 	closeWrite(client)
 	<-done
+	return sent, rx
+}
+
+// copyConn copies src to dst until src ends, by splice(2) between two
+// sockets: a TCP destination reads from its source itself (io.Copy would
+// go through src's WriteTo, which splices only into a unix socket).
+func copyConn(dst, src net.Conn) int64 {
+	var n int64
+	if rf, ok := dst.(*net.TCPConn); ok {
+		n, _ = rf.ReadFrom(src)
+	} else {
+		n, _ = io.Copy(dst, src)
+	}
+	return n
 }
 
 func closeWrite(c net.Conn) {
@@ -269,10 +306,12 @@ func closeWrite(c net.Conn) {
 
 // hopHeaders are a hop's own headers, never forwarded.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+	"Proxy-Authorization", "Te", "Trailer", "Upgrade"}
 
 // forward sends a plain HTTP request to the host its URL (or Host) names,
-// over a connection of its own, and copies the answer back.
+// over a connection of its own that ends with the answer (Connection:
+// close), and gives the answer back as the host sent it. The client's
+// connection ends with it too: its next request is decided afresh.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	authority := r.URL.Host
 	if authority == "" {
@@ -292,37 +331,45 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, err)
 		return
 	}
+	defer up.Close()
 	out := r.Clone(p.ctx)
 	out.RequestURI = ""
 	out.URL.Scheme, out.URL.Host, out.Host = "http", authority, authority
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
-	used := false
-	tr := &http.Transport{DisableKeepAlives: true, DisableCompression: true,
-		DialContext: func(context.Context, string, string) (net.Conn, error) {
-			if used {
-				return nil, errors.New("one connection per request")
-			}
-			used = true
-			return up, nil
-		}}
-	defer tr.CloseIdleConnections()
-	resp, err := tr.RoundTrip(out)
-	if err != nil {
-		up.Close()
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header.Set("User-Agent", "") // Write adds none
+	}
+	out.Close = true
+	sent := &countWriter{w: up}
+	if err := out.Write(sent); err != nil {
 		http.Error(w, "hunk egress: "+host+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	defer resp.Body.Close()
-	for _, h := range hopHeaders {
-		resp.Header.Del(h)
+	client, _, err := hijack(w)
+	if err != nil {
+		return
 	}
-	for k, vs := range resp.Header {
-		w.Header()[k] = vs
+	defer client.Close()
+	if !p.track(client, up) {
+		return
 	}
-	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	defer p.untrack(client, up)
+	rx := copyConn(client, up)
+	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent.n, rx)
+}
+
+// countWriter counts what is written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // fail answers a refused connection: 403 for a denial, 502 for a

@@ -4,7 +4,6 @@ import (
 	"log"
 	"net"
 	"strconv"
-	"sync/atomic"
 )
 
 // Report is what went through a run's proxy (details.network): the hosts
@@ -69,47 +68,8 @@ func (p *Proxy) refuse(rf *refusal) error {
 	return rf
 }
 
-// reached counts a new connection to hp and returns it wrapped, so that
-// its bytes are counted when it closes.
-func (p *Proxy) reached(c net.Conn, hp string) net.Conn {
-	return &countedConn{Conn: c, p: p, hp: hp}
-}
-
-// countedConn counts a connection's bytes into its proxy's report.
-type countedConn struct {
-	net.Conn
-	p        *Proxy
-	hp       string
-	sent, rx atomic.Int64
-	once     atomic.Bool
-}
-
-func (c *countedConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	c.rx.Add(int64(n))
-	return n, err
-}
-
-func (c *countedConn) Write(b []byte) (int, error) {
-	n, err := c.Conn.Write(b)
-	c.sent.Add(int64(n))
-	return n, err
-}
-
-func (c *countedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
-}
-
-func (c *countedConn) Close() error {
-	err := c.Conn.Close()
-	if c.once.Swap(true) {
-		return err
-	}
-	sent, rx := c.sent.Load(), c.rx.Load()
-	p := c.p
+// count adds one connection to hp and its bytes to the report.
+func (p *Proxy) count(hp string, sent, rx int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := &p.report
@@ -117,16 +77,14 @@ func (c *countedConn) Close() error {
 	r.BytesSent += sent
 	r.BytesReceived += rx
 	for i := range r.Reached {
-		if r.Reached[i].Host == c.hp {
-			h := &r.Reached[i]
+		if h := &r.Reached[i]; h.Host == hp {
 			h.Connections++
 			h.BytesSent += sent
 			h.BytesReceived += rx
-			return err
+			return
 		}
 	}
 	if len(r.Reached) < maxListed {
-		r.Reached = append(r.Reached, Host{Host: c.hp, Connections: 1, BytesSent: sent, BytesReceived: rx})
+		r.Reached = append(r.Reached, Host{Host: hp, Connections: 1, BytesSent: sent, BytesReceived: rx})
 	}
-	return err
 }
