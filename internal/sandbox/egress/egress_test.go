@@ -2,11 +2,14 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"path/filepath"
@@ -234,5 +237,65 @@ func FuzzParseRule(f *testing.F) {
 			_, _ = rs.checkAddrs([]netip.Addr{a}, port, nil)
 		}
 		_, _, _ = target(host, port)
+	})
+}
+
+// TestTunnelServerName: a tunnel to an allowed name whose TLS client asks
+// for another name is refused; one that asks for the tunnel's own name,
+// or for another allowed name, goes through.
+func TestTunnelServerName(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "tls "+r.Host) }))
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	srv.Listener = ln
+	srv.StartTLS()
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	names := map[string]string{"cdn.test": "127.0.0.2", "also.test": "127.0.0.2"}
+	p, _, sock := startProxy(t, []string{"cdn.test:" + port, "also.test:" + port, "127.0.0.2"}, nil, egresstest.Table(names))
+	get := func(serverName string) (string, error) {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "CONNECT cdn.test:%s HTTP/1.1\r\nHost: cdn.test:%s\r\n\r\n", port, port)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 200 {
+			return "", fmt.Errorf("CONNECT: %v %v", resp, err)
+		}
+		tc := tls.Client(c, &tls.Config{ServerName: serverName, InsecureSkipVerify: true})
+		if err := tc.Handshake(); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(tc, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", serverName)
+		b, err := io.ReadAll(tc)
+		return string(b), err
+	}
+	for _, name := range []string{"cdn.test", "also.test"} {
+		if body, err := get(name); err != nil || !strings.HasSuffix(body, "tls "+name) {
+			t.Errorf("server name %s through a tunnel to cdn.test: %q %v", name, body, err)
+		}
+	}
+	if body, err := get("other.test"); err == nil {
+		t.Errorf("server name other.test through a tunnel to cdn.test went through: %q", body)
+	}
+	r := p.Close()
+	if len(r.Denied) != 1 || r.Denied[0].Host != "other.test:"+port || !strings.Contains(r.Denied[0].Reason, "TLS server name in a tunnel to cdn.test") {
+		t.Errorf("denied: %+v", r.Denied)
+	}
+}
+
+// FuzzHelloServerName: any bytes are read as a ClientHello or refused,
+// never a panic.
+func FuzzHelloServerName(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 5, 3, 3})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = helloServerName(b)
+		_, _, _ = readHello(bufio.NewReader(bytes.NewReader(append([]byte{0x16, 3, 1, byte(len(b) >> 8), byte(len(b))}, b...))))
 	})
 }

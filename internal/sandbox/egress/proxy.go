@@ -244,7 +244,14 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
-	sent, rx := splice(up, client, buf.Reader)
+	sent, rx := splice(up, client, buf.Reader, func(r *bufio.Reader) ([]byte, error) {
+		raw, sni, err := readHello(r)
+		if err == nil && sni != "" && sni != host && p.rules.decideName(sni, port) != nil {
+			err = p.refuse(&refusal{host: sni, port: port, deny: &Denial{
+				Reason: "the TLS server name in a tunnel to " + host, Fix: sni}})
+		}
+		return raw, err
+	})
 	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent, rx)
 }
 
@@ -258,13 +265,25 @@ func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
 	return hj.Hijack()
 }
 
-// splice copies both ways until both sides are done: what the client sent
-// after its request first, then the connections themselves (the kernel's
-// splice(2) between sockets, no copy through hunk's memory).
-func splice(up, client net.Conn, pending *bufio.Reader) (sent, rx int64) {
+// splice copies both ways until both sides are done: what first reads of
+// the client's first bytes and allows (nil: nothing), then what the client
+// sent after its request, then the connections themselves (the kernel's
+// splice(2) between sockets, no copy through hunk's memory). What first
+// refuses ends both.
+func splice(up, client net.Conn, pending *bufio.Reader, first func(*bufio.Reader) ([]byte, error)) (sent, rx int64) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if first != nil {
+			b, err := first(pending)
+			if err != nil {
+				up.Close()
+				client.Close()
+				return
+			}
+			m, _ := up.Write(b)
+			sent += int64(m)
+		}
 		if n := pending.Buffered(); n > 0 {
 			b, _ := pending.Peek(n)
 			m, err := up.Write(b)
