@@ -401,6 +401,9 @@ func egressDenied(t *testing.T, in *internet, driver string, run func(string, ..
 	if !strings.Contains(r.stdout, "hello from the registry") || !strings.Contains(r.text, "resolves to 127.0.0.3, a loopback address") {
 		t.Errorf("rebinding: exit %d\n%s", r.code, r.text)
 	}
+	if driver == "bwrap" {
+		egressCall(t, in, get)
+	}
 	// --deny-host wins over --allow-host.
 	r = run(get+"http://registry.test:"+in.http+"/f.txt", "--deny-host", "registry.test")
 	if !strings.Contains(r.text, "denied by --deny-host registry.test") {
@@ -461,5 +464,24 @@ func TestExecEgressRunsApart(t *testing.T) {
 				t.Errorf("the first run's proxy outlived it: %v", m)
 			}
 		})
+	}
+}
+
+// egressCall: an exec call of hunk call's, under its --allow-host: the
+// model reads the blocked host and the rule to add, a harness finds them
+// in the result's network details.
+func egressCall(t *testing.T, in *internet, get string) {
+	t.Helper()
+	ws := t.TempDir()
+	c := exec.Command(buildHunk(t), "call", "--driver", "bwrap", "--dns", in.dns, "--allow-host", "registry.test:"+in.http, "--allow-host", "127.0.0.2")
+	c.Dir, c.Stdin = ws, strings.NewReader(`{"tool":"exec","arguments":{"command":"`+get+`http://evil.test/x; `+get+`http://registry.test:`+in.http+`/f.txt"}}`)
+	out, err := c.Output()
+	for _, want := range []string{
+		`blocked: evil.test:80 (not in --allow-host); add --allow-host evil.test\nreached: registry.test:` + in.http + `\nExit code: 0`,
+		`"network":{"connections":1,`, `"denied":[{"host":"evil.test:80","reason":"not in --allow-host","allowHost":"evil.test","count":1}]`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("hunk call's exec result lacks %s (%v):\n%s", want, err, out)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
@@ -58,7 +57,8 @@ func toolsRun(app *App, o *toolsOptions) error {
 		if err != nil {
 			return err
 		}
-		s = tools.Hunk(sandbox.Network{Host: o.Network}).WithLimits(limits.Timeout, limits.Shown)
+		limits.Network.Host = o.Network // and the configuration's allowlist, as hunk mcp declares it
+		s = tools.Hunk(limits.Network).WithLimits(limits.Timeout, limits.Shown)
 	case "filesystem":
 		s = tools.Filesystem()
 	default:
