@@ -41,6 +41,7 @@ type internet struct {
 	trapHits   atomic.Int32 // requests the trap got
 	rebindHits atomic.Int32 // requests 127.0.0.3 got (the rebound address)
 	nobody     bool         // run hunk as uid 65534
+	unixSock   string       // a unix socket of the host's, listening: no command may reach it
 }
 
 // hostAddr is an address of this host other than loopback ("" none).
@@ -66,7 +67,11 @@ func startInternet(t *testing.T) *internet {
 			return
 		}
 		if strings.HasPrefix(r.URL.Path, "/npm/") && !strings.HasSuffix(r.URL.Path, ".tgz") {
-			b = bytes.ReplaceAll(b, []byte("REGISTRY"), []byte("http://registry.test:"+in.http))
+			self := "http://registry.test:" + in.http
+			if r.TLS != nil {
+				self = "https://registry.test:" + in.tls
+			}
+			b = bytes.ReplaceAll(b, []byte("REGISTRY"), []byte(self))
 		}
 		w.Write(b)
 	})
@@ -98,6 +103,14 @@ func startInternet(t *testing.T) *internet {
 	rebound.Start()
 	t.Cleanup(rebound.Close)
 
+	in.unixSock = filepath.Join(os.TempDir(), fmt.Sprintf("hunk-egress-test-%d.sock", os.Getpid()))
+	os.Remove(in.unixSock)
+	uln, err := net.Listen("unix", in.unixSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { uln.Close(); os.Remove(in.unixSock) })
+	go acceptAndClose(uln)
 	table := map[string]string{"registry.test": "127.0.0.2", "evil.test": "127.0.0.2", "loop.test": "127.0.0.1", "meta.test": "169.254.169.254"}
 	if a := hostAddr(); a != "" {
 		table["self.test"] = a
@@ -309,8 +322,10 @@ func egressTools(t *testing.T, in *internet, ws string, run func(string, ...stri
 		{"wget https", "wget -qO- --no-check-certificate https://" + regTLS + "/f.txt", "hello from the registry"},
 		{"git http", "git clone -q http://" + reg + "/repo.git g1 && git -C g1 log --format=%s", "first"},
 		{"git https", "GIT_SSL_NO_VERIFY=1 git clone -q https://" + regTLS + "/repo.git g2 && git -C g2 log --format=%s", "first"},
-		{"npm", "npm install --no-audit --no-fund --registry http://" + reg + "/npm/ tiny >/dev/null && cat node_modules/tiny/index.js", "module.exports = 'tiny';"},
-		{"pip", "pip download -q --disable-pip-version-check --no-deps --index-url http://" + reg + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
+		{"npm http", "npm install --no-audit --no-fund --registry http://" + reg + "/npm/ tiny >/dev/null && cat node_modules/tiny/index.js", "module.exports = 'tiny';"},
+		{"npm https", "rm -rf node_modules; npm install --no-audit --no-fund --strict-ssl=false --registry https://" + regTLS + "/npm/ tiny >/dev/null && cat node_modules/tiny/index.js", "module.exports = 'tiny';"},
+		{"pip http", "pip download -q --disable-pip-version-check --no-deps --index-url http://" + reg + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
+		{"pip https", "rm -rf wheels; pip download -q --disable-pip-version-check --no-deps --index-url https://" + regTLS + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
 	} {
 		tool, _, _ := strings.Cut(c.name, " ")
 		if _, err := exec.LookPath(tool); err != nil {
@@ -332,8 +347,10 @@ func egressTools(t *testing.T, in *internet, ws string, run func(string, ...stri
 	r := run(`curl -sS --noproxy '*' --max-time 5 http://127.0.0.2:` + in.http + `/f.txt; echo "direct=$?"; ` +
 		`curl -sS --noproxy '*' --max-time 5 http://registry.test:` + in.http + `/f.txt; echo "dns=$?"; ` +
 		`python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2); s.sendto(b"x", ("127.0.0.2", 53)); s.recv(10)'; echo "udp=$?"; ` +
+		`python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)'; echo "raw=$?"; ` +
+		`python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("` + in.unixSock + `")'; echo "unix=$?"; ` +
 		`ls /run /var/run`)
-	for _, want := range []string{"direct=7", "dns=6", "udp=1"} {
+	for _, want := range []string{"direct=7", "dns=6", "udp=1", "raw=1", "unix=1"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("a socket of the command's own reached something (want %s):\n%s", want, r.text)
 		}
