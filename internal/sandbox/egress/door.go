@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"fmt"
 	"strconv"
 )
 
@@ -33,7 +34,9 @@ func DoorArgv(argv []string) []string {
 var ProxyURL = "http://127.0.0.1:" + strconv.Itoa(Port)
 
 // Env sets the command's proxy variables in env (K=V), in both spellings
-// and in the package managers' own, replacing any the command was given.
+// and in the package managers' own, replacing any the command was given;
+// the JVM's proxy properties are added to the options Maven and Gradle
+// pass it (javaOpts), after the command's own.
 func Env(env []string) []string {
 	set := map[string]string{
 		"HTTP_PROXY": ProxyURL, "HTTPS_PROXY": ProxyURL, "ALL_PROXY": ProxyURL,
@@ -42,11 +45,15 @@ func Env(env []string) []string {
 		"npm_config_proxy": ProxyURL, "npm_config_https_proxy": ProxyURL, // npm's own settings win over the variables above
 		"YARN_HTTP_PROXY": ProxyURL, "YARN_HTTPS_PROXY": ProxyURL, // yarn berry reads only its own
 		"CARGO_HTTP_PROXY": ProxyURL,
+		"MAVEN_OPTS":       javaOpts, "GRADLE_OPTS": javaOpts, // the JVM reads no variable
 	}
 	out := env[:0:0]
 	for _, kv := range env {
-		k, _, _ := cut(kv)
-		if _, ours := set[k]; !ours {
+		k, v, _ := cut(kv)
+		switch _, ours := set[k]; {
+		case k == "MAVEN_OPTS" || k == "GRADLE_OPTS":
+			set[k] = v + " " + javaOpts
+		case !ours:
 			out = append(out, kv)
 		}
 	}
@@ -56,8 +63,12 @@ func Env(env []string) []string {
 	return out
 }
 
+// javaOpts are the JVM's proxy properties (Maven's and Gradle's
+// downloads), localhost left direct.
+var javaOpts = fmt.Sprintf("-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%d -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%d -Dhttp.nonProxyHosts=localhost|127.0.0.1", Port, Port)
+
 var envOrder = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
-	"npm_config_proxy", "npm_config_https_proxy", "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY"}
+	"npm_config_proxy", "npm_config_https_proxy", "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY", "MAVEN_OPTS", "GRADLE_OPTS"}
 
 func cut(kv string) (string, string, bool) {
 	for i := 0; i < len(kv); i++ {

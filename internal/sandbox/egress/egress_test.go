@@ -299,3 +299,16 @@ func FuzzHelloServerName(f *testing.F) {
 		_, _, _ = readHello(bufio.NewReader(bytes.NewReader(append([]byte{0x16, 3, 1, byte(len(b) >> 8), byte(len(b))}, b...))))
 	})
 }
+
+func TestEnv(t *testing.T) {
+	got := strings.Join(Env([]string{"PATH=/bin", "HTTPS_PROXY=http://elsewhere:1", "MAVEN_OPTS=-Xmx1g"}), "\n")
+	for _, want := range []string{"PATH=/bin", "HTTPS_PROXY=http://127.0.0.1:3128", "http_proxy=http://127.0.0.1:3128",
+		"MAVEN_OPTS=-Xmx1g -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128", "GRADLE_OPTS=-Dhttp.proxyHost=127.0.0.1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Env lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "elsewhere") {
+		t.Errorf("Env kept the command's own proxy:\n%s", got)
+	}
+}
