@@ -265,11 +265,14 @@ func TestExecEgress(t *testing.T) {
 				t.Helper()
 				return in.exec(t, bin, ws, driver, append(append(append([]string{}, allow...), extra...), "--sh", sh)...)
 			}
-			if driver == "bwrap" {
-				egressTools(t, in, ws, run)
-			} else {
+			if driver == "docker" {
 				egressBusybox(t, in, run)
+				// The host's tools in the test image: its /usr shown read-only.
+				host := []string{"--ro", "/usr", "--ro", "/lib", "--ro", "/lib64", "--ro", "/etc/ssl", "--env", "PATH=/usr/bin:/bin"}
+				toolsRun := run
+				run = func(sh string, extra ...string) egressRun { return toolsRun(sh, append(host, extra...)...) }
 			}
+			egressTools(t, in, driver, run)
 			egressDenied(t, in, driver, run)
 			if in.trapHits.Load() != 0 || in.rebindHits.Load() != 0 {
 				t.Errorf("a denied address was reached: trap %d, rebound %d", in.trapHits.Load(), in.rebindHits.Load())
@@ -311,21 +314,25 @@ func TestExecEgressDoor(t *testing.T) {
 
 // egressTools: the host's curl, wget, git, npm and pip through the proxy,
 // over HTTP and HTTPS (CONNECT).
-func egressTools(t *testing.T, in *internet, ws string, run func(string, ...string) egressRun) {
+func egressTools(t *testing.T, in *internet, driver string, run func(string, ...string) egressRun) {
 	reg, regTLS := "registry.test:"+in.http, "registry.test:"+in.tls
+	pip := "pip"
+	if driver == "docker" {
+		pip = "python3 -m pip" // the host's python3 under /usr
+	}
 	for _, c := range []struct {
 		name, sh, want string
 	}{
 		{"curl http", "curl -sS http://" + reg + "/f.txt", "hello from the registry"},
 		{"curl https", "curl -sSk https://" + regTLS + "/f.txt", "hello from the registry"},
-		{"wget http", "wget -qO- http://" + reg + "/f.txt", "hello from the registry"},
-		{"wget https", "wget -qO- --no-check-certificate https://" + regTLS + "/f.txt", "hello from the registry"},
+		{"wget http", "/usr/bin/wget -qO- http://" + reg + "/f.txt", "hello from the registry"},
+		{"wget https", "/usr/bin/wget -qO- --no-check-certificate https://" + regTLS + "/f.txt", "hello from the registry"},
 		{"git http", "git clone -q http://" + reg + "/repo.git g1 && git -C g1 log --format=%s", "first"},
 		{"git https", "GIT_SSL_NO_VERIFY=1 git clone -q https://" + regTLS + "/repo.git g2 && git -C g2 log --format=%s", "first"},
 		{"npm http", "npm install --no-audit --no-fund --registry http://" + reg + "/npm/ tiny >/dev/null && cat node_modules/tiny/index.js", "module.exports = 'tiny';"},
 		{"npm https", "rm -rf node_modules; npm install --no-audit --no-fund --strict-ssl=false --registry https://" + regTLS + "/npm/ tiny >/dev/null && cat node_modules/tiny/index.js", "module.exports = 'tiny';"},
-		{"pip http", "pip download -q --disable-pip-version-check --no-deps --index-url http://" + reg + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
-		{"pip https", "rm -rf wheels; pip download -q --disable-pip-version-check --no-deps --index-url https://" + regTLS + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
+		{"pip http", pip + " download -q --disable-pip-version-check --no-deps --index-url http://" + reg + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
+		{"pip https", "rm -rf wheels; " + pip + " download -q --disable-pip-version-check --no-deps --index-url https://" + regTLS + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
 	} {
 		tool, _, _ := strings.Cut(c.name, " ")
 		if _, err := exec.LookPath(tool); err != nil {

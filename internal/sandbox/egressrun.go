@@ -82,7 +82,9 @@ func (e *Egress) bindDoor(spec *Spec, driver string, static bool) error {
 		return egressRefused(driver, "cannot find hunk's own binary: "+err.Error())
 	}
 	if static && !isStatic(door) {
-		return egressRefused(driver, door+" is linked dynamically and cannot run in the container as its egress door; use a static build of hunk (CGO_ENABLED=0, as make build and the releases are)")
+		return &GuardError{Driver: driver, Guard: GuardEgress,
+			Reason: door + " is linked dynamically and cannot run in the container as its egress door",
+			Hint:   "use a static build of hunk (CGO_ENABLED=0 go build, as make build and the releases are), or --driver bwrap"}
 	}
 	dir, err := socketDir(spec)
 	if err != nil {
