@@ -256,10 +256,7 @@ func TestExecEgress(t *testing.T) {
 	for _, driver := range []string{"bwrap", "docker"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
-			base := t.TempDir()
-			ws := filepath.Join(base, "ws")
-			must(t, os.MkdirAll(ws, 0o755))
-			must(t, os.MkdirAll(filepath.Join(base, "run"), 0o700))
+			ws, _ := egressDirs(t)
 			allow := []string{"--allow-host", "registry.test:" + in.http, "--allow-host", "registry.test:" + in.tls, "--allow-host", "127.0.0.2"}
 			run := func(sh string, extra ...string) egressRun {
 				t.Helper()
@@ -435,6 +432,16 @@ func egressDenied(t *testing.T, in *internet, driver string, run func(string, ..
 	}
 }
 
+// egressDirs are a test's workspace and, beside it, the runtime directory
+// where a run's proxy socket is made (in.exec's XDG_RUNTIME_DIR).
+func egressDirs(t *testing.T) (ws, rundir string) {
+	base := t.TempDir()
+	ws, rundir = filepath.Join(base, "ws"), filepath.Join(base, "run")
+	must(t, os.MkdirAll(ws, 0o755))
+	must(t, os.MkdirAll(rundir, 0o700))
+	return ws, rundir
+}
+
 // TestExecEgressRunsApart: a run's proxy serves that run alone — another
 // run's command, sandboxed at the same time with other rules, can neither
 // see the first run's socket nor get through its own proxy to the first
@@ -445,10 +452,7 @@ func TestExecEgressRunsApart(t *testing.T) {
 	for _, driver := range []string{"bwrap", "docker"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
-			base := t.TempDir()
-			ws, rundir := filepath.Join(base, "ws"), filepath.Join(base, "run")
-			must(t, os.MkdirAll(ws, 0o755))
-			must(t, os.MkdirAll(rundir, 0o700))
+			ws, rundir := egressDirs(t)
 			a := exec.Command(bin, "exec", "--driver", driver, "--dns", in.dns, "--allow-host", "registry.test:"+in.http, "--allow-host", "127.0.0.2",
 				"--sh", "touch started; sleep 30")
 			a.Dir, a.Env = ws, append(os.Environ(), "HUNK_EXEC_IMAGE="+imageFor(driver), "XDG_RUNTIME_DIR="+rundir)

@@ -221,26 +221,17 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, erro
 // connect tunnels a CONNECT: no interception, the bytes copied both ways
 // (by the kernel, splice(2), where it can).
 func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
-	host, port, err := target(r.Host, 443)
-	if err != nil {
-		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	up, err := p.dial(p.ctx, host, port)
-	if err != nil {
-		p.fail(w, err)
+	up, host, port, ok := p.reach(w, r.Host, 443)
+	if !ok {
 		return
 	}
 	defer up.Close()
-	client, buf, err := hijack(w)
-	if err != nil {
-		return
-	}
-	defer client.Close()
-	if !p.track(client, up) {
+	client, buf, ok := p.takeOver(w, up)
+	if !ok {
 		return
 	}
 	defer p.untrack(client, up)
+	defer client.Close()
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
@@ -253,6 +244,35 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		return raw, err
 	})
 	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent, rx)
+}
+
+// reach decides authority (def: its port when it names none) and
+// connects to it; when it cannot, the client has its answer (ok false).
+func (p *Proxy) reach(w http.ResponseWriter, authority string, def int) (up net.Conn, host string, port int, ok bool) {
+	host, port, err := target(authority, def)
+	if err != nil {
+		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
+		return nil, "", 0, false
+	}
+	if up, err = p.dial(p.ctx, host, port); err != nil {
+		p.fail(w, err)
+		return nil, "", 0, false
+	}
+	return up, host, port, true
+}
+
+// takeOver takes the client's connection over from the HTTP server and
+// holds it and up for Close (untrack lets go).
+func (p *Proxy) takeOver(w http.ResponseWriter, up net.Conn) (net.Conn, *bufio.ReadWriter, bool) {
+	client, buf, err := hijack(w)
+	if err != nil {
+		return nil, nil, false
+	}
+	if !p.track(client, up) {
+		client.Close()
+		return nil, nil, false
+	}
+	return client, buf, true
 }
 
 // hijack takes the client's connection over from the HTTP server.
@@ -340,14 +360,8 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hunk egress: only http:// is forwarded; "+r.URL.Scheme+":// goes through CONNECT", http.StatusBadRequest)
 		return
 	}
-	host, port, err := target(authority, 80)
-	if err != nil {
-		http.Error(w, "hunk egress: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	up, err := p.dial(p.ctx, host, port)
-	if err != nil {
-		p.fail(w, err)
+	up, host, port, ok := p.reach(w, authority, 80)
+	if !ok {
 		return
 	}
 	defer up.Close()
@@ -366,15 +380,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hunk egress: "+host+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	client, _, err := hijack(w)
-	if err != nil {
-		return
-	}
-	defer client.Close()
-	if !p.track(client, up) {
+	client, _, ok := p.takeOver(w, up)
+	if !ok {
 		return
 	}
 	defer p.untrack(client, up)
+	defer client.Close()
 	rx := copyConn(client, up)
 	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent.n, rx)
 }
