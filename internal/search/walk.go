@@ -1,0 +1,219 @@
+package search
+
+import (
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// maxFiles bounds the files one search lists.
+const maxFiles = 1 << 20
+
+// walker lists the files a search reads, through the workspace's door:
+// ReadDir leaves out what the path policy denies reading and hunk's own
+// state, so neither is ever opened nor named.
+type walker struct {
+	ws      *workspace.Workspace
+	o       *Options
+	types   typeFilter
+	globs   []ignoreRule // -g, as override rules: the last that matches decides
+	include bool         // some -g includes: a file must match one
+	files   []string
+	skipped []string
+	seen    map[[2]uint64]bool // directories entered (links followed)
+	inRepo  bool
+}
+
+// list returns the files o searches, in path order, and what it could not
+// list.
+func list(ws *workspace.Workspace, o *Options) ([]string, []string, error) {
+	tf, err := newTypeFilter(o.Types, o.TypesNot)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &walker{ws: ws, o: o, types: tf, seen: map[[2]uint64]bool{}}
+	for _, g := range o.Globs {
+		neg := strings.HasPrefix(g, "!")
+		rules := parseIgnore([]byte(strings.TrimPrefix(g, "!")))
+		for i := range rules {
+			// An override glob includes what it matches; "!" excludes.
+			rules[i].negate = !neg
+			w.include = w.include || !neg
+		}
+		w.globs = append(w.globs, rules...)
+	}
+	_, err = ws.Lstat(".git")
+	w.inRepo = err == nil
+	roots := o.Paths
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	var base *ignoreSet
+	if !o.NoIgnore && w.inRepo {
+		if b, err := ws.ReadFile(".git/info/exclude"); err == nil {
+			base = &ignoreSet{rules: parseIgnore(b)}
+		}
+	}
+	for _, r := range roots {
+		name, err := ws.Resolve(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		fi, err := ws.Stat(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !fi.IsDir() {
+			// Named: searched whatever the filters say, refused as any
+			// read of it is (the path policy).
+			f, err := ws.Open(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			f.Close()
+			w.files = append(w.files, name)
+			continue
+		}
+		set := base
+		if !o.NoIgnore {
+			set = w.ignoresAbove(name, base)
+		}
+		if err := w.dir(name, set, fi); err != nil {
+			return nil, nil, err
+		}
+	}
+	sort.Strings(w.files)
+	return dedup(w.files), w.skipped, nil
+}
+
+// ignoresAbove are the ignore files of the directories from the root down
+// to (not including) dir.
+func (w *walker) ignoresAbove(dir string, set *ignoreSet) *ignoreSet {
+	if dir == "." {
+		return set
+	}
+	parts := strings.Split(dir, "/")
+	cur := "."
+	for _, p := range parts[:len(parts)-1] {
+		set = w.ignores(cur, set)
+		cur = path.Join(cur, p)
+	}
+	return w.ignores(cur, set)
+}
+
+// ignores adds dir's own ignore files to set.
+func (w *walker) ignores(dir string, set *ignoreSet) *ignoreSet {
+	var rules []ignoreRule
+	names := []string{".ignore"}
+	if w.inRepo {
+		names = []string{".gitignore", ".ignore"} // .ignore wins over .gitignore
+	}
+	for _, n := range names {
+		if b, err := w.ws.ReadFile(path.Join(dir, n)); err == nil {
+			rules = append(rules, parseIgnore(b)...)
+		}
+	}
+	if len(rules) == 0 {
+		return set
+	}
+	rel := dir
+	if rel == "." {
+		rel = ""
+	}
+	return &ignoreSet{parent: set, dir: rel, rules: rules}
+}
+
+// dir lists one directory, then those below it.
+func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id := [2]uint64{uint64(st.Dev), uint64(st.Ino)}
+		if w.seen[id] {
+			return nil // a link back up: a loop
+		}
+		w.seen[id] = true
+	}
+	ents, err := w.ws.ReadDir(name)
+	if err != nil {
+		w.skipped = append(w.skipped, name+": "+err.Error())
+		return nil
+	}
+	if !w.o.NoIgnore {
+		set = w.ignores(name, set)
+	}
+	for _, e := range ents {
+		if len(w.files) >= maxFiles {
+			return nil
+		}
+		child := path.Join(name, e.Name())
+		if e.Name() == ".git" || (!w.o.Hidden && strings.HasPrefix(e.Name(), ".")) {
+			continue
+		}
+		isDir := e.IsDir()
+		var cfi fs.FileInfo
+		if e.Type()&fs.ModeSymlink != 0 {
+			if !w.o.Follow {
+				continue
+			}
+			if cfi, err = w.ws.Stat(child); err != nil {
+				continue // a link out of the workspace, or broken
+			}
+			isDir = cfi.IsDir()
+		} else if !isDir && !e.Type().IsRegular() {
+			continue
+		}
+		if set != nil {
+			if ignored, _ := set.decide(strings.TrimPrefix(child, "./"), isDir); ignored {
+				continue
+			}
+		}
+		if !w.passGlobs(child, isDir) {
+			continue
+		}
+		if isDir {
+			if cfi == nil {
+				if cfi, err = e.Info(); err != nil {
+					continue
+				}
+			}
+			if err := w.dir(child, set, cfi); err != nil {
+				return err
+			}
+			continue
+		}
+		if w.types.pass(child) {
+			w.files = append(w.files, child)
+		}
+	}
+	return nil
+}
+
+// passGlobs applies -g: a directory is left out only by an excluding
+// glob; a file must match an including one when there is one.
+func (w *walker) passGlobs(name string, isDir bool) bool {
+	if len(w.globs) == 0 {
+		return true
+	}
+	s := &ignoreSet{rules: w.globs}
+	excluded, matched := s.decide(strings.TrimPrefix(name, "./"), isDir)
+	if isDir {
+		return !matched || !excluded
+	}
+	if matched {
+		return !excluded
+	}
+	return !w.include
+}
+
+func dedup(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
