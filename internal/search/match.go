@@ -145,4 +145,3 @@ func (m *matcher) matchLine(line []byte) (int, bool) {
 	}
 	return loc[0], true
 }
-

@@ -28,22 +28,22 @@ const (
 
 // Options are one search.
 type Options struct {
-	Pattern   string
-	Paths     []string // workspace names; none: the workspace
-	Fixed     bool     // the pattern is a literal string (-F)
+	Pattern                                string
+	Paths                                  []string // workspace names; none: the workspace
+	Fixed                                  bool     // the pattern is a literal string (-F)
 	IgnoreCase, SmartCase, Word, Multiline bool
-	Globs     []string // gitignore-style globs a file must match; "!" excludes (-g)
-	Types     []string // --type names
-	TypesNot  []string // --type-not names
-	Before    int      // context lines before a match (-B)
-	After     int      // and after (-A)
-	Mode      Mode
-	NoIgnore  bool // ignore files not honoured
-	Hidden    bool // hidden files and directories searched too
-	Follow    bool // symbolic links followed (within the workspace)
-	Limit     int  // matches (Files, Count: files) shown; 0 all
-	Offset    int  // matches (files) skipped first
-	MaxColumns int // bytes of a line shown; 0 all
+	Globs                                  []string // gitignore-style globs a file must match; "!" excludes (-g)
+	Types                                  []string // --type names
+	TypesNot                               []string // --type-not names
+	Before                                 int      // context lines before a match (-B)
+	After                                  int      // and after (-A)
+	Mode                                   Mode
+	NoIgnore                               bool // ignore files not honoured
+	Hidden                                 bool // hidden files and directories searched too
+	Follow                                 bool // symbolic links followed (within the workspace)
+	Limit                                  int  // matches (Files, Count: files) shown; 0 all
+	Offset                                 int  // matches (files) skipped first
+	MaxColumns                             int  // bytes of a line shown; 0 all
 }
 
 // Match is one line of a result: a matching line, or a context line.
