@@ -283,6 +283,7 @@ var commands = []struct {
 }{
 	{"apply-patch", func(a *App) *cobra.Command { return newApplyPatchCmd(a, nil) }},
 	{"read", func(a *App) *cobra.Command { return newReadCmd(a, nil) }},
+	{"search", func(a *App) *cobra.Command { return newSearchCmd(a, nil) }},
 	{"write", func(a *App) *cobra.Command { return newWriteCmd(a, nil) }},
 	{"edit", func(a *App) *cobra.Command { return newEditCmd(a, nil) }},
 	{"exec", func(a *App) *cobra.Command { return newExecCmd(a, nil) }},

@@ -90,7 +90,7 @@ func TestProtocol(t *testing.T) {
 	if res("1") == nil {
 		t.Errorf("ping: %v", got["1"])
 	}
-	if list, _ := res("2")["tools"].([]any); len(list) != 6 {
+	if list, _ := res("2")["tools"].([]any); len(list) != 7 {
 		t.Errorf("tools/list: %v", got["2"])
 	}
 	if c, _ := res("3")["content"].([]any); len(c) != 1 || !strings.Contains(c[0].(map[string]any)["text"].(string), "one\ntwo") {

@@ -167,9 +167,9 @@ func Tree(env *Env, p string, exclude []string) (*Output, error) {
 	return &Output{Text: text, Message: text, Data: true, Details: &FSText{Path: name, Content: text}}, nil
 }
 
-// Search finds the paths under p that match a glob (fsquery.Search), as
+// SearchFiles finds the paths under p that match a glob (fsquery.Search), as
 // absolute paths a line each.
-func Search(env *Env, p, pattern string, exclude []string) (*Output, error) {
+func SearchFiles(env *Env, p, pattern string, exclude []string) (*Output, error) {
 	matches, err := fsquery.Search(env.Workspace, p, pattern, exclude)
 	if err != nil {
 		return nil, err

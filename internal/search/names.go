@@ -23,7 +23,7 @@ type NamedFile struct {
 
 // NameResult are the files found, the window asked for, and their total.
 type NameResult struct {
-	Files     []NamedFile `json:"files"`
+	Files     []NamedFile `json:"names" jsonschema:"the files found, in path order or newest first"`
 	Total     int         `json:"total"`
 	Truncated bool        `json:"truncated" jsonschema:"more files matched than shown: page with offset, or narrow the glob"`
 }

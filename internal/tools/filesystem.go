@@ -154,7 +154,7 @@ func Filesystem() Set {
 				"files directly in path, '**/*.ext' in every subdirectory too; returns their full paths.",
 			[]string{"path", "pattern"}, referenceOutput[ops.FSOutput](), true, false, true,
 			func(s *Session, in fsSearch) (*ops.Output, error) {
-				return ops.Search(s.Env, in.Path, in.Pattern, in.ExcludePatterns)
+				return ops.SearchFiles(s.Env, in.Path, in.Pattern, in.ExcludePatterns)
 			}),
 		fsTool("get_file_info", "File information",
 			"Size, creation, modification and access times, type and permissions of a file or directory.",

@@ -51,6 +51,8 @@ var calls = []struct{ tool, args string }{
 	{"apply_patch", `{"patch":"*** Begin Patch\n*** Update File: amb.txt\n@@\n-x\n+r\n*** End Patch\n"}`},
 	{"exec", `{"command":"echo out; echo err >&2; exit 3"}`}, {"exec", `{"workdir":"nope","command":"true"}`},
 	{"undo", `{"diff":true}`}, {"undo", `{"id":"zzzz"}`},
+	{"search", `{"pattern":"o","context":1}`}, {"search", `{"pattern":"*.txt","outputMode":"names"}`}, {"search", `{"pattern":"(unclosed"}`},
+	{"search", `{"pattern":"o","outputMode":"count","limit":1}`},
 	{"read_text_file", `{"path":"a.txt","head":1}`}, {"read_text_file", `{"path":"nope"}`}, {"read_file", `{"path":"a.txt","tail":1.5,"extra":true}`},
 	{"read_media_file", `{"path":"pic.png"}`}, {"read_media_file", `{"path":"sub"}`},
 	{"read_multiple_files", `{"paths":["a.txt","nope"]}`},
@@ -230,6 +232,7 @@ func TestOpenAIStrict(t *testing.T) {
 		"write":       {"path": "w.txt", "content": "w\n"},
 		"edit":        {"path": "a.txt", "oldText": "two", "newText": "2"},
 		"exec":        {"command": "echo hi"},
+		"search":      {"pattern": "one"},
 		"insert":      {"path": "a.txt", "after": 0, "text": "zero"},
 	}
 	for _, tool := range append(Hunk(sandbox.Network{}), Insert()) {

@@ -1,0 +1,70 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Page says how to ask for the next window, in the words of the surface
+// that shows it (a flag, a tool's argument): "--offset 200".
+type Page func(offset int) string
+
+// Text is r as a person and a model read it, without headings as grep and
+// ripgrep print it: path:line:text for a match, path-line-text for
+// context, "--" between groups apart; a path a line (files); path:count
+// (counts). The last line says what was left out and how to page.
+func Text(r *Result, o *Options, page Page) string {
+	var b strings.Builder
+	switch o.Mode {
+	case Lines:
+		var prev *Match
+		for i := range r.Matches {
+			m := &r.Matches[i]
+			if (o.Before > 0 || o.After > 0) && prev != nil && (prev.Path != m.Path || prev.Line+1 < m.Line) {
+				b.WriteString("--\n")
+			}
+			sep := ":"
+			if m.Context {
+				sep = "-"
+			}
+			fmt.Fprintf(&b, "%s%s%d%s%s", m.Path, sep, m.Line, sep, m.Text)
+			if m.Cut > 0 {
+				fmt.Fprintf(&b, " [... %d bytes cut]", m.Cut)
+			}
+			b.WriteByte('\n')
+			prev = m
+		}
+	case Files:
+		for _, f := range r.Files {
+			b.WriteString(f.Path + "\n")
+		}
+	case Count:
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "%s:%d\n", f.Path, f.Count)
+		}
+	}
+	if r.Truncated {
+		what, total := "matches", r.TotalMatches
+		if o.Mode != Lines {
+			what, total = "files", r.TotalFiles
+		}
+		shown := o.Offset + o.Limit
+		fmt.Fprintf(&b, "[%d-%d of %d %s shown; the next: %s, or narrow the search (a path, a glob, a type)]\n",
+			o.Offset+1, shown, total, what, page(shown))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// NamesText is a name search's result: a path a line, and what was left
+// out.
+func NamesText(r *NameResult, o *NameOptions, page Page) string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		b.WriteString(f.Path + "\n")
+	}
+	if r.Truncated {
+		shown := o.Offset + len(r.Files)
+		fmt.Fprintf(&b, "[%d-%d of %d files shown; the next: %s, or narrow the glob]\n", o.Offset+1, shown, r.Total, page(shown))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
