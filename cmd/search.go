@@ -45,7 +45,7 @@ the next ones (--offset). Nothing found is exit 1, as grep's.
 matches GLOB), in path order or, with --newest, the most recently modified
 first.`,
 		Example: `  hunk search 'func \w+Handler' --type go
-  hunk search -F 'TODO(' -g '!vendor/' -C 2
+  hunk search -F 'TODO(' -g '!vendor/' --context 2
   hunk search -il 'deprecated' src docs
   hunk search --files '**/*_test.go' --newest`,
 		Args: cobra.ArbitraryArgs,
@@ -84,7 +84,7 @@ first.`,
 	f.BoolVarP(&o.Multiline, "multiline", "U", false, "let a match span lines")
 	f.IntVarP(&o.After, "after-context", "A", 0, "show `N` lines after each match")
 	f.IntVarP(&o.Before, "before-context", "B", 0, "show `N` lines before each match")
-	f.IntVarP(&o.Context, "context", "C", 0, "show `N` lines before and after each match")
+	f.IntVar(&o.Context, "context", 0, "show `N` lines before and after each match (-C is hunk's workspace, as git's)")
 	f.BoolVarP(&o.FilesWithMatches, "files-with-matches", "l", false, "print only the paths of the files with a match")
 	f.BoolVarP(&o.Count, "count", "c", false, "print path:count, the matching lines of each file")
 	f.StringArrayVarP(&o.Glob, "glob", "g", nil, "only files matching `GLOB` (gitignore-style; !GLOB leaves them out; repeatable)")

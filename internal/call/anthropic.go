@@ -52,12 +52,15 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	case "str_replace_based_edit_tool", "str_replace_editor":
 		return editor(s, e)
 	}
+	if r, failed, ok := claudeSearch(ctx, s, e); ok {
+		return r, failed
+	}
 	// One of the tools `hunk tools --for anthropic` declares.
 	if t := declared(s).Lookup(e.Name); t != nil {
 		r := t.Call(ctx, s, e.Input)
 		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: modelText(r), IsError: r.IsError}, r.IsError
 	}
-	return anthropicFail(e, result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool, bash and %s)", e.Name, strings.Join(declared(s).Names(), ", "))), true
+	return anthropicFail(e, result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool, bash, Grep, Glob and %s)", e.Name, strings.Join(declared(s).Names(), ", "))), true
 }
 
 // bash runs the command in a fresh sandboxed shell: there is no session to

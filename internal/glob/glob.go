@@ -57,6 +57,10 @@ func Minimatch(pattern, rel string) bool {
 	return negate
 }
 
+// Braces expands a pattern's {a,b} alternatives (nested ones too) into
+// the patterns they stand for, at most 256.
+func Braces(p string) []string { return expandBraces(p, maxBraceExpansions) }
+
 // expandBraces expands the first {a,b,...} group of p (recursively, nested
 // groups too) into at most limit patterns; a brace without a matching close
 // or comma is literal.

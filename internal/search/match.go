@@ -26,6 +26,9 @@ func compile(o *Options) (*matcher, error) {
 	if o.Word {
 		pat = `\b(?:` + pat + `)\b`
 	}
+	if _, err := regexp.Compile(pat); err != nil {
+		return nil, err // said of the pattern as given, without hunk's flags
+	}
 	fold := o.IgnoreCase || (o.SmartCase && !hasUpper(o.Pattern, o.Fixed))
 	flags := "m" // ^ and $ at each line's ends, as ripgrep
 	if fold {

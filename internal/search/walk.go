@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/hunk-dev/hunk/internal/glob"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -38,7 +39,7 @@ func list(ws *workspace.Workspace, o *Options) ([]string, []string, error) {
 	w := &walker{ws: ws, o: o, types: tf, seen: map[[2]uint64]bool{}}
 	for _, g := range o.Globs {
 		neg := strings.HasPrefix(g, "!")
-		rules := parseIgnore([]byte(strings.TrimPrefix(g, "!")))
+		rules := parseIgnore([]byte(strings.Join(glob.Braces(strings.TrimPrefix(g, "!")), "\n")))
 		for i := range rules {
 			// An override glob includes what it matches; "!" excludes.
 			rules[i].negate = !neg
