@@ -114,24 +114,67 @@ func foldSafe(lit string) bool {
 	return true
 }
 
+// index is the offset of the literal in b (without regard to ASCII case
+// when fold), or -1.
+func (m *matcher) index(b []byte) int {
+	if !m.fold {
+		return bytes.Index(b, m.lit)
+	}
+	return indexFold(b, m.lit)
+}
+
+// indexFold is bytes.Index of lit (lower-case ASCII, at least one byte)
+// in b without regard to ASCII case, with no copy of b: each case of the
+// first byte is looked for once per occurrence.
+func indexFold(b, lit []byte) int {
+	lo, up := lit[0], lit[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	next := func(c byte, from int) int {
+		if from >= len(b) {
+			return -1
+		}
+		if i := bytes.IndexByte(b[from:], c); i >= 0 {
+			return from + i
+		}
+		return -1
+	}
+	nl, nu := next(lo, 0), -1
+	if up != lo {
+		nu = next(up, 0)
+	}
+	for {
+		i := nl
+		if i < 0 || (nu >= 0 && nu < i) {
+			i = nu
+		}
+		if i < 0 || i+len(lit) > len(b) {
+			return -1
+		}
+		if bytes.EqualFold(b[i:i+len(lit)], lit) {
+			return i
+		}
+		if i == nl {
+			nl = next(lo, i+1)
+		} else {
+			nu = next(up, i+1)
+		}
+	}
+}
+
 // mayMatch reports whether b can hold a match (the prefilter).
 func (m *matcher) mayMatch(b []byte) bool {
-	switch {
-	case m.lit == nil:
-		return true
-	case m.fold:
-		return bytes.Contains(bytes.ToLower(b), m.lit)
-	}
-	return bytes.Contains(b, m.lit)
+	return m.lit == nil || m.index(b) >= 0
 }
 
 // nextCandidate is the offset in b of the start of the first line at or
 // after from that holds the literal (every line when there is none), or -1.
 func (m *matcher) nextCandidate(b []byte, from int) int {
-	if m.lit == nil || m.fold {
+	if m.lit == nil {
 		return from
 	}
-	i := bytes.Index(b[from:], m.lit)
+	i := m.index(b[from:])
 	if i < 0 {
 		return -1
 	}

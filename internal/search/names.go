@@ -31,7 +31,9 @@ type NameResult struct {
 // Names lists the files under o.Paths that the filters keep (ignore
 // files, hidden, --glob, --type) and whose path matches Glob.
 func Names(ctx context.Context, ws *workspace.Workspace, o NameOptions) (*NameResult, error) {
-	files, _, err := list(ws, &o.Options)
+	b := ws.Batch()
+	defer b.Close()
+	files, _, err := list(ws, b, &o.Options)
 	if err != nil {
 		return nil, err
 	}

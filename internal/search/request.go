@@ -83,8 +83,11 @@ func (req Request) options() (Options, error) {
 	if req.Context > 0 {
 		o.Before, o.After = max(o.Before, req.Context), max(o.After, req.Context)
 	}
-	if o.Limit == 0 {
+	switch {
+	case o.Limit == 0:
 		o.Limit = DefaultLimit
+	case o.Limit < 0:
+		o.Limit = 0 // all (the command line's --limit 0)
 	}
 	if o.MaxColumns == 0 {
 		o.MaxColumns = defaultMaxColumns
@@ -102,8 +105,8 @@ func (req Request) options() (Options, error) {
 	switch {
 	case req.Pattern == "" && req.OutputMode != "names":
 		return o, result.Usagef("search needs a pattern")
-	case o.Limit < 0 || o.Offset < 0 || o.Before < 0 || o.After < 0:
-		return o, result.Usagef("limit, offset and context lines must not be negative")
+	case o.Offset < 0 || o.Before < 0 || o.After < 0:
+		return o, result.Usagef("offset and context lines must not be negative")
 	}
 	return o, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -28,7 +29,7 @@ const binaryProbe = 8000
 var errBinary = errors.New("binary file")
 
 // scanFile searches one file, read through the workspace.
-func scanFile(ws *workspace.Workspace, name string, m *matcher, o *Options) fileResult {
+func scanFile(ws *workspace.Batch, name string, m *matcher, o *Options) fileResult {
 	f, err := ws.Open(name)
 	if err != nil {
 		return fileResult{err: err}
@@ -60,9 +61,20 @@ type scanner struct {
 	shownTo int      // the last line number added to lines
 }
 
+// buffers are the scanners' chunk buffers, reused: a search allocates a
+// few, not one per file.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, chunk); return &b }}
+
 // stream searches f a chunk at a time, whole lines only.
 func (s *scanner) stream(f io.Reader) error {
-	buf := make([]byte, 0, chunk)
+	pooled := buffers.Get().(*[]byte)
+	buf := (*pooled)[:0]
+	defer func() {
+		if cap(buf) == chunk {
+			*pooled = buf[:0]
+		}
+		buffers.Put(pooled)
+	}()
 	first := true
 	for {
 		if len(buf) == cap(buf) {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -80,7 +81,9 @@ func Search(ctx context.Context, ws *workspace.Workspace, o Options) (*Result, e
 	if err != nil {
 		return nil, &PatternError{Pattern: o.Pattern, Err: err}
 	}
-	files, skipped, err := list(ws, &o)
+	b := ws.Batch() // each directory walked once, each file opened by one call
+	defer b.Close()
+	files, results, skipped, err := scanAll(ctx, ws, b, m, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,6 @@ func Search(ctx context.Context, ws *workspace.Workspace, o Options) (*Result, e
 	if o.Limit <= 0 {
 		want = -1
 	}
-	results := scanAll(ctx, ws, files, m, &o)
 	for i, fr := range results {
 		if fr.err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", files[i], fr.err))
@@ -164,30 +166,51 @@ type fileResult struct {
 	err   error
 }
 
-// scanAll scans the files on as many goroutines as there are CPUs, each
-// file's result at its index.
-func scanAll(ctx context.Context, ws *workspace.Workspace, files []string, m *matcher, o *Options) []fileResult {
-	out := make([]fileResult, len(files))
-	next := make(chan int)
+// scanAll walks the tree and scans each file as the walk finds it, on as
+// many goroutines as there are CPUs: the files in path order, each one's
+// result at its index, and what the walk could not list.
+func scanAll(ctx context.Context, ws *workspace.Workspace, b *workspace.Batch, m *matcher, o *Options) ([]string, []fileResult, []string, error) {
+	found := make(chan string, 256)
+	var mu sync.Mutex
+	byName := map[string]fileResult{}
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				out[i] = scanFile(ws, files[i], m, o)
+			for name := range found {
+				if ctx.Err() != nil {
+					continue
+				}
+				r := scanFile(b, name, m, o)
+				mu.Lock()
+				byName[name] = r
+				mu.Unlock()
 			}
 		}()
 	}
-	for i := range files {
-		if ctx.Err() != nil {
-			break
+	seen := map[string]bool{}
+	skipped, err := walk(ws, b, o, func(name string) {
+		if !seen[name] { // a file named twice is searched once
+			seen[name] = true
+			found <- name
 		}
-		next <- i
-	}
-	close(next)
+	})
+	close(found)
 	wg.Wait()
-	return out
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	files := make([]string, 0, len(byName))
+	for name := range byName {
+		files = append(files, name)
+	}
+	sort.Strings(files)
+	out := make([]fileResult, len(files))
+	for i, name := range files {
+		out[i] = byName[name]
+	}
+	return files, out, skipped, nil
 }
 
 // PatternError is a pattern that does not compile.

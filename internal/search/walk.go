@@ -19,11 +19,13 @@ const maxFiles = 1 << 20
 // state, so neither is ever opened nor named.
 type walker struct {
 	ws      *workspace.Workspace
+	b       *workspace.Batch // directories listed and ignore files read through it
 	o       *Options
 	types   typeFilter
 	globs   []ignoreRule // -g, as override rules: the last that matches decides
 	include bool         // some -g includes: a file must match one
-	files   []string
+	emit    func(name string) // each file found, as it is found
+	found   int
 	skipped []string
 	seen    map[[2]uint64]bool // directories entered (links followed)
 	inRepo  bool
@@ -31,12 +33,24 @@ type walker struct {
 
 // list returns the files o searches, in path order, and what it could not
 // list.
-func list(ws *workspace.Workspace, o *Options) ([]string, []string, error) {
-	tf, err := newTypeFilter(o.Types, o.TypesNot)
+func list(ws *workspace.Workspace, b *workspace.Batch, o *Options) ([]string, []string, error) {
+	var files []string
+	skipped, err := walk(ws, b, o, func(name string) { files = append(files, name) })
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &walker{ws: ws, o: o, types: tf, seen: map[[2]uint64]bool{}}
+	sort.Strings(files)
+	return dedup(files), skipped, nil
+}
+
+// walk gives emit each file o searches, as it finds them (not in order,
+// a file named twice twice), and returns what it could not list.
+func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(string)) ([]string, error) {
+	tf, err := newTypeFilter(o.Types, o.TypesNot)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{ws: ws, b: b, o: o, types: tf, seen: map[[2]uint64]bool{}, emit: emit}
 	for _, g := range o.Globs {
 		neg := strings.HasPrefix(g, "!")
 		rules := parseIgnore([]byte(strings.Join(glob.Braces(strings.TrimPrefix(g, "!")), "\n")))
@@ -62,21 +76,21 @@ func list(ws *workspace.Workspace, o *Options) ([]string, []string, error) {
 	for _, r := range roots {
 		name, err := ws.Resolve(r)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		fi, err := ws.Stat(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if !fi.IsDir() {
 			// Named: searched whatever the filters say, refused as any
 			// read of it is (the path policy).
 			f, err := ws.Open(name)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			f.Close()
-			w.files = append(w.files, name)
+			w.add(name)
 			continue
 		}
 		set := base
@@ -84,11 +98,15 @@ func list(ws *workspace.Workspace, o *Options) ([]string, []string, error) {
 			set = w.ignoresAbove(name, base)
 		}
 		if err := w.dir(name, set, fi); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	sort.Strings(w.files)
-	return dedup(w.files), w.skipped, nil
+	return w.skipped, nil
+}
+
+func (w *walker) add(name string) {
+	w.found++
+	w.emit(name)
 }
 
 // ignoresAbove are the ignore files of the directories from the root down
@@ -114,7 +132,7 @@ func (w *walker) ignores(dir string, set *ignoreSet) *ignoreSet {
 		names = []string{".gitignore", ".ignore"} // .ignore wins over .gitignore
 	}
 	for _, n := range names {
-		if b, err := w.ws.ReadFile(path.Join(dir, n)); err == nil {
+		if b, err := w.b.ReadFile(path.Join(dir, n)); err == nil {
 			rules = append(rules, parseIgnore(b)...)
 		}
 	}
@@ -137,7 +155,7 @@ func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
 		}
 		w.seen[id] = true
 	}
-	ents, err := w.ws.ReadDir(name)
+	ents, err := w.b.ReadDir(name)
 	if err != nil {
 		w.skipped = append(w.skipped, name+": "+err.Error())
 		return nil
@@ -146,7 +164,7 @@ func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
 		set = w.ignores(name, set)
 	}
 	for _, e := range ents {
-		if len(w.files) >= maxFiles {
+		if w.found >= maxFiles {
 			return nil
 		}
 		child := path.Join(name, e.Name())
@@ -186,7 +204,7 @@ func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
 			continue
 		}
 		if w.types.pass(child) {
-			w.files = append(w.files, child)
+			w.add(child)
 		}
 	}
 	return nil

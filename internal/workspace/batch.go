@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -51,6 +52,13 @@ func (w *Workspace) ExactBatch() *Batch {
 
 // ReadDir is Workspace.ReadDir through the batch's directories.
 func (b *Batch) ReadDir(name string) ([]fs.DirEntry, error) { return b.w.readDirIn(b.c, name) }
+
+// Open is Workspace.Open through the batch's directories: a tree's files
+// opened with one system call each (search).
+func (b *Batch) Open(name string) (*os.File, error) {
+	f, _, err := b.w.openIn(b.c, name, os.O_RDONLY, 0, true)
+	return f, err
+}
 
 // skipFlush reports whether commits skip the durability flushes: when the
 // workspace is not Durable (--fsync off, the default: each file is still
