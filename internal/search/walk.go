@@ -3,8 +3,10 @@ package search
 import (
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/hunk-dev/hunk/internal/glob"
@@ -22,13 +24,19 @@ type walker struct {
 	b       *workspace.Batch // directories listed and ignore files read through it
 	o       *Options
 	types   typeFilter
-	globs   []ignoreRule // -g, as override rules: the last that matches decides
-	include bool         // some -g includes: a file must match one
+	globs   []ignoreRule      // -g, as override rules: the last that matches decides
+	include bool              // some -g includes: a file must match one
 	emit    func(name string) // each file found, as it is found
 	found   int
 	skipped []string
 	seen    map[[2]uint64]bool // directories entered (links followed)
 	inRepo  bool
+
+	// Directories are listed on goroutines of their own, at most slots
+	// at once; mu guards seen, skipped, found and emit.
+	mu    sync.Mutex
+	slots chan struct{}
+	wg    sync.WaitGroup
 }
 
 // list returns the files o searches, in path order, and what it could not
@@ -50,7 +58,7 @@ func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(str
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{ws: ws, b: b, o: o, types: tf, seen: map[[2]uint64]bool{}, emit: emit}
+	w := &walker{ws: ws, b: b, o: o, types: tf, seen: map[[2]uint64]bool{}, emit: emit, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	for _, g := range o.Globs {
 		neg := strings.HasPrefix(g, "!")
 		rules := parseIgnore([]byte(strings.Join(glob.Braces(strings.TrimPrefix(g, "!")), "\n")))
@@ -97,14 +105,15 @@ func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(str
 		if !o.NoIgnore {
 			set = w.ignoresAbove(name, base)
 		}
-		if err := w.dir(name, set, fi); err != nil {
-			return nil, err
-		}
+		w.dir(name, set, fi)
 	}
+	w.wg.Wait()
 	return w.skipped, nil
 }
 
 func (w *walker) add(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.found++
 	w.emit(name)
 }
@@ -147,25 +156,30 @@ func (w *walker) ignores(dir string, set *ignoreSet) *ignoreSet {
 }
 
 // dir lists one directory, then those below it.
-func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
+func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		id := [2]uint64{uint64(st.Dev), uint64(st.Ino)}
-		if w.seen[id] {
-			return nil // a link back up: a loop
-		}
+		w.mu.Lock()
+		loop := w.seen[id] // a link back up
 		w.seen[id] = true
+		w.mu.Unlock()
+		if loop {
+			return
+		}
 	}
 	ents, err := w.b.ReadDir(name)
 	if err != nil {
+		w.mu.Lock()
 		w.skipped = append(w.skipped, name+": "+err.Error())
-		return nil
+		w.mu.Unlock()
+		return
 	}
 	if !w.o.NoIgnore {
 		set = w.ignores(name, set)
 	}
 	for _, e := range ents {
-		if w.found >= maxFiles {
-			return nil
+		if w.full() {
+			return
 		}
 		child := path.Join(name, e.Name())
 		if e.Name() == ".git" || (!w.o.Hidden && strings.HasPrefix(e.Name(), ".")) {
@@ -198,16 +212,34 @@ func (w *walker) dir(name string, set *ignoreSet, fi fs.FileInfo) error {
 					continue
 				}
 			}
-			if err := w.dir(child, set, cfi); err != nil {
-				return err
-			}
+			w.subdir(child, set, cfi)
 			continue
 		}
 		if w.types.pass(child) {
 			w.add(child)
 		}
 	}
-	return nil
+}
+
+// subdir lists a directory on a goroutine of its own when a slot is free,
+// else on this one.
+func (w *walker) subdir(name string, set *ignoreSet, fi fs.FileInfo) {
+	select {
+	case w.slots <- struct{}{}:
+		w.wg.Add(1)
+		go func() {
+			defer func() { <-w.slots; w.wg.Done() }()
+			w.dir(name, set, fi)
+		}()
+	default:
+		w.dir(name, set, fi)
+	}
+}
+
+func (w *walker) full() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.found >= maxFiles
 }
 
 // passGlobs applies -g: a directory is left out only by an excluding
