@@ -1,10 +1,11 @@
 package search
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/result"
 )
 
 // fileTypes are --type's names and their file name globs: a small table,
@@ -58,7 +59,7 @@ func newTypeFilter(want, not []string) (typeFilter, error) {
 		for _, n := range l.names {
 			g, ok := fileTypes[n]
 			if !ok {
-				return f, fmt.Errorf("unknown file type %q (known: %s)", n, typeNames())
+				return f, result.Usagef("unknown file type %q (known: %s)", n, typeNames())
 			}
 			*l.to = append(*l.to, g...)
 		}
