@@ -332,8 +332,16 @@ func egressTools(t *testing.T, in *internet, driver string, run func(string, ...
 		{"pip https", "rm -rf wheels; " + pip + " download -q --disable-pip-version-check --no-deps --index-url https://" + regTLS + "/simple/ --trusted-host registry.test -d wheels tiny && ls wheels", "tiny-1.0-py3-none-any.whl"},
 	} {
 		tool, _, _ := strings.Cut(c.name, " ")
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Logf("%s: not installed here, not tried", tool)
+		_, err := exec.LookPath(tool)
+		if err == nil && tool == "pip" && driver == "docker" {
+			err = exec.Command("/usr/bin/python3", "-m", "pip", "--version").Run() // the host's /usr, shown in the image
+		}
+		if err != nil {
+			if sandboxtest.Required("HUNK_REQUIRE_TOOLS", tool) {
+				t.Errorf("%s: HUNK_REQUIRE_TOOLS names it, and it is not installed here: %v", c.name, err)
+			} else {
+				t.Logf("%s: not installed here, not tried", c.name)
+			}
 			continue
 		}
 		r := run(c.sh)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/policy"
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -98,7 +99,10 @@ func ours(t *testing.T, dir string, o Options) []string {
 // table of patterns, ignore rules, globs and types on two real trees.
 func TestAgainstRipgrep(t *testing.T) {
 	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("no ripgrep")
+		if sandboxtest.Required("HUNK_REQUIRE_TOOLS", "rg") {
+			t.Fatal("HUNK_REQUIRE_TOOLS names rg, and ripgrep is not installed (apt-get install ripgrep)")
+		}
+		sandboxtest.Skip(t, "the differential test against ripgrep needs rg (apt-get install ripgrep)")
 	}
 	for _, module := range []string{"github.com/spf13/cobra@v1.10.2", "github.com/spf13/pflag@v1.0.10"} {
 		dir := corpus(t, module)
