@@ -37,6 +37,7 @@ func TestMCPGoClient(t *testing.T) {
 	want := map[string][4]bool{ // readOnly, destructive, idempotent, openWorld
 		"apply_patch": {false, true, false, false},
 		"read":        {true, false, true, false},
+		"search":      {true, false, true, false},
 		"write":       {false, true, true, false},
 		"edit":        {false, true, false, false},
 		"undo":        {false, true, false, false},
@@ -365,7 +366,7 @@ func TestMCPInspectorStrict(t *testing.T) {
 	for _, c := range []struct {
 		args  []string
 		tools int
-	}{{[]string{"--tools", "hunk"}, 6}, {[]string{"--tools", "hunk", "--network"}, 6}, {[]string{"--tools", "filesystem"}, 14}} {
+	}{{[]string{"--tools", "hunk"}, 7}, {[]string{"--tools", "hunk", "--network"}, 7}, {[]string{"--tools", "filesystem"}, 14}} {
 		args := append([]string{inspector, "--cli", "--strict", "--method", "tools/list", buildHunk(t), "mcp", "-C", ws}, c.args...)
 		cmd := exec.Command("node", args...)
 		var stdout, stderr bytes.Buffer
@@ -572,7 +573,7 @@ func TestMCPStatelessGoClient(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, ",") != "apply_patch,edit,exec,read,undo,write" {
+	if strings.Join(names, ",") != "apply_patch,edit,exec,read,search,undo,write" {
 		t.Errorf("tools: %v", names)
 	}
 	for _, c := range []struct {

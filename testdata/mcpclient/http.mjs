@@ -23,7 +23,7 @@ for (const pin of ["legacy", "2026-07-28"]) {
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers } }));
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort().join(",");
-  check(names === "apply_patch,edit,exec,read,undo,write", `${pin} tools: ${names}`);
+  check(names === "apply_patch,edit,exec,read,search,undo,write", `${pin} tools: ${names}`);
   const calls = [
     ["read", { path: "a.txt" }, "alpha"],
     ["edit", { path: "a.txt", oldText: "beta", newText: "BETA" }, "a.txt"],

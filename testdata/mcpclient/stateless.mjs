@@ -18,9 +18,10 @@ const version = client.getNegotiatedProtocolVersion?.() ?? client.protocolVersio
 check(version === undefined || version === "2026-07-28", `negotiated ${version}`);
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort().join(",");
-check(names === "apply_patch,edit,exec,read,undo,write", `tools: ${names}`);
+check(names === "apply_patch,edit,exec,read,search,undo,write", `tools: ${names}`);
 const calls = [
   ["read", { path: "a.txt" }, "alpha"],
+  ["search", { pattern: "alph" }, "a.txt:1:alpha"],
   ["write", { path: "b.txt", content: "one\n" }, "b.txt"],
   ["edit", { path: "a.txt", oldText: "beta", newText: "BETA" }, "a.txt"],
   ["apply_patch", { patch: "*** Begin Patch\n*** Add File: c.txt\n+sea\n*** End Patch\n" }, "c.txt"],
