@@ -117,6 +117,9 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 		case strings.HasPrefix(l, "Binary files ") || l == "GIT binary patch":
 			err = u.binaryNotice(i)
 			i++
+		case strings.HasPrefix(l, "Symbolic links ") || strings.HasPrefix(l, "File "):
+			err = gnuNotice(l, i)
+			i++
 		default:
 			err = u.other(i)
 			i++
@@ -233,6 +236,33 @@ func (u *unifiedParser) binaryNotice(i int) error {
 			"'%s' is a binary file whose change the diff does not hold ('%s')", name, l)
 	}
 	u.cur.binary = i
+	return nil
+}
+
+// gnuTypes are the kinds of file GNU diff names when two differ in kind.
+var gnuTypes = map[string]bool{"regular file": true, "regular empty file": true, "symbolic link": true, "directory": true,
+	"fifo": true, "socket": true, "character special file": true, "block special file": true}
+
+// gnuNotice refuses GNU diff's lines for a pair it wrote no data for — a
+// symbolic link that differs ("Symbolic links A and B differ"), a file
+// whose kind differs ("File A is a regular file while file B is a symbolic
+// link"): skipped as prose, the rest would apply and leave that file as it
+// was (git apply and GNU patch do so). Any other line is let be.
+func gnuNotice(l string, i int) error {
+	const hint = "GNU diff writes no data for links: apply this file's change another way (git diff and git apply hold links), or leave it out"
+	if rest, ok := strings.CutPrefix(l, "Symbolic links "); ok && strings.HasSuffix(rest, " differ") {
+		if a, _, ok := strings.Cut(strings.TrimSuffix(rest, " differ"), " and "); ok {
+			return hunkError(i, hint, "'%s' is a symbolic link whose change the diff does not hold ('%s')", a, l)
+		}
+	}
+	if rest, ok := strings.CutPrefix(l, "File "); ok {
+		a, tail, ok1 := strings.Cut(rest, " is a ")
+		t1, tail, ok2 := strings.Cut(tail, " while file ")
+		_, t2, ok3 := strings.Cut(tail, " is a ")
+		if ok1 && ok2 && ok3 && gnuTypes[t1] && gnuTypes[t2] {
+			return hunkError(i, hint, "'%s' is a %s on one side and a %s on the other, and the diff does not hold the change ('%s')", a, t1, t2, l)
+		}
+	}
 	return nil
 }
 
