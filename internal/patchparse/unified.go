@@ -1,6 +1,7 @@
 package patchparse
 
 import (
+	"fmt"
 	"io/fs"
 	"strconv"
 	"strings"
@@ -42,16 +43,19 @@ type uFile struct {
 	// oldEpoch, newEpoch: the ---/+++ line's timestamp is the epoch, GNU
 	// diff -N's mark of a file absent on that side.
 	oldEpoch, newEpoch bool
-	hasOld             bool // a "---" line was read
-	closed             bool // a mail signature or header followed the hunks
-	renFrom            string
-	renTo              string
-	isNew              bool
-	isDel              bool
-	binary             int     // line index of "Binary files ... differ" (no data), or -1
-	bin                *Binary // a GIT binary patch
-	binAt              int     // its line index
-	oldHash, newHash   string  // from the "index" line
+	// gnuTrees: GNU diff -r's own line ("diff -ruN old/x new/x") names
+	// the same two paths: two trees compared, whatever their names.
+	gnuTrees         bool
+	hasOld           bool // a "---" line was read
+	closed           bool // a mail signature or header followed the hunks
+	renFrom          string
+	renTo            string
+	isNew            bool
+	isDel            bool
+	binary           int     // line index of "Binary files ... differ" (no data), or -1
+	bin              *Binary // a GIT binary patch
+	binAt            int     // its line index
+	oldHash, newHash string  // from the "index" line
 	// oldType, newType: what git's modes say each side is — 'l' a
 	// symbolic link (120000), 'g' a submodule's gitlink (160000), 0 a
 	// regular file or not said; typeAt: the line of a change of type.
@@ -98,6 +102,8 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 	for i := lo; i < hi && err == nil; {
 		l := L[i]
 		switch {
+		case strings.HasPrefix(l, "diff --cc ") || strings.HasPrefix(l, "diff --combined ") || strings.HasPrefix(l, "@@@ "):
+			err = combined(l, i)
 		case strings.HasPrefix(l, "diff --git "):
 			if err = u.flush(); err == nil {
 				u.cur = &uFile{header: i, git: true, binary: -1, copy: -1}
@@ -187,6 +193,7 @@ func (u *unifiedParser) header(i int) (int, error) {
 	cur.oldName = headerName(L[i][4:])
 	cur.newName = headerName(L[i+1][4:])
 	cur.oldEpoch, cur.newEpoch = epochStamp(L[i][4:]), epochStamp(L[i+1][4:])
+	cur.gnuTrees = !cur.git && i > 0 && strings.HasPrefix(L[i-1], "diff -") && strings.HasSuffix(L[i-1], " "+cur.oldName+" "+cur.newName)
 	i += 2
 	if i < hi && (L[i] == "" && moreHunkLines(L, i, hi) || L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi)) {
 		// The first hunk without its "@@" line.
@@ -237,6 +244,20 @@ func (u *unifiedParser) binaryNotice(i int) error {
 	}
 	u.cur.binary = i
 	return nil
+}
+
+// combined refuses a combined diff (git diff --cc, git show of a merge):
+// a merge's change against each of its parents at once, which no tool
+// applies; said for what it is, not as lines that do not match.
+func combined(l string, i int) error {
+	what := "a combined diff"
+	if name, ok := strings.CutPrefix(l, "diff --cc "); ok {
+		what = fmt.Sprintf("'%s' is in a combined diff", name)
+	} else if name, ok := strings.CutPrefix(l, "diff --combined "); ok {
+		what = fmt.Sprintf("'%s' is in a combined diff", name)
+	}
+	return hunkError(i, "make the diff against one parent: git diff MERGE^1 MERGE, or git show --first-parent / git log -p --first-parent",
+		"%s (git diff --cc: a merge's change against each of its parents at once), which neither hunk nor git apply can apply", what)
 }
 
 // gnuTypes are the kinds of file GNU diff names when two differ in kind.

@@ -105,7 +105,7 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 	strip := opt.Strip
 	if strip < 0 {
 		strip = 0
-		if defaultStripsPrefix(oldName, newName) {
+		if defaultStripsPrefix(oldName, newName) || f.gnuTrees && treesApart(oldName, newName) {
 			strip = 1
 		}
 	}
@@ -261,6 +261,13 @@ func defaultStripsPrefix(oldName, newName string) bool {
 		return op != 0 && strings.IndexByte(gitPrefixes, op) >= 0
 	}
 	return op != 0 && np != 0 && op != np
+}
+
+// treesApart reports whether two names are one path in two trees: "old/x"
+// and "new/x" (GNU diff -ruN old new), as git apply's -p1 strips them.
+func treesApart(oldName, newName string) bool {
+	oi, ni := strings.IndexByte(oldName, '/'), strings.IndexByte(newName, '/')
+	return oi > 0 && ni > 0 && oldName[:oi] != newName[:ni] && oldName[oi+1:] == newName[ni+1:]
 }
 
 // gitPrefixes are the one-letter prefixes git writes: a/ b/, and c/ i/ w/ o/
