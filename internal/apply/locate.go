@@ -279,10 +279,21 @@ func free(cands []int, n int, taken []span) []int {
 }
 
 // decide picks one of several candidate places: the only one, or the one
-// nearest the header's line number; otherwise the chunk is AMBIGUOUS.
+// nearest the header's line number; otherwise the chunk is AMBIGUOUS. A
+// block's line hint (Roo's :start_line:) picks only the place it names:
+// a stale one that fits none never picks the nearer (as read-tool line
+// numbers do not).
 func (lc *locator) decide(p *prepared, cands []int) (int, error) {
 	if len(cands) == 1 {
 		return cands[0], nil
+	}
+	if p.hint >= 0 && lc.opt.blocks() {
+		for _, c := range cands {
+			if c == p.hint {
+				return c, nil
+			}
+		}
+		return 0, lc.ambiguous(p, cands)
 	}
 	if p.hint >= 0 {
 		best, second := -1, -1
