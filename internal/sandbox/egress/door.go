@@ -3,6 +3,7 @@ package egress
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The door: the proxy is offered to the command on its own loopback, at
@@ -49,7 +50,7 @@ func Env(env []string) []string {
 	}
 	out := env[:0:0]
 	for _, kv := range env {
-		k, v, _ := cut(kv)
+		k, v, _ := strings.Cut(kv, "=")
 		switch _, ours := set[k]; {
 		case k == "MAVEN_OPTS" || k == "GRADLE_OPTS":
 			set[k] = v + " " + javaOpts
@@ -69,12 +70,3 @@ var javaOpts = fmt.Sprintf("-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%d -Dhtt
 
 var envOrder = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
 	"npm_config_proxy", "npm_config_https_proxy", "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "CARGO_HTTP_PROXY", "MAVEN_OPTS", "GRADLE_OPTS"}
-
-func cut(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
-}

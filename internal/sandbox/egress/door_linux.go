@@ -78,15 +78,7 @@ func forward(sock string) int {
 				return
 			}
 			defer up.Close()
-			done := make(chan struct{})
-			go func() {
-				_, _ = io.Copy(up, c)
-				closeWrite(up)
-				close(done)
-			}()
-			_, _ = io.Copy(c, up)
-			closeWrite(c)
-			<-done
+			splice(up, c, nil, nil) // as the proxy's tunnels, by splice(2)
 		}()
 	}
 }

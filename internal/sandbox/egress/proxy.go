@@ -289,7 +289,7 @@ func hijack(w http.ResponseWriter) (net.Conn, *bufio.ReadWriter, error) {
 // the client's first bytes and allows (nil: nothing), then what the client
 // sent after its request, then the connections themselves (the kernel's
 // splice(2) between sockets, no copy through hunk's memory). What first
-// refuses ends both.
+// refuses ends both. pending and first may be nil (the door's forwarder).
 func splice(up, client net.Conn, pending *bufio.Reader, first func(*bufio.Reader) ([]byte, error)) (sent, rx int64) {
 	done := make(chan struct{})
 	go func() {
@@ -304,7 +304,7 @@ func splice(up, client net.Conn, pending *bufio.Reader, first func(*bufio.Reader
 			m, _ := up.Write(b)
 			sent += int64(m)
 		}
-		if n := pending.Buffered(); n > 0 {
+		if n := bufferedOf(pending); n > 0 {
 			b, _ := pending.Peek(n)
 			m, err := up.Write(b)
 			sent += int64(m)
@@ -333,6 +333,13 @@ func copyConn(dst, src net.Conn) int64 {
 		n, _ = io.Copy(dst, src)
 	}
 	return n
+}
+
+func bufferedOf(r *bufio.Reader) int {
+	if r == nil {
+		return 0
+	}
+	return r.Buffered()
 }
 
 func closeWrite(c net.Conn) {
