@@ -80,7 +80,7 @@ type Result struct {
 
 // FileResult is one file operation of the patch.
 type FileResult struct {
-	Action  string   `json:"action" jsonschema:"add, modify or delete"` // "add", "modify" or "delete"
+	Action  string   `json:"action" jsonschema:"add, modify, delete, or unchanged (SEARCH/REPLACE blocks all in the file already)"` // "add", "modify", "delete" or "unchanged"
 	Path    string   `json:"path" jsonschema:"the file, relative to the workspace"`
 	OldPath string   `json:"oldPath,omitempty" jsonschema:"a move's source"`                                          // a move's source
 	Diff    string   `json:"diff,omitempty" jsonschema:"the file's change as a unified diff"`                         // with Options.Diff
@@ -363,5 +363,5 @@ func (o Options) unit() string {
 // blocks reports whether the patch is SEARCH/REPLACE blocks (aider's,
 // Cline's, Roo's).
 func (o Options) blocks() bool {
-	return o.format == patchparse.SearchReplace || o.format == patchparse.Cline || o.format == patchparse.Roo
+	return o.format.Blocks()
 }

@@ -195,6 +195,9 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		return nil, nil, result.Errorf(result.BinaryFile, "%s: binary file (it contains NUL bytes); a text hunk cannot change it", opt.display(name)).
 			WithHint("make the diff with git diff --binary, which writes a binary patch for it")
 	}
+	if opt.blocks() {
+		return applyInOrder(name, content, chunks, opt)
+	}
 	t := textfile.FileText(content)
 	lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
 	finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"io/fs"
+	"slices"
 
 	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/patchparse"
@@ -267,6 +268,10 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 	}
 	if after, fr.Matches, err = changeContent(o.name, before, f, opt); err != nil {
 		return nil, nil, false, err
+	}
+	if opt.blocks() && o.moveTo == "" && f.Mode == 0 && !slices.ContainsFunc(fr.Matches, changes) {
+		fr.Action = "unchanged" // every block is in the file already
+		return before, before, true, nil
 	}
 	if o.moveTo == "" {
 		s.data, s.touched, s.asLink = after, true, keepLink

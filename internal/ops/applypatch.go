@@ -103,7 +103,8 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		aopt.Display = func(name string) string { return ws.Abs(name) }
 	}
 	res, err := apply.Apply(fsys, p, aopt)
-	if err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
+	unchanged := err == nil && len(res.Added)+len(res.Modified)+len(res.Deleted) == 0 && p.Format.Blocks()
+	if unchanged || err != nil && req.Compat != "codex" && (result.As(err).Code == result.NoMatch || result.As(err).Code == result.AlreadyExists) &&
 		apply.AlreadyApplied(fsys, p, aopt) {
 		msg := "The patch is already applied: every change it makes is in the files. Nothing was written."
 		return &Output{Text: msg, Message: msg, Details: &ApplyPatchDetails{

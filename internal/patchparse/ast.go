@@ -109,7 +109,21 @@ type Chunk struct {
 	// is removed beside an equal context line is not known: only the
 	// strict passes may place it, no recovery that keeps lines of the file.
 	Guessed bool
-	Line    int // 1-based patch line of the chunk header (or first line)
+	// Splits: a SEARCH/REPLACE block whose text holds divider lines its
+	// grammar cannot tell from its own divider (a Markdown underline, a
+	// merge conflict's =======) has a reading per divider left; Lines is
+	// the first's. The file decides (the engine), or the block is refused.
+	Splits []Split
+	Line   int // 1-based patch line of the chunk header (or first line)
+}
+
+// Split is one reading of a block: the divider line it takes (1-based
+// patch line, and its text trimmed) and the chunk that leaves.
+type Split struct {
+	Divider int
+	Mark    string
+	Lines   []ChunkLine
+	Guessed bool
 }
 
 // ChunkLine is one line of a chunk: Op is ' ' (context), '-' (removed) or '+'
@@ -155,6 +169,10 @@ func (c *Chunk) Old() []string {
 	}
 	return out
 }
+
+// Blocks reports whether f is a SEARCH/REPLACE block format (aider's,
+// Cline's, Roo's), whose blocks apply in order.
+func (f Format) Blocks() bool { return f == SearchReplace || f == Cline || f == Roo }
 
 // New returns the lines the chunk leaves in the file (context and added).
 func (c *Chunk) New() []string {
@@ -215,17 +233,17 @@ func Reverse(p *Patch) (*Patch, error) {
 				rc.OldStart, rc.NewStart = c.NewStart, c.OldStart
 				rc.OldLines, rc.NewLines = c.NewLines, c.OldLines
 				rc.OldNoNewline, rc.NewNoNewline = c.NewNoNewline, c.OldNoNewline
-				rc.Lines = make([]ChunkLine, len(c.Lines))
-				for k, l := range c.Lines {
-					switch l.Op {
-					case '+':
-						l.Op = '-'
-					case '-':
-						l.Op = '+'
-					}
-					rc.Lines[k] = l
+				rc.Lines = reverseLines(c.Lines)
+				rc.Splits = nil
+				for _, s := range c.Splits {
+					rc.Splits = append(rc.Splits, Split{Divider: s.Divider, Mark: s.Mark, Lines: reverseLines(s.Lines), Guessed: s.Guessed})
 				}
 				g.Chunks[i] = &rc
+			}
+			if p.Format.Blocks() {
+				// Blocks apply in order, each on the result of the ones
+				// before it: they are undone last first.
+				slices.Reverse(g.Chunks)
 			}
 		}
 		r.Files = append(r.Files, &g)
@@ -283,6 +301,21 @@ func (p *Patch) Stat() []FileStat {
 			}
 		}
 		out = append(out, st)
+	}
+	return out
+}
+
+// reverseLines is a chunk's lines with what they remove and add swapped.
+func reverseLines(lines []ChunkLine) []ChunkLine {
+	out := make([]ChunkLine, len(lines))
+	for k, l := range lines {
+		switch l.Op {
+		case '+':
+			l.Op = '-'
+		case '-':
+			l.Op = '+'
+		}
+		out[k] = l
 	}
 	return out
 }

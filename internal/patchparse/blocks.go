@@ -78,12 +78,13 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			}
 			break
 		}
-		search, replace, k, err := clineBlocks.body(L, i, j, len(L))
+		reads, k, err := clineBlocks.body(L, i, j, len(L))
 		if err != nil {
 			return nil, err
 		}
-		c.Lines, c.Guessed = BlockLines(search, replace)
-		if emptySearch(search) {
+		read := blockChunk(reads, c.Line)
+		c.Lines, c.Guessed, c.Splits = read.Lines, read.Guessed, read.Splits
+		if emptySearch(reads[0].search) {
 			empty = c
 		}
 		f.Chunks = append(f.Chunks, c)

@@ -16,11 +16,13 @@ import "strings"
 //
 // The file's path is alone on a line before the block — before its fence
 // (diff) or inside it (diff-fenced); a block without one edits the file of
-// the block before it. Markers have 5 to 9 characters. Each block is one
-// chunk of the file's Update: its SEARCH lines removed, its REPLACE lines
-// added, found in the file as the engine finds any chunk (a unique place,
-// its careful fuzzy passes, in any order, an applied block a no-op). A
-// block whose SEARCH is empty creates the file with its REPLACE lines.
+// the block before it. Markers have 5 to 9 characters; a text line that
+// reads as a divider makes the block one reading per such line
+// (dividers.go). Each block is one chunk of the file's Update: its SEARCH
+// lines removed, its REPLACE lines added, found in the file as the engine
+// finds any chunk (a unique place, its careful fuzzy passes), the blocks
+// in order (each on the file the ones before it left). A block whose
+// SEARCH is empty creates the file with its REPLACE lines.
 // Text around the blocks (prose, fences) is passed over.
 
 // isSearchReplace recognises SEARCH/REPLACE blocks (formats): a SEARCH
@@ -61,9 +63,9 @@ func marker(l string, c byte, word string) bool {
 
 // block is one SEARCH/REPLACE block.
 type block struct {
-	path            string
-	search, replace []ChunkLine
-	line            int // 0-based index of its SEARCH marker
+	path  string
+	reads []reading // its readings (dividers), the first preferred
+	line  int       // 0-based index of its SEARCH marker
 }
 
 // blockGrammar is how one kind of block marks its parts: the marker lines
@@ -74,48 +76,64 @@ type blockGrammar struct {
 	unescape            func(string) string
 	shape               string // a block as a hint describes it
 	endName             string // the end marker, as messages name it
+	escape              string // how to write a divider line in a block's text
 }
 
 // aider's markers (searchreplace.go) and Cline's and Roo's (blocks.go).
 var (
 	aiderBlocks = blockGrammar{start: searchMarker, divider: divider, end: replaceMarker,
 		shape:   "a block is <<<<<<< SEARCH, the lines to find, =======, the lines to put in their place, >>>>>>> REPLACE",
-		endName: ">>>>>>> REPLACE"}
+		endName: ">>>>>>> REPLACE",
+		escape:  "write the block's markers with a length none of its text's ======= lines has (nine characters: <<<<<<<<< SEARCH, =========, >>>>>>>>> REPLACE)"}
 	clineBlocks = blockGrammar{start: blockStart, divider: func(t string) bool { return isRun(t, '=') }, end: blockEnd, unescape: unescapeMarker,
 		shape:   "a block is ------- SEARCH, the lines to find, =======, the lines to put in their place, +++++++ REPLACE",
-		endName: "+++++++ REPLACE (or >>>>>>> REPLACE)"}
+		endName: "+++++++ REPLACE (or >>>>>>> REPLACE)",
+		escape:  `write each ======= line of the block's text with a backslash before it (\=======), as Roo Code escapes a marker in its text`}
 )
 
-// body reads a block's SEARCH lines from line j (after its start marker
-// at line i and any header) to its divider, then its REPLACE lines to its
-// end marker, whose index it returns; hi bounds the text.
-func (g blockGrammar) body(L []string, i, j, hi int) (search, replace []ChunkLine, end int, err error) {
-	text := func(k int) string {
-		if g.unescape != nil {
-			return g.unescape(L[k])
+// body reads the block whose start marker is at line i, its SEARCH lines
+// beginning at j (after any header), to its end marker, whose index it
+// returns with the block's readings (dividers): the first the one its
+// first divider line makes; hi bounds the text.
+func (g blockGrammar) body(L []string, i, j, hi int) (reads []reading, end int, err error) {
+	first := -1 // the first divider line
+	k := j
+	for ; k < hi; k++ {
+		t := strings.TrimSpace(L[k])
+		switch {
+		case first < 0 && (g.start(t) || g.end(t)):
+			return nil, 0, hunkError(k, g.shape, "expected ======= before %q (the block begun on line %d)", t, i+1)
+		case g.start(t):
+			return nil, 0, hunkError(k, "end the block's REPLACE lines with a "+g.endName+" line", "expected %s before another SEARCH (the block begun on line %d)", g.endName, i+1)
+		case g.end(t):
+			reads = g.dividers(L, i, j, k)
+			if len(reads) > maxReadings {
+				return nil, 0, hunkError(i, g.escape, "the block's text holds %d lines that read as its ======= divider; hunk tries at most %d ways of dividing a block", len(reads)-1, maxReadings)
+			}
+			return reads, k, nil
+		case first < 0 && g.divider(t):
+			first = k
 		}
-		return L[k]
 	}
-	for ; j < hi && !g.divider(strings.TrimSpace(L[j])); j++ {
-		if t := strings.TrimSpace(L[j]); g.start(t) || g.end(t) {
-			return nil, nil, 0, hunkError(j, g.shape, "expected ======= before %q (the block begun on line %d)", t, i+1)
+	if first < 0 {
+		return nil, 0, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
+	}
+	return nil, 0, hunkError(i, "end the block's REPLACE lines with a "+g.endName+" line", "the block has no REPLACE line")
+}
+
+// blockChunk is the chunk of a block read as reads says: the first
+// reading's lines, and every reading as its Splits when there are several.
+func blockChunk(reads []reading, line int) *Chunk {
+	c := &Chunk{Line: line}
+	c.Lines, c.Guessed = BlockLines(reads[0].search, reads[0].replace)
+	if len(reads) > 1 {
+		for _, r := range reads {
+			s := Split{Divider: r.divider + 1, Mark: r.mark}
+			s.Lines, s.Guessed = BlockLines(r.search, r.replace)
+			c.Splits = append(c.Splits, s)
 		}
-		search = append(search, ChunkLine{Op: '-', Text: text(j), Line: j + 1})
 	}
-	if j == hi {
-		return nil, nil, 0, hunkError(i, "end the block's SEARCH lines with a ======= line", "the block has no ======= line")
-	}
-	k := j + 1
-	for ; k < hi && !g.end(strings.TrimSpace(L[k])); k++ {
-		if g.start(strings.TrimSpace(L[k])) {
-			return nil, nil, 0, hunkError(k, "end the block's REPLACE lines with a "+g.endName+" line", "expected %s before another SEARCH (the block begun on line %d)", g.endName, i+1)
-		}
-		replace = append(replace, ChunkLine{Op: '+', Text: text(k), Line: k + 1})
-	}
-	if k == hi {
-		return nil, nil, 0, hunkError(i, "end the block's REPLACE lines with a "+g.endName+" line", "the block has no REPLACE line")
-	}
-	return search, replace, k, nil
+	return c
 }
 
 // emptySearch reports whether a block's SEARCH text is empty or blank.
@@ -150,7 +168,7 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 		b.path = path
 		var err error
 		var k int
-		if b.search, b.replace, k, err = aiderBlocks.body(L, i, i+1, in.thi); err != nil {
+		if b.reads, k, err = aiderBlocks.body(L, i, i+1, in.thi); err != nil {
 			return nil, err
 		}
 		blocks = append(blocks, b)
@@ -193,11 +211,11 @@ func blocksPatch(blocks []block) (*Patch, error) {
 	ops := map[string]*FileOp{}
 	for _, b := range blocks {
 		f := ops[b.path]
-		empty := emptySearch(b.search)
+		empty := emptySearch(b.reads[0].search)
 		switch {
 		case f == nil && empty:
 			f = &FileOp{Kind: Add, Path: b.path, Line: b.line + 1}
-			for _, l := range b.replace {
+			for _, l := range b.reads[0].replace {
 				f.Content = append(f.Content, l.Text)
 			}
 			ops[b.path] = f
@@ -211,8 +229,7 @@ func blocksPatch(blocks []block) (*Patch, error) {
 			return nil, hunkError(b.line, "give a new file one block with an empty SEARCH and the whole content as its REPLACE, or edit an existing file with blocks that each SEARCH for lines it has",
 				"%s: a block with an empty SEARCH creates the file, and it has another block", b.path)
 		}
-		lines, guessed := BlockLines(b.search, b.replace)
-		f.Chunks = append(f.Chunks, &Chunk{Line: b.line + 1, Lines: lines, Guessed: guessed})
+		f.Chunks = append(f.Chunks, blockChunk(b.reads, b.line+1))
 	}
 	return p, nil
 }

@@ -10,7 +10,7 @@ import (
 // that looks like a marker but is not one (a conflict marker, a short or
 // long run, a marker with a word after it).
 func (g *gen) srLine() string {
-	near := []string{"<<<<<<< HEAD", "======= x", ">>>>>>> main", "====", "==========", "<<<<<<< SEARCH!", "```", "```go", "*** Begin Patch", "--- a/x", "path.go"}
+	near := []string{"<<<<<<< HEAD", "======= x", ">>>>>>> main", "====", "==========", "<<<<<<< SEARCH!", "```", "```go", "*** Begin Patch", "--- a/x", "path.go", "=======", "=====", "  ======="}
 	if g.n(4) == 0 {
 		return near[g.n(len(near))]
 	}
@@ -43,13 +43,18 @@ func FuzzSearchReplace(f *testing.F) {
 			for j, m := 0, 1+g.n(3); j < m; j++ {
 				k.search = append(k.search, g.srLine())
 			}
-			if isBlank(strings.Join(k.search, "")) {
-				k.search[0] = "x" // a non-empty SEARCH: an Update
+			if isBlank(k.search[0]) || divider(strings.TrimSpace(k.search[0])) {
+				k.search[0] = "x" // a non-empty SEARCH (an Update) not begun by a divider's line
 			}
 			for j, m := 0, g.n(3); j < m; j++ {
 				k.replace = append(k.replace, g.srLine())
 			}
-			mark := func(c byte, word string) string { return strings.Repeat(string(c), 5+g.n(5)) + word + "\n" }
+			// Markers of one length when the start and end agree, as a
+			// model writes them (the length decides among divider lines).
+			ns, nd, ne := 5+g.n(5), 5+g.n(5), 5+g.n(5)
+			if ns == ne {
+				nd = ns
+			}
 			named := k.path != prev || g.n(2) == 0
 			fenced := g.n(2) == 0
 			if named && !fenced {
@@ -59,15 +64,15 @@ func FuzzSearchReplace(f *testing.F) {
 			if named && fenced {
 				b.WriteString(k.path + "\n")
 			}
-			b.WriteString(mark('<', " SEARCH"))
+			b.WriteString(strings.Repeat("<", ns) + " SEARCH\n")
 			for _, l := range k.search {
 				b.WriteString(l + "\n")
 			}
-			b.WriteString(mark('=', ""))
+			b.WriteString(strings.Repeat("=", nd) + "\n")
 			for _, l := range k.replace {
 				b.WriteString(l + "\n")
 			}
-			b.WriteString(mark('>', " REPLACE"))
+			b.WriteString(strings.Repeat(">", ne) + " REPLACE\n")
 			b.WriteString("```\n\n")
 			prev = k.path
 			blocks = append(blocks, k)
@@ -94,12 +99,10 @@ func FuzzSearchReplace(f *testing.F) {
 				t.Fatalf("%s: %s with %d chunks, want %d blocks\ntext:\n%s", f.Path, f.Kind, len(f.Chunks), len(w), text)
 			}
 			for i, c := range f.Chunks {
-				if got := strings.Join(c.Old(), "\n"); got != strings.Join(w[i].search, "\n") {
-					t.Fatalf("%s block %d: SEARCH %q, want %q\ntext:\n%s", f.Path, i+1, got, strings.Join(w[i].search, "\n"), text)
-				}
-				added := c.New()
-				if strings.Join(added, "\n") != strings.Join(w[i].replace, "\n") {
-					t.Fatalf("%s block %d: REPLACE %q, want %q\ntext:\n%s", f.Path, i+1, added, w[i].replace, text)
+				// The block as written is its reading, or one of its
+				// readings when its text holds divider lines.
+				if !readsAs(c, w[i].search, w[i].replace) {
+					t.Fatalf("%s block %d: read %q / %q (%d readings), want %q / %q\ntext:\n%s", f.Path, i+1, c.Old(), c.New(), len(c.Splits), w[i].search, w[i].replace, text)
 				}
 			}
 			delete(want, f.Path)
@@ -213,4 +216,22 @@ func FuzzParseBlocksText(f *testing.F) {
 			t.Fatalf("files: %+v", p.Files)
 		}
 	})
+}
+
+// readsAs reports whether a block was read as search / replace: its one
+// reading, or one of its Splits.
+func readsAs(c *Chunk, search, replace []string) bool {
+	same := func(lines []ChunkLine) bool {
+		r := Chunk{Lines: lines}
+		return strings.Join(r.Old(), "\n") == strings.Join(search, "\n") && strings.Join(r.New(), "\n") == strings.Join(replace, "\n")
+	}
+	if len(c.Splits) == 0 {
+		return same(c.Lines)
+	}
+	for _, s := range c.Splits {
+		if same(s.Lines) {
+			return true
+		}
+	}
+	return false
 }

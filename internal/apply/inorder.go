@@ -1,0 +1,239 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/textfile"
+)
+
+// applyInOrder applies SEARCH/REPLACE blocks as aider, Cline and Roo Code
+// do: in order, each found in the file the blocks before it left (so a
+// block may edit what an earlier one wrote). A block sent twice is applied
+// once; a block whose SEARCH is gone and whose change is in the file
+// already (found exactly) is a no-op. A block whose SEARCH is still there
+// because its REPLACE keeps it (it inserts lines) cannot tell so: it is a
+// no-op only when its change is in the file around that place and another
+// block of the file was found applied — the blocks are being sent again.
+// A failing block leaves the file as it was for the next one, so that one
+// answer names every failing block. A Roo line hint counts lines of the
+// original file: it moves with the lines the blocks before it added or
+// removed.
+func applyInOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
+	out, rules, again, err := inOrder(name, content, chunks, opt, false)
+	if again {
+		out, rules, _, err = inOrder(name, content, chunks, opt, true)
+	}
+	return out, rules, err
+}
+
+// inOrder is applyInOrder, inserting blocks whose change is present
+// already only when again is false; it reports whether they were and
+// another block was found applied (then again should be true).
+func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Options, again bool) ([]byte, []string, bool, error) {
+	cur := content
+	rules := make([]string, 0, len(chunks))
+	var fails []error
+	cursor, delta := 0, 0
+	applied, present := false, false
+	for i, c := range chunks {
+		if slices.ContainsFunc(chunks[:i], func(d *patchparse.Chunk) bool { return sameBlock(c, d) }) {
+			rules = append(rules, "repeated")
+			continue
+		}
+		t := textfile.FileText(cur)
+		lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
+		finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
+		r, rule, there, err := lc.placeBlock(c, i+1, cursor, delta)
+		if err != nil {
+			fails = append(fails, err)
+			continue
+		}
+		applied = applied || rule == "already-applied"
+		present = present || there
+		if there && again {
+			rule = "already-applied"
+		}
+		rules = append(rules, rule)
+		if rule == "already-applied" {
+			continue
+		}
+		cur = assemble(t, []replacement{r}, finalNL)
+		delta += len(r.lines) - (r.end - r.start)
+		cursor = r.start
+	}
+	if len(fails) > 0 {
+		return nil, nil, false, Combine(fails)
+	}
+	return cur, rules, !again && applied && present, nil
+}
+
+// placeBlock finds block n in the file as it is now: its replacement and
+// how it was placed ("already-applied": its SEARCH is gone and its change
+// there), and whether its change is there around the place found (there:
+// a block that inserts lines, maybe sent again).
+func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int) (r replacement, rule string, there bool, err error) {
+	c, err = lc.decideSplit(c, n, cursor, delta)
+	if err != nil {
+		return replacement{}, "", false, err
+	}
+	p := prepareAt(c, n, delta)
+	if len(p.old) == 0 {
+		r, err := lc.addition(p, cursor)
+		return r, "addition", false, err
+	}
+	m, err := lc.locate(p, cursor, nil)
+	at, ok := lc.applied(c, n)
+	if ok && err != nil && result.As(err).Code == result.NoMatch {
+		return replacement{}, "already-applied", false, nil
+	}
+	if err != nil {
+		if len(c.Splits) > 1 {
+			var e *result.Error
+			if errors.As(err, &e) {
+				e.Hints = append([]string{fmt.Sprintf("the block's text holds lines that read as its ======= divider (patch lines %s), and divided at none of them does it fit the file", dividerLines(c))}, e.Hints...)
+			}
+		}
+		return replacement{}, "", false, err
+	}
+	r, err = lc.build(m)
+	return r, m.rule, ok && m.pos >= at.start && m.pos+m.matchLen() <= at.end, err
+}
+
+// prepareAt is prepare with the chunk's line hint moved by delta lines.
+func prepareAt(c *patchparse.Chunk, n, delta int) *prepared {
+	p := prepare(c, n)
+	if p.hint >= 0 {
+		p.hint = max(0, p.hint+delta)
+	}
+	return p
+}
+
+// decideSplit reads a block whose text holds more than one line its
+// grammar takes for a divider (patchparse.Split), by the file: the one
+// reading whose SEARCH the file has, or the one of those that resolves
+// whole merge conflicts (patchparse.WholeConflicts). Every reading's
+// SEARCH begins with the shorter ones', so where a longer one is in the
+// file the shorter ones are there too, each a block that fits with no
+// mistake: two readings found otherwise is undecided, and so is a reading followed in the file
+// by its own divider's line — the file continues as a longer reading
+// does, and that one does not fit (a mistake in it, or the shorter block
+// meant: no telling). When no reading is in the file as it is written, a
+// recovery may place one, and only one.
+func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int) (*patchparse.Chunk, error) {
+	if len(c.Splits) < 2 {
+		return c, nil
+	}
+	reads := make([]*prepared, len(c.Splits))
+	for i, s := range c.Splits {
+		r := *c
+		r.Lines, r.Guessed = s.Lines, s.Guessed
+		reads[i] = prepareAt(&r, n, delta)
+	}
+	// The readings the file has, and where (-1: more than one place).
+	var found, whole []int
+	place := make([]int, len(reads))
+	for i, p := range reads {
+		cands, _ := seekAll(lc.file, p.old, 0, len(lc.file), p.src.EndOfFile)
+		if p.hint >= 0 && slices.Contains(cands, p.hint) {
+			cands = []int{p.hint}
+		}
+		if len(p.old) == 0 || len(cands) == 0 {
+			continue
+		}
+		place[i] = -1
+		if len(cands) == 1 {
+			place[i] = cands[0]
+		}
+		found = append(found, i)
+		if patchparse.WholeConflicts(p.src.Lines) {
+			whole = append(whole, i)
+		}
+	}
+	at, end := -1, -1
+	switch {
+	case len(found) == 1:
+		at = found[0]
+	case len(found) > 1 && len(whole) == 1:
+		at = whole[0] // a conflict resolved whole, not cut at its =======
+	case len(found) > 1:
+		return nil, lc.undecided(c, n)
+	}
+	if at >= 0 && place[at] >= 0 {
+		end = place[at] + len(reads[at].old)
+	}
+	if at < 0 {
+		for i, p := range reads {
+			if len(p.old) == 0 || p.guessed {
+				continue
+			}
+			if m, err := lc.locate(p, cursor, nil); err == nil && m != nil {
+				if at >= 0 {
+					return nil, lc.undecided(c, n)
+				}
+				at, end = i, m.pos+m.matchLen()
+			}
+		}
+	}
+	switch {
+	case at < 0:
+		return c, nil // the first reading's own failure says why
+	case at < len(reads)-1 && end >= 0 && end < len(lc.file) && strings.TrimSpace(lc.file[end]) == c.Splits[at].Mark:
+		return nil, lc.undecided(c, n)
+	}
+	return reads[at].src, nil
+}
+
+// undecided refuses a block that fits the file under more than one of its
+// readings.
+func (lc *locator) undecided(c *patchparse.Chunk, n int) error {
+	hint := patchparse.DividerHint(lc.opt.format) + ", or add lines to its SEARCH so that it fits the file one way only"
+	return result.Errorf(result.Ambiguous, "%s: block %d (patch line %d): its text holds lines that read as its ======= divider (patch lines %s), and the file does not tell which one divides it; refusing to guess",
+		lc.opt.display(lc.name), n, c.Line, dividerLines(c)).
+		WithHint(hint).At(lc.name).InChunk(n, c.Line)
+}
+
+func dividerLines(c *patchparse.Chunk) string {
+	nums := make([]string, len(c.Splits))
+	for i, s := range c.Splits {
+		nums[i] = fmt.Sprint(s.Divider)
+	}
+	return strings.Join(nums, ", ")
+}
+
+// applied reports where block n's change is in the file already: the
+// block adds lines, and undone it is found exactly, there.
+func (lc *locator) applied(c *patchparse.Chunk, n int) (span, bool) {
+	if !slices.ContainsFunc(c.Lines, func(l patchparse.ChunkLine) bool { return l.Op == '+' }) {
+		return span{}, false
+	}
+	r, err := patchparse.Reverse(&patchparse.Patch{Files: []*patchparse.FileOp{{Kind: patchparse.Update, Chunks: []*patchparse.Chunk{c}}}})
+	if err != nil {
+		return span{}, false
+	}
+	q := prepare(r.Files[0].Chunks[0], n)
+	q.hint = -1
+	m, err := lc.locateStrict(q, 0, nil)
+	if err != nil || m == nil || m.pass != Exact {
+		return span{}, false
+	}
+	return span{m.pos, m.pos + len(q.old)}, true
+}
+
+// sameBlock reports whether two blocks are one block sent twice.
+func sameBlock(a, b *patchparse.Chunk) bool {
+	return sameLines(a.Lines, b.Lines) &&
+		slices.EqualFunc(a.Splits, b.Splits, func(x, y patchparse.Split) bool { return sameLines(x.Lines, y.Lines) })
+}
+
+func sameLines(a, b []patchparse.ChunkLine) bool {
+	return slices.EqualFunc(a, b, func(x, y patchparse.ChunkLine) bool { return x.Op == y.Op && x.Text == y.Text })
+}
+
+// changes reports whether a block placed by rule changed the file: it was
+// neither in the file already nor sent twice.
+func changes(rule string) bool { return rule != "already-applied" && rule != "repeated" }
