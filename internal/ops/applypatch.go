@@ -94,6 +94,11 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		if err := placeholder.InPatch(p); err != nil {
 			return nil, err
 		}
+		notes, err := placeholder.AtEdges(p)
+		if err != nil {
+			return nil, err
+		}
+		p.Notes = append(p.Notes, notes...)
 	}
 	ws := env.Workspace
 	fsys, rec := env.FS(req.DryRun, req.command())

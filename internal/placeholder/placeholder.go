@@ -7,6 +7,7 @@ package placeholder
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
@@ -214,4 +215,82 @@ func InText(path, what, old, new string) error {
 		return refusal(path, fmt.Sprintf("line %d of %s", i+1, what), nl[i])
 	}
 	return nil
+}
+
+// AtEdges handles the placeholders a SEARCH/REPLACE block writes beside
+// the lines it adds while it removes none (InPatch refuses the others):
+// "# ... existing code ..." as the first or last line of a REPLACE text
+// that keeps its whole SEARCH stands for the file around the change, as
+// the model meant it, and is dropped (said in the notes); one between
+// added lines stands for nothing the block holds and is refused
+// (LAZY_EDIT). A line the SEARCH has is text. Other formats' added lines
+// are as the patch writes them.
+func AtEdges(p *patchparse.Patch) (notes []string, err error) {
+	if !p.Format.Blocks() {
+		return nil, nil
+	}
+	for _, f := range p.Files {
+		for _, c := range f.Chunks {
+			lines, dropped, err := edges(f.Path, c.Lines)
+			if err != nil {
+				return nil, err
+			}
+			c.Lines = lines
+			for i := range c.Splits {
+				if c.Splits[i].Lines, _, err = edges(f.Path, c.Splits[i].Lines); err != nil {
+					return nil, err
+				}
+			}
+			for _, l := range dropped {
+				notes = append(notes, fmt.Sprintf("left out the placeholder %q (patch line %d) standing for the file's lines around the block", strings.TrimSpace(l.Text), l.Line))
+			}
+		}
+	}
+	return notes, nil
+}
+
+// edges is AtEdges for one chunk's lines: the lines kept, and those
+// dropped.
+func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchparse.ChunkLine, err error) {
+	markers := commentMarkers(name)
+	old := map[string]bool{}
+	var added []int // indexes of added placeholders
+	first, last := -1, -1
+	for i, l := range lines {
+		switch l.Op {
+		case '-':
+			return lines, nil, nil // it removes lines: InPatch's rule
+		case ' ':
+			old[strings.TrimSpace(l.Text)] = true
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	for i, l := range lines {
+		if l.Op == '+' && isPlaceholder(strings.TrimSpace(l.Text), markers) && !old[strings.TrimSpace(l.Text)] {
+			added = append(added, i)
+		}
+	}
+	if len(added) == 0 || len(old) == 0 {
+		return lines, nil, nil // no placeholder, or a new file's whole text
+	}
+	for _, i := range added {
+		if i != first && i != last {
+			return nil, nil, result.Errorf(result.LazyEdit, "%s: an added line is a placeholder (%q) between lines the block adds, standing for lines it does not hold; nothing was written",
+				name, strings.TrimSpace(lines[i].Text)).
+				WithHint("write out the lines it stands for, or leave it out (pass --allow-placeholders if the comment is meant to be in the file)").
+				At(name).AtLine(lines[i].Line)
+		}
+	}
+	kept = make([]patchparse.ChunkLine, 0, len(lines))
+	for i, l := range lines {
+		if slices.Contains(added, i) {
+			dropped = append(dropped, l)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept, dropped, nil
 }
