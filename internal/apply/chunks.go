@@ -199,6 +199,12 @@ func applyChunks(name string, content []byte, chunks []*patchparse.Chunk, opt Op
 		return applyInOrder(name, content, chunks, opt)
 	}
 	t := textfile.FileText(content)
+	if opt.format == patchparse.Unified && textfile.LoneCR(content) {
+		// A diff sees lines as git does: a lone "\r" is text.
+		bom := t.BOM
+		t = textfile.SplitLF(t.Body)
+		t.BOM = bom
+	}
 	lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
 	finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
 	reps, rules, finalNL, fails := lc.locateAll(chunks, finalNL)
@@ -351,6 +357,9 @@ func assemble(t *textfile.Text, reps []replacement, finalNL bool) []byte {
 				b = b[:len(b)-1] // only the newline: a "\r" before it is the patch's text
 			case len(b) >= 2 && b[len(b)-2] == '\r' && b[len(b)-1] == '\n':
 				b = b[:len(b)-2]
+			case b[len(b)-1] == '\r':
+				// A lone "\r" ends the line for hunk's view, but the diff
+				// ("\ No newline") is git's, to which it is text: kept.
 			default:
 				b = b[:len(b)-1]
 			}

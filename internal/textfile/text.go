@@ -120,6 +120,58 @@ func SplitText(s string) *Text {
 	return t
 }
 
+// SplitLF is SplitText as git sees a text: only "\n" ends a line (its
+// ending "\r\n" when a "\r" is before it); a lone "\r" is part of its
+// line (but a last one, which ends the last line as in SplitText). The
+// lines a git diff was made from, where a file holds a lone "\r" (a
+// classic Mac text pasted into a Unix one, an Illustrator file).
+func SplitLF(s string) *Text {
+	t := &Text{Body: s}
+	n := strings.Count(s, "\n") + 1
+	t.Lines = make([]string, 0, n)
+	t.EOLs = make([]string, 0, n)
+	t.Start = make([]int, 0, n)
+	for begin := 0; begin < len(s); {
+		i := strings.IndexByte(s[begin:], '\n')
+		switch {
+		case i < 0 && strings.HasSuffix(s, "\r"):
+			// A last "\r" is its line's ending, as SplitText has it
+			// (the patch's "\ No newline" makes it text again).
+			t.add(begin, s[begin:len(s)-1], "\r")
+			return t
+		case i < 0:
+			t.add(begin, s[begin:], "")
+			return t
+		case i > 0 && s[begin+i-1] == '\r':
+			t.add(begin, s[begin:begin+i-1], "\r\n")
+		default:
+			t.add(begin, s[begin:begin+i], "\n")
+		}
+		begin += i + 1
+	}
+	return t
+}
+
+// LoneCR reports whether data holds a "\r" that is neither before a
+// "\n" nor its last byte: a line break to SplitText, text to git
+// (SplitLF).
+func LoneCR(data []byte) bool {
+	for i := bytes.IndexByte(data, '\r'); i >= 0; {
+		if i+1 >= len(data) {
+			return false
+		}
+		if data[i+1] != '\n' {
+			return true
+		}
+		j := bytes.IndexByte(data[i+1:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
 func (t *Text) add(start int, line, eol string) {
 	t.Lines = append(t.Lines, line)
 	t.EOLs = append(t.EOLs, eol)

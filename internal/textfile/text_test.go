@@ -2,6 +2,7 @@ package textfile
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,4 +100,26 @@ func FuzzSplitTextRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestSplitLF(t *testing.T) {
+	for _, c := range []struct {
+		in          string
+		lines, eols []string
+		lone        bool
+	}{
+		{"a\rb\nc\r\nd", []string{"a\rb", "c", "d"}, []string{"\n", "\r\n", ""}, true},
+		{"x\nend\r", []string{"x", "end"}, []string{"\n", "\r"}, false},
+		{"a\r\nb\r\n", []string{"a", "b"}, []string{"\r\n", "\r\n"}, false},
+		{"\r\r", []string{"\r"}, []string{"\r"}, true},
+		{"", nil, nil, false},
+	} {
+		got := SplitLF(c.in)
+		if !slices.Equal(got.Lines, c.lines) || !slices.Equal(got.EOLs, c.eols) {
+			t.Errorf("SplitLF(%q) = %q %q, want %q %q", c.in, got.Lines, got.EOLs, c.lines, c.eols)
+		}
+		if l := LoneCR([]byte(c.in)); l != c.lone {
+			t.Errorf("LoneCR(%q) = %v, want %v", c.in, l, c.lone)
+		}
+	}
 }
