@@ -243,6 +243,11 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 				"to create a file, the diff's old side is /dev/null: '--- /dev/null' then '+++ b/"+disp+"'")).At(o.name)
 	}
 	fr.Action = "modify"
+	if o.moveTo != "" && (f.Gitlink || s.dir && len(f.Chunks) == 0 && f.Binary == nil && f.Mode == 0) {
+		// A submodule moved (a pure rename of a directory can be
+		// nothing else in a diff: git writes no mode line for it).
+		return nil, nil, true, v.moveGitlink(o, s, fr)
+	}
 	if f.Gitlink {
 		// A submodule's new commit changes nothing in a plain work tree.
 		if !s.dir {
@@ -285,6 +290,30 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 	}
 	fr.Path, fr.OldPath = o.moveTo, o.name
 	return before, after, false, nil
+}
+
+// moveGitlink plans a submodule's move as git apply makes it in a plain
+// work tree: its directory made at the new path (empty), the old one
+// removed when it is empty — a checked-out submodule's is left, with its
+// files, as a Delete of it leaves it.
+func (v *overlay) moveGitlink(o *op, s *state, fr *FileResult) error {
+	disp := v.opt.display(o.name)
+	if !s.dir {
+		return result.Errorf(result.NotFound, "%s: is not a submodule's directory", disp).At(o.name)
+	}
+	d, err := v.get(o.moveTo)
+	if err != nil {
+		return err
+	}
+	if d.exists && !d.dir {
+		return result.Errorf(result.AlreadyExists, "%s: already exists; the moved submodule %s needs an empty directory there", v.opt.display(o.moveTo), disp).At(o.moveTo)
+	}
+	d.exists, d.touched, d.gitlink, d.asLink = true, true, true, false
+	if ents, err := v.fsys.ReadDir(o.name); err == nil && len(ents) == 0 {
+		s.exists, s.touched, s.gitlink = false, true, false
+	}
+	fr.Path, fr.OldPath = o.moveTo, o.name
+	return nil
 }
 
 // move plans an update's move: the source gone, the destination (which
