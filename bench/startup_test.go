@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -62,5 +63,41 @@ func BenchmarkStartupVsMinimal(b *testing.B) {
 		b.ReportMetric(float64(m)/1e6, "minimal-ms")
 		b.ReportMetric(float64(h)/1e6, "hunk-version-ms")
 		b.ReportMetric(float64(h)/float64(m), "x-minimal")
+	}
+}
+
+// cobraViperBin builds bench/testdata/cobraviper — the least a cobra and
+// viper program does — as hunk is built: the yardstick issue 38 sets for
+// hunk's start-up (at most 1.2x).
+func cobraViperBin(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "cobraviper")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./bench/testdata/cobraviper")
+	_, file, _, _ := runtime.Caller(0)
+	cmd.Dir = filepath.Dir(filepath.Dir(file))
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building the cobra+viper program: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BenchmarkStartupVsCobraViper measures `hunk --version` against the
+// minimal cobra+viper program's, interleaved (A B A B, 201 pairs): both
+// medians and their ratio.
+func BenchmarkStartupVsCobraViper(b *testing.B) {
+	bin, cv := hunkBin(b), cobraViperBin(b)
+	dir := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		var hs, cs []Run
+		wallOnce(b, dir, "", cv, "--version")
+		wallOnce(b, dir, "", bin, "--version")
+		for k := 0; k < 201; k++ {
+			cs = append(cs, wallOnce(b, dir, "", cv, "--version"))
+			hs = append(hs, wallOnce(b, dir, "", bin, "--version"))
+		}
+		c, h := medianOf(cs).Wall, medianOf(hs).Wall
+		b.ReportMetric(float64(c)/1e6, "cobraviper-ms")
+		b.ReportMetric(float64(h)/1e6, "hunk-version-ms")
+		b.ReportMetric(float64(h)/float64(c), "x-cobraviper")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -266,12 +267,24 @@ tool result.`,
 		// Nor cobra's completion command (four subcommands and their
 		// flags): a named command is not completion.
 		root.CompletionOptions.DisableDefaultCmd = true
+	} else if versionOnly(args) {
+		root.CompletionOptions.DisableDefaultCmd = true // hunk --version: no command at all
 	} else {
 		for _, c := range commands {
 			root.AddCommand(c.new(app))
 		}
 	}
 	return root
+}
+
+// versionOnly reports whether args are root flags and --version (or -v)
+// alone: a run that prints the version needs no subcommand built.
+func versionOnly(args []string) bool {
+	if name := interrupt.Subcommand(args); name != "" {
+		return false
+	}
+	return slices.ContainsFunc(args, func(a string) bool { return a == "--version" || a == "-v" }) &&
+		!slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" })
 }
 
 // commands are hunk's subcommands, each built by its constructor with its

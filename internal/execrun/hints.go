@@ -1,14 +1,13 @@
 package execrun
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
@@ -59,17 +58,11 @@ func hostBoundHint(name string, ro []string) string {
 	if !bound {
 		return ""
 	}
-	if f, err := elf.Open(name); err == nil {
-		defer f.Close()
-		for _, prog := range f.Progs {
-			if prog.Type != elf.PT_INTERP {
-				continue
-			}
-			b, _ := io.ReadAll(prog.Open())
-			interp := strings.TrimRight(string(b), "\x00")
-			return fmt.Sprintf("%s is bound from the host, but it is dynamically linked: its loader %s and the libraries it links are the host's, not the image's; bind them too (--ro /lib --ro /lib64 --ro /usr/lib), run in an image that has them, or use a statically linked build", name, interp)
+	if interp, elf := sandbox.ELFInterp(name); elf {
+		if interp == "" {
+			return ""
 		}
-		return ""
+		return fmt.Sprintf("%s is bound from the host, but it is dynamically linked: its loader %s and the libraries it links are the host's, not the image's; bind them too (--ro /lib --ro /lib64 --ro /usr/lib), run in an image that has them, or use a statically linked build", name, interp)
 	}
 	if b, err := os.ReadFile(name); err == nil && strings.HasPrefix(string(b), "#!") {
 		line, _, _ := strings.Cut(string(b[2:]), "\n")
@@ -85,7 +78,7 @@ func hostBoundHint(name string, ro []string) string {
 // Read-only file system", a shell's "cannot create .git/...").
 func readOnlyGit(stderr []byte) bool {
 	for _, p := range readOnlyPaths(stderr) {
-		if gitComponent.MatchString(p) {
+		if gitComponent().MatchString(p) {
 			return true
 		}
 	}
@@ -93,18 +86,21 @@ func readOnlyGit(stderr []byte) bool {
 }
 
 // gitComponent matches a path with a .git component (not .github).
-var gitComponent = regexp.MustCompile(`(^|/)\.git(/|$)`)
+var gitComponent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|/)\.git(/|$)`) })
 
 // readOnlyPath finds the path in a tool's "Read-only file system" error:
 // quoted ('X', "X", ‘X’) or after "create", "remove" and the like.
-var readOnlyPath = regexp.MustCompile(`['"‘]([^'"’]+)['"’][^'"]*Read-only file system|(?:create|remove|touch|open|write|rename|mkdir)\s+([^\s:'"]+): Read-only file system`)
+// (Compiled when first needed: hunk starts once per call.)
+var readOnlyPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`['"‘]([^'"’]+)['"’][^'"]*Read-only file system|(?:create|remove|touch|open|write|rename|mkdir)\s+([^\s:'"]+): Read-only file system`)
+})
 
 // readOnlyPaths are the paths a command's stderr says it could not change
 // for a read-only file system.
 func readOnlyPaths(stderr []byte) []string {
 	var out []string
 	for _, l := range strings.Split(string(stderr), "\n") {
-		if m := readOnlyPath.FindStringSubmatch(l); m != nil {
+		if m := readOnlyPath().FindStringSubmatch(l); m != nil {
 			out = append(out, m[1]+m[2])
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -213,7 +214,7 @@ const (
 )
 
 // outputID is a stored output's id: 8 lowercase hex digits.
-var outputID = regexp.MustCompile(`^[0-9a-f]{8}$`)
+var outputID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{8}$`) })
 
 // SaveOutput stores a run's captured streams in dir (the workspace's
 // outputs, in hunk's own state) under a new id, then drops the oldest
@@ -279,7 +280,7 @@ func pruneOutputs(dir, keep string) {
 	}
 	var runs []run
 	for _, e := range ents {
-		if !e.IsDir() || !outputID.MatchString(e.Name()) {
+		if !e.IsDir() || !outputID().MatchString(e.Name()) {
 			continue
 		}
 		r := run{name: e.Name()}
@@ -308,7 +309,7 @@ func pruneOutputs(dir, keep string) {
 // no longer kept, is an error saying so.
 func OpenOutput(dir, name string) (*os.File, int64, error) {
 	id, stream, ok := strings.Cut(name, "/")
-	if !ok || !outputID.MatchString(id) || (stream != "stdout" && stream != "stderr") {
+	if !ok || !outputID().MatchString(id) || (stream != "stdout" && stream != "stderr") {
 		return nil, 0, result.Usagef("%q is not an exec output: give it as the exec result names it, ID/stdout or ID/stderr", name)
 	}
 	// The run's directory and its file, each opened without following a

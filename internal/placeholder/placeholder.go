@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -86,21 +87,24 @@ var (
 	percent = []marker{{"%", ""}}
 )
 
-// byExt are the comment syntaxes of the languages hunk knows by extension.
-var byExt = map[string][]marker{
-	".go": slashes, ".js": slashes, ".jsx": append(append([]marker{}, slashes...), markup...), ".ts": slashes, ".tsx": append(append([]marker{}, slashes...), markup...),
-	".mjs": slashes, ".cjs": slashes, ".java": slashes, ".kt": slashes, ".kts": slashes, ".scala": slashes, ".swift": slashes,
-	".c": slashes, ".h": slashes, ".cc": slashes, ".cpp": slashes, ".cxx": slashes, ".hpp": slashes, ".cs": slashes, ".m": slashes,
-	".rs": slashes, ".dart": slashes, ".php": append(append([]marker{}, slashes...), hashes...), ".css": slashes, ".scss": slashes, ".less": slashes,
-	".zig": slashes, ".proto": slashes, ".groovy": slashes, ".gradle": slashes, ".vue": append(append([]marker{}, slashes...), markup...), ".svelte": append(append([]marker{}, slashes...), markup...),
-	".py": hashes, ".rb": hashes, ".sh": hashes, ".bash": hashes, ".zsh": hashes, ".fish": hashes, ".pl": hashes, ".r": hashes,
-	".yaml": hashes, ".yml": hashes, ".toml": hashes, ".ini": append(append([]marker{}, hashes...), semis...), ".cfg": hashes, ".conf": hashes,
-	".mk": hashes, ".cmake": hashes, ".nix": hashes, ".ex": hashes, ".exs": hashes, ".jl": hashes, ".tf": append(append([]marker{}, hashes...), slashes...),
-	".html": markup, ".htm": markup, ".xml": markup, ".md": markup, ".svg": markup,
-	".sql": dashes, ".lua": dashes, ".hs": dashes, ".elm": dashes, ".ada": dashes,
-	".lisp": semis, ".clj": semis, ".el": semis, ".scm": semis, ".asm": semis,
-	".tex": percent, ".erl": percent, ".m4": percent,
-}
+// byExt are the comment syntaxes of the languages hunk knows by extension
+// (made when first needed: hunk starts once per call).
+var byExt = sync.OnceValue(func() map[string][]marker {
+	return map[string][]marker{
+		".go": slashes, ".js": slashes, ".jsx": append(append([]marker{}, slashes...), markup...), ".ts": slashes, ".tsx": append(append([]marker{}, slashes...), markup...),
+		".mjs": slashes, ".cjs": slashes, ".java": slashes, ".kt": slashes, ".kts": slashes, ".scala": slashes, ".swift": slashes,
+		".c": slashes, ".h": slashes, ".cc": slashes, ".cpp": slashes, ".cxx": slashes, ".hpp": slashes, ".cs": slashes, ".m": slashes,
+		".rs": slashes, ".dart": slashes, ".php": append(append([]marker{}, slashes...), hashes...), ".css": slashes, ".scss": slashes, ".less": slashes,
+		".zig": slashes, ".proto": slashes, ".groovy": slashes, ".gradle": slashes, ".vue": append(append([]marker{}, slashes...), markup...), ".svelte": append(append([]marker{}, slashes...), markup...),
+		".py": hashes, ".rb": hashes, ".sh": hashes, ".bash": hashes, ".zsh": hashes, ".fish": hashes, ".pl": hashes, ".r": hashes,
+		".yaml": hashes, ".yml": hashes, ".toml": hashes, ".ini": append(append([]marker{}, hashes...), semis...), ".cfg": hashes, ".conf": hashes,
+		".mk": hashes, ".cmake": hashes, ".nix": hashes, ".ex": hashes, ".exs": hashes, ".jl": hashes, ".tf": append(append([]marker{}, hashes...), slashes...),
+		".html": markup, ".htm": markup, ".xml": markup, ".md": markup, ".svg": markup,
+		".sql": dashes, ".lua": dashes, ".hs": dashes, ".elm": dashes, ".ada": dashes,
+		".lisp": semis, ".clj": semis, ".el": semis, ".scm": semis, ".asm": semis,
+		".tex": percent, ".erl": percent, ".m4": percent,
+	}
+})
 
 // byName are the syntaxes of files known by their whole name.
 var byName = map[string][]marker{"Makefile": hashes, "Dockerfile": hashes, "Gemfile": hashes, "Rakefile": hashes, "CMakeLists.txt": hashes, "BUILD": hashes}
@@ -110,7 +114,7 @@ func commentMarkers(name string) []marker {
 	if m, ok := byName[base]; ok {
 		return m
 	}
-	if m, ok := byExt[strings.ToLower(path.Ext(base))]; ok {
+	if m, ok := byExt()[strings.ToLower(path.Ext(base))]; ok {
 		return m
 	}
 	var all []marker

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"debug/elf"
 	"fmt"
 	"net"
 	"os"
@@ -151,15 +150,6 @@ func socketDir(spec *Spec) (string, error) {
 
 // isStatic reports whether the ELF binary at path needs no dynamic loader.
 func isStatic(path string) bool {
-	f, err := elf.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return false
-		}
-	}
-	return true
+	interp, elf := ELFInterp(path)
+	return elf && interp == ""
 }

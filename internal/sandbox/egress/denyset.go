@@ -3,33 +3,39 @@ package egress
 import (
 	"net"
 	"net/netip"
+	"sync"
 )
 
 // denySet are the address ranges no name leads to unless a rule names the
 // address: the host's own services, the local network and the cloud's
 // metadata endpoints (SSRF). Checked on every address a name resolves to
 // and on every address literal, IPv4 embedded in IPv6 unwrapped first.
-var denySet = []struct {
+var denySet = sync.OnceValue(func() []denied {
+	return []denied{
+		{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified address"},
+		{netip.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
+		{netip.MustParsePrefix("10.0.0.0/8"), "a private address"},
+		{netip.MustParsePrefix("172.16.0.0/12"), "a private address"},
+		{netip.MustParsePrefix("192.168.0.0/16"), "a private address"},
+		{netip.MustParsePrefix("100.64.0.0/10"), "a shared (carrier-grade NAT) address"}, // Alibaba's metadata: 100.100.100.200
+		{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address (cloud metadata)"},
+		{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol address"},
+		{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
+		{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
+		{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
+		{netip.MustParsePrefix("::/128"), "an unspecified address"},
+		{netip.MustParsePrefix("::1/128"), "a loopback address"},
+		{netip.MustParsePrefix("fc00::/7"), "a unique-local address (cloud metadata: fd00:ec2::254)"},
+		{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
+		{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
+		{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
+	}
+})
+
+// denied is one range of the deny set and what it is.
+type denied struct {
 	prefix netip.Prefix
 	kind   string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "an unspecified address"},
-	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
-	{netip.MustParsePrefix("10.0.0.0/8"), "a private address"},
-	{netip.MustParsePrefix("172.16.0.0/12"), "a private address"},
-	{netip.MustParsePrefix("192.168.0.0/16"), "a private address"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "a shared (carrier-grade NAT) address"}, // Alibaba's metadata: 100.100.100.200
-	{netip.MustParsePrefix("169.254.0.0/16"), "a link-local address (cloud metadata)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol address"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
-	{netip.MustParsePrefix("224.0.0.0/4"), "a multicast address"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
-	{netip.MustParsePrefix("::/128"), "an unspecified address"},
-	{netip.MustParsePrefix("::1/128"), "a loopback address"},
-	{netip.MustParsePrefix("fc00::/7"), "a unique-local address (cloud metadata: fd00:ec2::254)"},
-	{netip.MustParsePrefix("fe80::/10"), "a link-local address"},
-	{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
-	{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
 }
 
 // Forbidden says which kind of deny-set address a is ("" none), after
@@ -41,7 +47,7 @@ func Forbidden(a netip.Addr) string {
 			return k
 		}
 	}
-	for _, d := range denySet {
+	for _, d := range denySet() {
 		if d.prefix.Contains(a) {
 			return d.kind
 		}
