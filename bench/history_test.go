@@ -99,3 +99,41 @@ func BenchmarkHistoryExecRecord(b *testing.B) {
 		b.ReportMetric(float64(with.Wall)/float64(without.Wall), "x-no-record")
 	}
 }
+
+// BenchmarkHistoryPruneStall measures what the history's prune costs the
+// operation that meets it: three applies of gen_bigpatch.py's patch
+// (2,000 files, each on a fresh copy at the same path: thousands of old
+// contents stored), then 64 small edits —
+// four prunes among them. It reports the edits' median and slowest wall
+// time and their ratio (issue 38: no operation slower than 3x its median
+// because of the history).
+func BenchmarkHistoryPruneStall(b *testing.B) {
+	bin := hunkBin(b)
+	out := bigPatch(b)
+	for b.Loop() {
+		dir := b.TempDir()
+		historyEnv(b, filepath.Join(dir, "state"))
+		ws := filepath.Join(dir, "ws") // one path: one history
+		for k := 0; k < 3; k++ {
+			os.RemoveAll(ws)
+			if err := os.CopyFS(ws, os.DirFS(filepath.Join(out, "workspace"))); err != nil {
+				b.Fatal(err)
+			}
+			exe(b, ws, "", bin, "apply-patch", filepath.Join(out, "patch.txt"))
+		}
+		os.WriteFile(filepath.Join(ws, "small.txt"), []byte("a\n"), 0o644)
+		var edits []time.Duration
+		for k := 0; k < 64; k++ {
+			old, nw := "a", "b"
+			if k%2 == 1 {
+				old, nw = nw, old
+			}
+			edits = append(edits, wallOnce(b, ws, "", bin, "edit", "small.txt", "--old", old, "--new", nw).Wall)
+		}
+		slices.Sort(edits)
+		med, worst := edits[len(edits)/2], edits[len(edits)-1]
+		b.ReportMetric(ms(med), "edit-median-ms")
+		b.ReportMetric(ms(worst), "edit-slowest-ms")
+		b.ReportMetric(float64(worst)/float64(med), "x-median")
+	}
+}

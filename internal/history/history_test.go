@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,5 +364,59 @@ func TestPrivatePack(t *testing.T) {
 	o.DropPrivate()
 	if _, err := s.Blob(im); err == nil {
 		t.Fatal("the private pack is still there after DropPrivate")
+	}
+}
+
+// TestPruneHashesInBatches: a prune hashes at most hashFiles backups, the
+// oldest first; the others are read back by their names meanwhile, and
+// later prunes hash them — no prune pays for thousands at once.
+func TestPruneHashesInBatches(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 1000
+	dir := t.TempDir()
+	o, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []FileChange
+	for i := 0; i < hashFiles+10; i++ {
+		src := filepath.Join(dir, fmt.Sprint(i))
+		content := fmt.Sprintf("backup %d\n", i)
+		os.WriteFile(src, []byte(content), 0o644)
+		im, err := o.LinkNew(int64(len(content)), func(to string) error { return os.Link(src, to) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, FileChange{Path: fmt.Sprint(i), Pre: im})
+	}
+	if err := o.Prepare(&Entry{Command: "apply-patch", Files: files}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (hashed int) {
+		list, _, _ := s.List()
+		for i, f := range list[0].Files {
+			if f.Pre.Unhashed == "" {
+				hashed++
+			}
+			if b, err := s.Blob(f.Pre); err != nil || string(b) != fmt.Sprintf("backup %d\n", i) {
+				t.Fatalf("file %d read back: %q %v", i, b, err)
+			}
+		}
+		return hashed
+	}
+	if err := s.prune(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != hashFiles {
+		t.Fatalf("one prune hashed %d backups, want %d", n, hashFiles)
+	}
+	if err := s.prune(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != hashFiles+10 {
+		t.Fatalf("two prunes hashed %d backups, want all %d", n, hashFiles+10)
 	}
 }

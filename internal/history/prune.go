@@ -23,6 +23,7 @@ func (s *Store) prune(lf *os.File) error {
 		return err
 	}
 	keep := s.kept(entries)
+	dropped := entries[:len(entries)-len(keep)]
 	gen := s.packGen() + 1
 	usedFiles, err := s.repack(gen, append(append([]*Entry{}, keep...), open...))
 	if err != nil {
@@ -50,8 +51,21 @@ func (s *Store) prune(lf *os.File) error {
 	for h := range s.readHashes() {
 		usedFiles[h] = true
 	}
-	return s.removeUnusedBlobs(usedFiles)
+	var dead []string // blob files dropped entries named
+	for _, e := range dropped {
+		for _, im := range images(e) {
+			if im.Pack == "" && validHash(im.Hash) {
+				dead = append(dead, im.Hash)
+			}
+		}
+	}
+	return s.removeUnusedBlobs(usedFiles, dead, gen%fullSweepEvery == 0)
 }
+
+// fullSweepEvery: one prune in this many looks at every blob file for
+// ones no entry names (a killed hunk's, say); the others look only at the
+// files the entries they drop named, and at the backups not hashed yet.
+const fullSweepEvery = 8
 
 // kept are the newest entries within the limits: the count, the age (the
 // newest always kept) and the bytes their contents take (an entry whose
@@ -97,9 +111,10 @@ func (s *Store) repack(gen int, entries []*Entry) (map[string]bool, error) {
 	placed := map[string]string{}
 	var off int64
 	usedFiles := map[string]bool{}
+	budget := hashBudget{files: hashFiles, bytes: hashBytes}
 	for _, e := range entries {
 		for _, im := range images(e) {
-			if im.Unhashed != "" {
+			if im.Unhashed != "" && budget.take(im.Size) {
 				s.hashUnhashed(im)
 			}
 			if im.Pack == "" {
@@ -150,28 +165,79 @@ func (s *Store) removeOldPacks(gen int) {
 	}
 }
 
-// removeUnusedBlobs removes the blob files no kept entry names (used),
-// but for those stored in the last ten minutes (a session's reads may name
-// them, an undo that read the log before the prune may want them).
-func (s *Store) removeUnusedBlobs(used map[string]bool) error {
+// removeUnusedBlobs removes the blob files no kept entry names (used):
+// the backups not hashed yet (blobs/new) and the files dead names (those
+// the dropped entries named), or every blob file when full — but for
+// those stored in the last ten minutes (a session's reads may name them,
+// an undo that read the log before the prune may want them).
+func (s *Store) removeUnusedBlobs(used map[string]bool, dead []string, full bool) error {
 	recent := s.now().Add(-10 * time.Minute)
 	blobs := filepath.Join(s.dir, "blobs")
-	return filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || used[d.Name()] {
-			return nil
-		}
-		if rel, _ := filepath.Rel(blobs, p); strings.HasPrefix(rel, "new/") && used[filepath.ToSlash(rel)] {
-			return nil
+	drop := func(p, name string, fi fs.FileInfo) {
+		if used[name] {
+			return
 		}
 		// Recent ones stay, also a backup no kept entry names any more (it
 		// was hashed, or its entry dropped): a session's reads may name
 		// them, or an undo that read the log before this prune.
-		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
-			return nil
+		if fi == nil || fi.ModTime().After(recent) {
+			return
 		}
 		_ = os.Remove(p)
+	}
+	if !full {
+		for _, h := range dead {
+			p := s.blobPath(h)
+			fi, _ := os.Stat(p)
+			drop(p, h, fi)
+		}
+		blobs = filepath.Join(blobs, "new")
+	}
+	err := filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if rel, _ := filepath.Rel(filepath.Join(s.dir, "blobs"), p); strings.HasPrefix(rel, "new/") {
+			name = filepath.ToSlash(rel)
+		}
+		if used[name] {
+			return nil
+		}
+		fi, _ := d.Info()
+		drop(p, name, fi)
 		return nil
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// A prune hashes at most hashFiles backups (LinkNew's) and hashBytes of
+// them, oldest first: the rest stay as they are, read back by their names
+// (Image.Unhashed), and are hashed by later prunes. Hashing every backup
+// a big patch left (thousands of files: a read, a hash and a link each)
+// stalled the operation that met the prune for a second and more.
+const (
+	hashFiles = 16
+	hashBytes = 16 << 20
+)
+
+// hashBudget is what a prune may still hash.
+type hashBudget struct {
+	files int
+	bytes int64
+}
+
+// take reports whether a backup of size bytes fits, and counts it.
+func (b *hashBudget) take(size int64) bool {
+	if b.files <= 0 || b.bytes < size {
+		return false
+	}
+	b.files--
+	b.bytes -= size
+	return true
 }
 
 // hashUnhashed names the blob file LinkNew stored for im by its hash (or
