@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/history"
@@ -15,21 +14,24 @@ import (
 // A recorded command (exec --record, exec.record): what it changes in the
 // workspace becomes one operation of the history, so hunk undo takes it
 // back. Before it runs, the workspace is scanned and every file the
-// command may change has its content stored (in a pack of this process's
-// own, the history's lock not held while the command runs); after it, a
+// command may change has its content kept — in the history's snapshot,
+// read and stored only when the file changed since the last recorded run
+// (history.Snapshot; the history's lock not held while the command
+// runs); after it, a
 // second scan finds what changed — size, modification time, inode or mode
 // first, the content's hash where they differ — and the entry names those
 // files' old contents (copied into the history's pack) and new hashes.
 // The scan leaves out .git (undo never touches it), hunk's temporary
 // files and whatever the path policy keeps the command from writing. The
-// cost is a read and a copy of the workspace's files for every recorded
-// run (docs/exec.md), bounded by the history's size limit.
+// cost is a stat of every file and a read and a copy of those changed
+// since the last recorded run (docs/exec.md).
 
 // scanned is one entry of the workspace as a scan found it.
 type scanned struct {
 	mode  fs.FileMode
 	size  int64
 	mtime time.Time
+	ctime time.Time
 	ino   uint64
 	link  string
 	pre   *history.Image // a file's content, stored before the command ran
@@ -38,15 +40,17 @@ type scanned struct {
 // Scan is the workspace before a recorded command, and where its
 // contents went. Drop lets them go (a run that did not start).
 type Scan struct {
-	store *history.Store
-	files map[string]scanned
-	op    *history.Op // its private pack
+	store  *history.Store
+	files  map[string]scanned
+	op     *history.Op // its private pack
+	unmark func()      // ends the mark that keeps the snapshot's pack as it is
 }
 
 // Drop lets the stored contents go.
 func (s *Scan) Drop() {
 	if s != nil { // a run that records nothing has no scan
 		s.op.DropPrivate()
+		s.unmark()
 	}
 }
 
@@ -76,9 +80,7 @@ func scanWorkspace(ws *workspace.Workspace) (map[string]scanned, error) {
 				continue // gone meanwhile
 			}
 			s := scanned{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime()}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				s.ino = uint64(st.Ino)
-			}
+			s.ctime, s.ino = changeTime(fi)
 			switch {
 			case fi.Mode()&fs.ModeSymlink != 0:
 				if s.link, err = ws.Readlink(name); err != nil {
@@ -98,14 +100,17 @@ func scanWorkspace(ws *workspace.Workspace) (map[string]scanned, error) {
 	return out, walk(".")
 }
 
-// RecordBefore scans the workspace and stores every file's content before
-// a recorded command runs.
+// RecordBefore scans the workspace and keeps every file's content before
+// a recorded command runs: from the snapshot the last recorded run left,
+// where the file's stat says it is unchanged since, read and stored in the
+// snapshot otherwise (history.Snapshot).
 func RecordBefore(ws *workspace.Workspace) (*Scan, error) {
 	store, err := ws.History()
 	if err != nil {
 		return nil, result.Errorf(result.NotFound, "exec --record: no history: %v", err).
 			WithHint("hunk records into $XDG_STATE_HOME/hunk/history unless --no-history or history: false")
 	}
+	start := time.Now()
 	files, err := scanWorkspace(ws)
 	if err != nil {
 		return nil, result.Wrap(result.IOError, err, "exec --record: scanning the workspace")
@@ -125,24 +130,43 @@ func RecordBefore(ws *workspace.Workspace) (*Scan, error) {
 		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
 	}
 	defer op.Release()
-	scan := &Scan{store: store, files: files, op: op}
+	mark, unmark, err := store.MarkRun()
+	if err != nil {
+		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
+	}
+	scan := &Scan{store: store, files: files, op: op, unmark: unmark}
+	fail := func(err error, what string) (*Scan, error) {
+		scan.Drop()
+		return nil, result.Wrap(result.IOError, err, "exec --record: "+what)
+	}
+	sn := op.Snapshot()
+	if !store.RunsUnderWay(mark) {
+		if err := op.CompactSnapshot(sn); err != nil {
+			return fail(err, "the history's snapshot")
+		}
+	}
 	for name, f := range files {
 		if !f.mode.IsRegular() {
 			continue
 		}
-		data, err := ws.ReadFileRaw(name)
-		if err != nil {
-			delete(files, name) // gone or unreadable: not kept, not compared
-			continue
-		}
-		im, err := op.Put(data)
-		if err != nil {
-			op.DropPrivate()
-			return nil, result.Wrap(result.IOError, err, "exec --record: storing "+name)
+		im, ok := sn.Unchanged(name, f.ino, f.size, f.mtime, f.ctime, f.mode)
+		if !ok {
+			data, err := ws.ReadFileRaw(name)
+			if err != nil {
+				delete(files, name) // gone or unreadable: not kept, not compared
+				continue
+			}
+			if im, err = op.PutSnap(sn, name, data, f.ino, f.mtime, f.ctime, f.mode); err != nil {
+				return fail(err, "storing "+name)
+			}
 		}
 		im.Mode = f.mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		f.pre = im
 		files[name] = f
+	}
+	sn.Forget(func(name string) bool { f, ok := files[name]; return ok && f.mode.IsRegular() })
+	if err := op.SaveSnapshot(sn, start); err != nil {
+		return fail(err, "the history's snapshot")
 	}
 	return scan, nil
 }
@@ -173,7 +197,7 @@ func RecordAfter(ws *workspace.Workspace, before *Scan, argv []string, rec *work
 		b, hadB := before.files[n]
 		a, hasA := after[n]
 		if hadB && hasA && b.mode == a.mode && b.link == a.link && (a.mode.IsDir() ||
-			a.mode&fs.ModeSymlink != 0 || b.size == a.size && b.mtime.Equal(a.mtime) && b.ino == a.ino) {
+			a.mode&fs.ModeSymlink != 0 || b.size == a.size && b.mtime.Equal(a.mtime) && b.ctime.Equal(a.ctime) && b.ino == a.ino) {
 			continue // unchanged by its metadata
 		}
 		fc := history.FileChange{Path: n}

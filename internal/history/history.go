@@ -503,6 +503,9 @@ func (im *Image) Stored() bool {
 // validGen reports whether g names a pack: a generation, or a private
 // pack ("x<pid>n<n>").
 func validGen(g string) bool {
+	if snapGen(g) {
+		return true // the snapshot's (snapshot.go)
+	}
 	if p, ok := strings.CutPrefix(g, "x"); ok {
 		pid, n, ok := strings.Cut(p, "n")
 		return ok && pid != "" && n != "" && strings.Trim(pid+n, "0123456789") == ""

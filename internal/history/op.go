@@ -32,6 +32,8 @@ type Op struct {
 	done   bool
 	pack   *os.File // the pack contents are appended to, once one is
 	packAt int64
+	snap   *os.File // the snapshot's pack (PutSnap), once open
+	snapAt int64
 	gen    int
 	// private names a pack of this process's own ("x<pid>": BeginPrivate)
 	// instead of the current one.
@@ -108,6 +110,10 @@ func (o *Op) unlock() {
 	if o.pack != nil {
 		o.pack.Close()
 		o.pack = nil
+	}
+	if o.snap != nil {
+		o.snap.Close()
+		o.snap = nil
 	}
 	o.log.Close()
 	o.lf.Close()

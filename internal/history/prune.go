@@ -152,8 +152,8 @@ func (s *Store) removeOldPacks(gen int) {
 	}
 	for _, d := range ents {
 		g, ok := strings.CutPrefix(d.Name(), "pack.")
-		if !ok || g == strconv.Itoa(gen) {
-			continue
+		if !ok || g == strconv.Itoa(gen) || snapGen(g) {
+			continue // the snapshot's pack is its own (snapshot.go)
 		}
 		if p, isPriv := strings.CutPrefix(g, "x"); isPriv {
 			pid, _, _ := strings.Cut(p, "n")

@@ -53,7 +53,9 @@ func (f *fileStat) ModTime() time.Time {
 func (f *fileStat) IsDir() bool { return f.Mode().IsDir() }
 func (f *fileStat) Sys() any {
 	// The same type os.Lstat gives, for callers that read owners.
-	return &syscall.Stat_t{Uid: f.st.Uid, Gid: f.st.Gid, Mode: f.st.Mode, Size: f.st.Size, Nlink: f.st.Nlink, Ino: f.st.Ino, Dev: f.st.Dev}
+	st := &syscall.Stat_t{Uid: f.st.Uid, Gid: f.st.Gid, Mode: f.st.Mode, Size: f.st.Size, Nlink: f.st.Nlink, Ino: f.st.Ino, Dev: f.st.Dev}
+	statTimes(st, &f.st) // exec --record's snapshot compares the change time
+	return st
 }
 
 // ownedByUs reports whether fi (from Lstat) belongs to the effective user.
