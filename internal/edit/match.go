@@ -78,9 +78,12 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 	var exactRepl []byte
 	for _, m := range ms {
 		var repl []byte
-		if rule == Indentation || rule == InnerWhitespace {
+		switch rule {
+		case InnerWhitespace:
+			repl = []byte(f.toEOL(keepSpacing(reindent(nw, m), old, f.body[m.start:m.end])))
+		case Indentation:
 			repl = []byte(f.toEOL(reindent(nw, m)))
-		} else {
+		default:
 			if exactRepl == nil {
 				exactRepl = []byte(f.toEOL(nw))
 			}
