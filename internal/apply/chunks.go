@@ -107,6 +107,30 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 	return &q
 }
 
+// dropLeadingEmpty is the chunk without its first old line, when that
+// line is blank: a block whose SEARCH begins with a blank line the file
+// does not have there (aider's own test of it). nil when it has none.
+func (p *prepared) dropLeadingEmpty() *prepared {
+	if len(p.old) < 2 || strings.TrimSpace(p.old[0]) != "" {
+		return nil
+	}
+	q := *p
+	q.lines = make([]cline, 0, len(p.lines)-1)
+	dropped := false
+	for _, l := range p.lines {
+		if !dropped && l.op != '+' {
+			dropped = true
+			continue
+		}
+		q.lines = append(q.lines, l)
+	}
+	q.old = p.old[1:]
+	if q.hint >= 0 {
+		q.hint++
+	}
+	return &q
+}
+
 // patchEndings reports whether the chunk's lines carry the patch's own
 // endings (a unified diff that is not CRLF throughout).
 func patchEndings(p *prepared) bool {

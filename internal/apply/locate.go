@@ -147,6 +147,16 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		if m = lc.recoverComposed(p, taken); m != nil {
 			return m, nil
 		}
+		if q := p.dropLeadingEmpty(); q != nil {
+			// A blank first line the file does not have there (a SEARCH
+			// begun with an empty line): the chunk without it, placed
+			// strictly, where nothing fits the chunk as written — not
+			// even with a recovery — nor the rest with one mistake more.
+			if m, err := strict(q); err == nil && m != nil && !lc.rivalNear(q, m, 1, taken) {
+				m.rule += ",leading-blank-dropped"
+				return m, nil
+			}
+		}
 	}
 	e := lc.noMatch(p)
 	if q := p.numbered(); q != nil {

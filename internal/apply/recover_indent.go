@@ -72,7 +72,10 @@ func (lc *locator) indentPairs(m *placed, only byte) []indentPair {
 // fixed prefix added or removed.
 func shiftRules(pairs []indentPair, convs []func(string) string) []func(string) (string, bool) {
 	var fns []func(string) (string, bool)
-	for _, conv := range convs {
+	for i, conv := range convs {
+		if i > 0 && !converts(pairs, conv) {
+			continue // no line shows it: not a rival of the plain shift
+		}
 		q0, f0 := conv(pairs[0].pat), pairs[0].file
 		var add, del string
 		switch {
@@ -112,6 +115,9 @@ func shiftRules(pairs []indentPair, convs []func(string) string) []func(string) 
 func dropRules(pairs []indentPair, convs []func(string) string) []func(string) (string, bool) {
 	var fns []func(string) (string, bool)
 	for _, conv := range convs {
+		if !converts(pairs, conv) {
+			continue
+		}
 		p0 := pairs[0].pat
 		for k := 1; k < len(p0); k++ {
 			drop := p0[:k]
@@ -135,6 +141,19 @@ func dropRules(pairs []indentPair, convs []func(string) string) []func(string) (
 		}
 	}
 	return fns
+}
+
+// converts reports whether conv changes the patch's indent of some
+// matched line: a tab width that no line shows (a spaces-to-tabs rule for
+// lines indented with one space) is no rival of the plain shift — only a
+// guess that would indent added lines otherwise.
+func converts(pairs []indentPair, conv func(string) string) bool {
+	for _, pr := range pairs {
+		if conv(pr.pat) != pr.pat {
+			return true
+		}
+	}
+	return false
 }
 
 func shift(ind, add, del string) string {

@@ -1,6 +1,9 @@
 package patchparse
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // SEARCH/REPLACE blocks, as aider's "diff" and "diff-fenced" edit formats
 // write them (and the models trained on them):
@@ -195,13 +198,16 @@ func blockPath(L []string, lo, i int) (string, bool) {
 		t = strings.TrimSpace(t)
 		t = strings.TrimSuffix(t, ":")
 		t = strings.Trim(t, "*`'\"")
-		if t == "" || strings.ContainsAny(t, " \t") || len(t) > 4096 {
-			return "", false
+		if t == "" || strings.ContainsAny(t, " \t") || len(t) > 4096 || !strings.ContainsFunc(t, isWordChar) {
+			return "", false // prose: "...", "…", "---" name no file (aider's own examples)
 		}
 		return t, true
 	}
 	return "", false
 }
+
+// isWordChar reports whether r is a letter or a digit: a path has one.
+func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // blocksPatch turns blocks into file operations: the blocks of one path
 // (in the order the paths first appear) are the chunks of its Update; a
