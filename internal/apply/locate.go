@@ -147,15 +147,8 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		if m = lc.recoverComposed(p, taken); m != nil {
 			return m, nil
 		}
-		if q := p.dropLeadingEmpty(); q != nil {
-			// A blank first line the file does not have there (a SEARCH
-			// begun with an empty line): the chunk without it, placed
-			// strictly, where nothing fits the chunk as written — not
-			// even with a recovery — nor the rest with one mistake more.
-			if m, err := strict(q); err == nil && m != nil && !lc.rivalNear(q, m, 1, taken) {
-				m.rule += ",leading-blank-dropped"
-				return m, nil
-			}
+		if m = lc.leadingBlank(p, strict, taken); m != nil {
+			return m, nil
 		}
 	}
 	e := lc.noMatch(p)
@@ -177,6 +170,22 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		}
 	}
 	return nil, e
+}
+
+// leadingBlank places a chunk begun with a blank old line the file does
+// not have there (a SEARCH begun with an empty line) without that line:
+// by the strict passes, where nothing fits the chunk as written — not even
+// with a recovery, it is tried last — nor the rest with one mistake more.
+func (lc *locator) leadingBlank(p *prepared, strict func(*prepared) (*placed, error), taken []span) *placed {
+	q := p.dropLeadingEmpty()
+	if q == nil {
+		return nil
+	}
+	if m, err := strict(q); err == nil && m != nil && !lc.rivalNear(q, m, 1, taken) {
+		m.rule += ",leading-blank-dropped"
+		return m
+	}
+	return nil
 }
 
 // locateCodex is Codex's rule: after the context line, the first position
