@@ -175,17 +175,24 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 // leadingBlank places a chunk begun with a blank old line the file does
 // not have there (a SEARCH begun with an empty line) without that line:
 // by the strict passes, where nothing fits the chunk as written — not even
-// with a recovery, it is tried last — nor the rest with one mistake more.
+// with a recovery, it is tried last — nor the chunk with one mistake more
+// (a blank line two lines above: the line between left out).
 func (lc *locator) leadingBlank(p *prepared, strict func(*prepared) (*placed, error), taken []span) *placed {
 	q := p.dropLeadingEmpty()
 	if q == nil {
 		return nil
 	}
-	if m, err := strict(q); err == nil && m != nil && !lc.rivalNear(q, m, 1, taken) {
-		m.rule += ",leading-blank-dropped"
-		return m
+	m, err := strict(q)
+	if err != nil || m == nil || lc.rivalNear(p, m, 1, taken) {
+		return nil
 	}
-	return nil
+	if m.pos >= 2 && strings.TrimSpace(lc.file[m.pos-2]) == "" {
+		// A blank line one line above: the chunk as written, with the
+		// line between left out, is a reading as likely.
+		return nil
+	}
+	m.rule += ",leading-blank-dropped"
+	return m
 }
 
 // locateCodex is Codex's rule: after the context line, the first position
