@@ -82,14 +82,16 @@ func startInternet(t *testing.T) *internet {
 		}
 		return ln
 	}
+	// The ports are known before any server starts: the handler reads
+	// them (set after Start, the race detector saw the write race a read).
 	plain := &httptest.Server{Listener: listen("127.0.0.2:0"), Config: &http.Server{Handler: mux}}
-	plain.Start()
-	t.Cleanup(plain.Close)
 	secure := &httptest.Server{Listener: listen("127.0.0.2:0"), Config: &http.Server{Handler: mux}}
-	secure.StartTLS()
-	t.Cleanup(secure.Close)
 	_, in.http, _ = net.SplitHostPort(plain.Listener.Addr().String())
 	_, in.tls, _ = net.SplitHostPort(secure.Listener.Addr().String())
+	plain.Start()
+	t.Cleanup(plain.Close)
+	secure.StartTLS()
+	t.Cleanup(secure.Close)
 	trap := &httptest.Server{Listener: listen("0.0.0.0:0"), Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in.trapHits.Add(1)
 	})}}
