@@ -55,6 +55,8 @@ type prepared struct {
 	// guessed: a block whose removed lines were told from its context by
 	// a guess (patchparse.Chunk.Guessed): no recovery keeps file lines.
 	guessed bool
+	// gapped: read-tool numbers that skip (numbered): elisions inserted.
+	gapped bool
 }
 
 func prepare(c *patchparse.Chunk, n int) *prepared {

@@ -114,10 +114,7 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	}
 	if q := p.numbered(); q != nil && !lc.opt.Strict {
 		q.guessed = q.guessed || p.guessed
-		// Lines copied with a read tool's line numbers: taken without
-		// them only where the numbers say.
-		if m, _ := lc.locateStrict(q, cursor, taken); m != nil && m.pos == q.hint {
-			m.rule += ",numbered-lines"
+		if m := lc.locateNumbered(q, cursor, taken); m != nil {
 			return m, nil
 		}
 	}
@@ -170,6 +167,44 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 		}
 	}
 	return nil, e
+}
+
+// locateNumbered places a chunk whose lines were copied with a read
+// tool's line numbers (numbered: q, without them). The numbers are
+// evidence: taken exactly where they say; or, the numbers consecutive
+// and the lines two or more, exactly at the one place they fit (the file
+// moved since the read: stale numbers); or by one recovery (a
+// misremembered line, an elision, a skipped number) placing the chunk
+// where the numbers say, with no other place as good.
+func (lc *locator) locateNumbered(q *prepared, cursor int, taken []span) *placed {
+	if m, _ := lc.locateStrict(q, cursor, taken); m != nil && m.pos == q.hint {
+		m.rule += ",numbered-lines"
+		return m
+	}
+	if q.guessed {
+		return nil
+	}
+	if len(q.old) >= 2 && !q.gapped {
+		r := *q
+		r.hint = -1
+		if m, err := lc.locateStrict(&r, 0, taken); err == nil && m != nil && m.pass == Exact {
+			m.rule += ",numbered-lines,stale-numbers"
+			return m
+		}
+	}
+	tries := []func() *placed{
+		func() *placed { m, _ := lc.recover(q, cursor, taken); return m },
+		func() *placed { return lc.recoverSubstituted(q, taken) },
+		func() *placed { return lc.recoverElided(q, taken) },
+		func() *placed { return lc.recoverComposed(q, taken) },
+	}
+	for _, try := range tries {
+		if m := try(); m != nil && m.pos == q.hint && !lc.rivalNear(q, m, 1, taken) {
+			m.rule += ",numbered-lines"
+			return m
+		}
+	}
+	return nil
 }
 
 // leadingBlank places a chunk begun with a blank old line the file does

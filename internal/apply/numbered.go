@@ -9,8 +9,12 @@ import (
 // Lines copied with the line numbers a read tool printed before them —
 // "    12\t" (cat -n, hunk read -n), "    12→" (Claude Code's Read), "12:",
 // "L12:", "12|" — are matched without them when every context and removed
-// line of the chunk carries one, in one form, numbered consecutively, and
-// the lines then fit the file exactly where the numbers say. Added lines
+// line of the chunk carries one, in one form, numbered upwards (a number
+// skipped, or an elision line without one, is lines left out: an elision),
+// and the lines then fit the file where the numbers say — exactly, or by
+// one recovery (a misremembered line, an elision) that nothing else fits
+// as well — or, their numbers stale (the file moved since it was read),
+// exactly in one place whatever the numbers say. Added lines
 // lose theirs only when every one carries one in the same form (a line the
 // model copied and changed); otherwise they are text.
 
@@ -65,22 +69,39 @@ func (p *prepared) numbered() *prepared {
 			continue
 		}
 		q := *p
-		q.lines = make([]cline, len(p.lines))
+		q.lines = make([]cline, 0, len(p.lines))
 		q.old = nil
 		next := first
 		good := true
-		for i, l := range p.lines {
-			q.lines[i] = l
+		for _, l := range p.lines {
 			if l.op == '+' {
+				q.lines = append(q.lines, l)
 				continue
 			}
 			n, rest, ok := f.cut(l.text)
-			if !ok || n != next {
+			switch {
+			case ok && n == next:
+			case ok && n > next && len(q.old) > 0:
+				// Numbers skipped: the lines between were left out, as
+				// an elision says it — a recovery's to place, where
+				// the numbers say.
+				q.lines = append(q.lines, cline{op: ' ', text: "..."})
+				q.old = append(q.old, "...")
+				q.gapped = true
+			case !ok && isElision(l.text) && len(q.old) > 0:
+				q.lines = append(q.lines, l)
+				q.old = append(q.old, l.text)
+				q.gapped = true
+				continue
+			default:
 				good = false
+			}
+			if !good {
 				break
 			}
-			next++
-			q.lines[i].text = rest
+			next = n + 1
+			l.text = rest
+			q.lines = append(q.lines, l)
 			q.old = append(q.old, rest)
 		}
 		if !good {
