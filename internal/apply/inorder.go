@@ -87,8 +87,14 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int) (r repl
 		return r, "addition", false, err
 	}
 	m, err := lc.locate(p, cursor, nil)
-	at, ok := lc.applied(c, n)
-	if ok && err != nil && result.As(err).Code == result.NoMatch {
+	var at span
+	ok := false
+	if err != nil && result.As(err).Code == result.NoMatch || err == nil && !removes(c) {
+		// (Only a block not found, or one that removes nothing — its
+		// SEARCH kept — can be in the file already.)
+		at, ok = lc.applied(c, n)
+	}
+	if ok && err != nil {
 		return replacement{}, "already-applied", false, nil
 	}
 	if err != nil {
@@ -216,12 +222,21 @@ func (lc *locator) applied(c *patchparse.Chunk, n int) (span, bool) {
 		return span{}, false
 	}
 	q := prepare(r.Files[0].Chunks[0], n)
-	q.hint = -1
-	m, err := lc.locateStrict(q, 0, nil)
-	if err != nil || m == nil || m.pass != Exact {
-		return span{}, false
+	var found []int
+	for i := 0; i+len(q.old) <= len(lc.file) && len(found) < 2; i++ {
+		if matchAt(Exact, lc.file, q.old, i) {
+			found = append(found, i)
+		}
 	}
-	return span{m.pos, m.pos + len(q.old)}, true
+	if len(found) != 1 {
+		return span{}, false // absent, or in two places: no telling
+	}
+	return span{found[0], found[0] + len(q.old)}, true
+}
+
+// removes reports whether a block removes a line.
+func removes(c *patchparse.Chunk) bool {
+	return slices.ContainsFunc(c.Lines, func(l patchparse.ChunkLine) bool { return l.Op == '-' })
 }
 
 // sameBlock reports whether two blocks are one block sent twice.
