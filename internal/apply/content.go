@@ -89,6 +89,22 @@ func checkBlob(name string, data []byte, id, what string, opt Options) error {
 		WithHint("the patch was made from another version of the file: make it again against this one").At(name)
 }
 
+// MadeFrom reports whether f's "index" line names the content its file
+// has now (seven hex digits or more of git's blob id): the diff is git's,
+// made from this very file.
+func MadeFrom(fsys workspace.FS, f *patchparse.FileOp) bool {
+	id := strings.ToLower(f.OldHash)
+	if len(id) < 7 || strings.Trim(id, "0") == "" || strings.Trim(id, "0123456789abcdef") != "" {
+		return false
+	}
+	n, err := fsys.Resolve(f.Path)
+	if err != nil {
+		return false
+	}
+	data, err := fsys.ReadFile(n)
+	return err == nil && strings.HasPrefix(gitBlobID(data, len(id) > 40), id)
+}
+
 // gitBlobID is the id git gives a blob of data (SHA-256 for a repository
 // in that format).
 func gitBlobID(data []byte, sha256Repo bool) string {

@@ -90,8 +90,13 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		text := apply.StatText(p, req.Stat == "numstat")
 		return &Output{Text: text, Message: text, Data: true, Details: &PatchStatDetails{Stat: p.Stat(), Format: p.Format}}, nil
 	}
+	ws := env.Workspace
+	fsys, rec := env.FS(req.DryRun, req.command())
+	defer fsys.Done()
 	if req.Compat != "codex" && !env.AllowPlaceholders { // Codex applies placeholders as text
-		if err := placeholder.InPatch(p); err != nil {
+		// A git diff made from the very file (its index line names the
+		// file's content) is git's text, not a model's elision.
+		if err := placeholder.InPatch(p, func(f *patchparse.FileOp) bool { return apply.MadeFrom(fsys, f) }); err != nil {
 			return nil, err
 		}
 		notes, err := placeholder.AtEdges(p)
@@ -100,9 +105,6 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		p.Notes = append(p.Notes, notes...)
 	}
-	ws := env.Workspace
-	fsys, rec := env.FS(req.DryRun, req.command())
-	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	if req.AbsolutePaths {
 		aopt.Display = func(name string) string { return ws.Abs(name) }

@@ -84,7 +84,9 @@ type FileOp struct {
 	// removed when empty, its commit changes nothing on disk.
 	Link, Gitlink bool
 	// OldHash, NewHash: the blob ids of git's "index" line (hex, maybe
-	// abbreviated; "" without one). A binary patch is checked against them.
+	// abbreviated; "" without one). A binary patch is checked against
+	// them; a text diff whose old id names the file as it is was made by
+	// git from it (apply.MadeFrom).
 	OldHash, NewHash string
 	Line             int // 1-based patch line of the op's header
 }

@@ -229,7 +229,7 @@ func (f *uFile) fileOp(L []string, oldName, newName string, line int, name strin
 		}
 		return op, nil
 	}
-	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode, OldMode: f.oldMode}
+	op := &FileOp{Kind: Update, Path: oldName, Chunks: f.chunks, Line: line + 1, Mode: f.mode, OldMode: f.oldMode, OldHash: f.oldHash, NewHash: f.newHash}
 	switch {
 	case !f.git:
 		// A plain diff has no renames: "--- x.orig" / "+++ x" changes x,
