@@ -340,8 +340,13 @@ func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rec record
-			switch jerr := json.Unmarshal(line, &rec); {
+			rec, fast := decodeRecord(line)
+			var jerr error
+			if !fast {
+				rec = record{}
+				jerr = json.Unmarshal(line, &rec)
+			}
+			switch {
 			case err == io.EOF:
 				// A record is written with its newline in one write: a
 				// last line without one was cut short.

@@ -1,0 +1,202 @@
+package history
+
+import (
+	"bytes"
+	"io/fs"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// decodeRecord reads a log line in the very form appendRecord writes it
+// — fields in their order, optional ones left out — several times faster
+// than encoding/json (a prune and every hunk log and undo read the whole
+// log: 1.5 MB for three 2,000-file operations took ~40 ms). ok false: the
+// line is in no such form, and encoding/json reads it (readLog).
+func decodeRecord(line []byte) (rec record, ok bool) {
+	d := &decoder{b: bytes.TrimSpace(line)}
+	if !d.lit(`{"seq":`) {
+		return record{}, false
+	}
+	rec.Seq = d.int()
+	if d.lit(`,"entry":`) {
+		rec.Entry = d.entry()
+	}
+	rec.Commit = d.lit(`,"commit":true`)
+	rec.Abort = d.lit(`,"abort":true`)
+	if !d.lit("}") || d.i != len(d.b) || d.bad {
+		return record{}, false
+	}
+	return rec, true
+}
+
+// decoder reads one line; bad: it is not in appendRecord's form.
+type decoder struct {
+	b   []byte
+	i   int
+	bad bool
+}
+
+// lit reports whether s is next, and passes it.
+func (d *decoder) lit(s string) bool {
+	if d.bad || !bytes.HasPrefix(d.b[d.i:], []byte(s)) {
+		return false
+	}
+	d.i += len(s)
+	return true
+}
+
+func (d *decoder) need(s string) {
+	if !d.lit(s) {
+		d.bad = true
+	}
+}
+
+func (d *decoder) int() int64 {
+	j := d.i
+	if j < len(d.b) && d.b[j] == '-' {
+		j++
+	}
+	digits := j
+	for j < len(d.b) && d.b[j] >= '0' && d.b[j] <= '9' {
+		j++
+	}
+	n, err := strconv.ParseInt(string(d.b[d.i:j]), 10, 64)
+	if err != nil || j-digits > 1 && d.b[digits] == '0' {
+		d.bad = true // (JSON has no leading zeros)
+	}
+	d.i = j
+	return n
+}
+
+// str reads a JSON string: as it is without escapes, else through
+// strconv.Unquote (the escapes appendString writes are Go's too).
+func (d *decoder) str() string {
+	if d.bad || d.i >= len(d.b) || d.b[d.i] != '"' {
+		d.bad = true
+		return ""
+	}
+	esc := false
+	for j := d.i + 1; j < len(d.b); j++ {
+		switch d.b[j] {
+		case '\\':
+			// JSON's escapes only (Go's \a, \x, octal… are not).
+			if j+1 >= len(d.b) || bytes.IndexByte([]byte(`"\\bfnrtu`), d.b[j+1]) < 0 {
+				d.bad = true
+				return ""
+			}
+			esc = true
+			j++
+		case '"':
+			tok := d.b[d.i : j+1]
+			d.i = j + 1
+			if !utf8.Valid(tok) {
+				d.bad = true // encoding/json reads such bytes as U+FFFD
+				return ""
+			}
+			if !esc {
+				return string(tok[1 : len(tok)-1])
+			}
+			s, err := strconv.Unquote(string(tok))
+			if err != nil {
+				d.bad = true
+			}
+			return s
+		default:
+			if d.b[j] < 0x20 {
+				d.bad = true
+				return ""
+			}
+		}
+	}
+	d.bad = true
+	return ""
+}
+
+func (d *decoder) entry() *Entry {
+	e := &Entry{}
+	d.need(`{"id":`)
+	e.ID = d.str()
+	d.need(`,"seq":`)
+	e.Seq = d.int()
+	d.need(`,"time":`)
+	t, err := time.Parse(time.RFC3339Nano, d.str())
+	if err != nil {
+		d.bad = true
+	}
+	e.Time = t
+	d.need(`,"command":`)
+	e.Command = d.str()
+	if d.lit(`,"session":`) {
+		e.Session = d.str()
+	}
+	e.Tool = d.lit(`,"tool":true`)
+	if d.lit(`,"undoes":`) {
+		e.Undoes = d.str()
+	}
+	d.need(`,"files":`)
+	if !d.lit("null") {
+		d.need("[")
+		e.Files = []FileChange{}
+		for !d.bad && !d.lit("]") {
+			if len(e.Files) > 0 {
+				d.need(",")
+			}
+			e.Files = append(e.Files, d.file())
+		}
+	}
+	d.need("}")
+	return e
+}
+
+func (d *decoder) file() FileChange {
+	var f FileChange
+	d.need(`{"path":`)
+	f.Path = d.str()
+	if d.lit(`,"from":`) {
+		f.From = d.str()
+	}
+	if d.lit(`,"pre":`) {
+		f.Pre = d.image()
+	}
+	if d.lit(`,"post":`) {
+		f.Post = d.image()
+	}
+	d.need("}")
+	return f
+}
+
+func (d *decoder) image() *Image {
+	im := &Image{}
+	d.need("{")
+	sep := ""
+	field := func(name string) bool { return d.lit(sep + `"` + name + `":`) }
+	if field("hash") {
+		im.Hash, sep = d.str(), ","
+	}
+	if field("size") {
+		im.Size, sep = d.int(), ","
+	}
+	if field("pack") {
+		im.Pack, sep = d.str(), ","
+	}
+	if field("unhashed") {
+		im.Unhashed, sep = d.str(), ","
+	}
+	if field("mode") {
+		m := d.int()
+		if m < 0 || m > 1<<32-1 {
+			d.bad = true
+		}
+		im.Mode, sep = fs.FileMode(m), ","
+	}
+	if field("link") {
+		im.Link, sep = d.str(), ","
+	}
+	if field("dir") {
+		d.need("true")
+		im.Dir = true
+	}
+	d.need("}")
+	return im
+}
