@@ -34,12 +34,18 @@ func minimalBin(b *testing.B) string {
 		b.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module minimal\n\ngo 1.26\n"), 0o644)
-	bin := filepath.Join(dir, "minimal")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	return goBuild(b, dir, ".", "minimal", "GOFLAGS=")
+}
+
+// goBuild builds package pkg in dir as hunk is built (static, stripped)
+// into the benchmark's temporary directory, and returns the binary.
+func goBuild(b *testing.B, dir, pkg, name string, env ...string) string {
+	bin := filepath.Join(b.TempDir(), name)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("building the minimal binary: %v\n%s", err, out)
+		b.Fatalf("building %s: %v\n%s", name, err, out)
 	}
 	return bin
 }
@@ -70,15 +76,8 @@ func BenchmarkStartupVsMinimal(b *testing.B) {
 // viper program does — as hunk is built: the yardstick issue 38 sets for
 // hunk's start-up (at most 1.2x).
 func cobraViperBin(b *testing.B) string {
-	bin := filepath.Join(b.TempDir(), "cobraviper")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./bench/testdata/cobraviper")
 	_, file, _, _ := runtime.Caller(0)
-	cmd.Dir = filepath.Dir(filepath.Dir(file))
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("building the cobra+viper program: %v\n%s", err, out)
-	}
-	return bin
+	return goBuild(b, filepath.Dir(filepath.Dir(file)), "./bench/testdata/cobraviper", "cobraviper")
 }
 
 // BenchmarkStartupVsCobraViper measures `hunk --version` against the

@@ -137,32 +137,49 @@ func (o *Op) Put(data []byte) (*Image, error) {
 			o.gen = o.s.currentGen(o.lf)
 			name = strconv.Itoa(o.gen)
 		}
-		f, err := openFile(filepath.Join(o.s.dir, "pack."+name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
+		var err error
+		if o.pack, o.packAt, err = openAppend(filepath.Join(o.s.dir, "pack."+name)); err != nil {
 			return nil, err
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		o.pack, o.packAt = f, fi.Size()
 	}
-	if _, err := o.pack.Write(data); err != nil {
-		// A partial write leaves bytes no entry names; the next prune
-		// drops them.
-		if fi, serr := o.pack.Stat(); serr == nil {
-			o.packAt = fi.Size()
-		}
+	off, err := appendTo(o.pack, &o.packAt, data)
+	if err != nil {
 		return nil, err
 	}
 	where := strconv.Itoa(o.gen)
 	if o.private != "" {
 		where = o.private
 	}
-	im := &Image{Hash: h, Size: int64(len(data)), Pack: fmt.Sprintf("%s:%d", where, o.packAt)}
-	o.packAt += int64(len(data))
-	return im, nil
+	return &Image{Hash: h, Size: int64(len(data)), Pack: fmt.Sprintf("%s:%d", where, off)}, nil
+}
+
+// openAppend opens a pack to append contents to, and says where its end is.
+func openAppend(p string) (*os.File, int64, error) {
+	f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// appendTo appends data to pack f, whose end *at is, and returns where
+// data begins; *at moves past it. A partial write leaves bytes no entry
+// names (the next prune drops them): *at is then the file's end again.
+func appendTo(f *os.File, at *int64, data []byte) (int64, error) {
+	off := *at
+	if _, err := f.Write(data); err != nil {
+		if fi, serr := f.Stat(); serr == nil {
+			*at = fi.Size()
+		}
+		return 0, err
+	}
+	*at += int64(len(data))
+	return off, nil
 }
 
 // PutFile stores the content of the open file f (a copy: Put) and

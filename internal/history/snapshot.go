@@ -157,25 +157,15 @@ func (o *Op) PutSnap(sn *Snapshot, name string, data []byte, ino uint64, mtime, 
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		if o.snap == nil {
-			p, err := openFile(filepath.Join(o.s.dir, fmt.Sprintf("pack.s%d", sn.Gen)), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-			if err != nil {
+			var err error
+			if o.snap, o.snapAt, err = openAppend(filepath.Join(o.s.dir, fmt.Sprintf("pack.s%d", sn.Gen))); err != nil {
 				return nil, err
 			}
-			fi, err := p.Stat()
-			if err != nil {
-				p.Close()
-				return nil, err
-			}
-			o.snap, o.snapAt = p, fi.Size()
 		}
-		if _, err := o.snap.Write(data); err != nil {
-			if fi, serr := o.snap.Stat(); serr == nil {
-				o.snapAt = fi.Size()
-			}
+		var err error
+		if f.Off, err = appendTo(o.snap, &o.snapAt, data); err != nil {
 			return nil, err
 		}
-		f.Off = o.snapAt
-		o.snapAt += int64(len(data))
 	}
 	sn.Files[name] = f
 	return sn.image(f), nil
