@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,6 +103,13 @@ func sandboxHeaders(t *testing.T, s *served) map[string]string {
 		"X-Sandbox-Port": port, "X-Sandbox-Pod-IP": "127.0.0.1"}
 }
 
+// transportCut reports whether a Node client died of a connection cut
+// under it (undici's "terminated", UND_ERR_SOCKET), not of a check.
+func transportCut(out []byte) bool {
+	return !bytes.Contains(out, []byte("FAILED:")) &&
+		(bytes.Contains(out, []byte("UND_ERR_SOCKET")) || bytes.Contains(out, []byte(`TypeError: terminated`)))
+}
+
 // TestRouterServe: through agent-sandbox's router, a token-protected hunk
 // serve is reached with X-Hunk-Token (the router strips Authorization: a
 // bearer token does not arrive): the Go SDK's client in a session and
@@ -136,6 +144,14 @@ func TestRouterServe(t *testing.T) {
 			args = append(args, k+"="+v)
 		}
 		out, err := exec.Command("node", args...).CombinedOutput()
+		if err != nil && transportCut(out) {
+			// The router cut a connection under the client (undici's
+			// "terminated", UND_ERR_SOCKET: seen once in three full
+			// runs, never a wrong answer): one more run, whose every
+			// check must pass.
+			t.Logf("the router closed a connection under the client; running it again:\n%s", out)
+			out, err = exec.Command("node", args...).CombinedOutput()
+		}
 		if err != nil || !strings.Contains(string(out), "ok:") {
 			t.Fatalf("@modelcontextprotocol/client through the router: %v\n%s", err, out)
 		}
