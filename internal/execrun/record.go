@@ -42,14 +42,13 @@ type scanned struct {
 type Scan struct {
 	store  *history.Store
 	files  map[string]scanned
-	op     *history.Op // its private pack
-	unmark func()      // ends the mark that keeps the snapshot's pack as it is
+	unmark func() // ends the mark that keeps the snapshot's pack as it is
 }
 
-// Drop lets the stored contents go.
+// Drop ends the scan's hold on the snapshot (a run that did not start,
+// or one recorded).
 func (s *Scan) Drop() {
 	if s != nil { // a run that records nothing has no scan
-		s.op.DropPrivate()
 		s.unmark()
 	}
 }
@@ -125,7 +124,7 @@ func RecordBefore(ws *workspace.Workspace) (*Scan, error) {
 		return nil, result.Errorf(result.TooLarge, "exec --record: the workspace's files hold %d bytes, more than the history keeps (%d)", total, max).
 			WithHint("raise history-max-bytes in the config, or run the command without --record")
 	}
-	op, err := store.BeginPrivate()
+	op, err := store.Begin() // the lock, while the snapshot is read and written
 	if err != nil {
 		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
 	}
@@ -134,7 +133,7 @@ func RecordBefore(ws *workspace.Workspace) (*Scan, error) {
 	if err != nil {
 		return nil, result.Wrap(result.IOError, err, "exec --record: the history")
 	}
-	scan := &Scan{store: store, files: files, op: op, unmark: unmark}
+	scan := &Scan{store: store, files: files, unmark: unmark}
 	fail := func(err error, what string) (*Scan, error) {
 		scan.Drop()
 		return nil, result.Wrap(result.IOError, err, "exec --record: "+what)

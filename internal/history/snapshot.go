@@ -244,13 +244,18 @@ func (o *Op) CompactSnapshot(sn *Snapshot) error {
 // name) is under way: marked, and its process alive.
 func (s *Store) RunsUnderWay(mine string) bool {
 	ents, _ := os.ReadDir(filepath.Join(s.dir, "runs"))
+	busy := false
 	for _, e := range ents {
 		pid, err := strconv.Atoi(strings.Split(e.Name(), ".")[0])
-		if e.Name() != mine && err == nil && alive(pid) {
-			return true
+		switch {
+		case e.Name() == mine:
+		case err == nil && alive(pid):
+			busy = true
+		default:
+			os.Remove(filepath.Join(s.dir, "runs", e.Name())) // a killed run's mark
 		}
 	}
-	return false
+	return busy
 }
 
 // MarkRun marks a recorded run under way until done is called, so that

@@ -111,6 +111,9 @@ func blankRun(L []string, j, k int) bool {
 
 // runLen is the length of the run of one character t starts with.
 func runLen(t string) int {
+	if t == "" {
+		return 0
+	}
 	n := 0
 	for n < len(t) && t[n] == t[0] {
 		n++

@@ -193,9 +193,13 @@ func refusal(path, where, text string) *result.Error {
 // file as it is (asked only of a file with such a chunk).
 func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 	for _, f := range p.Files {
+		asked, trust := false, false
 		for _, c := range f.Chunks {
 			i := Find(f.Path, c.Old(), c.New())
-			if i < 0 || trusted != nil && trusted(f) {
+			if i >= 0 && !asked && trusted != nil {
+				asked, trust = true, trusted(f) // (it reads the file: once)
+			}
+			if i < 0 || trust {
 				continue
 			}
 			n := -1
@@ -260,18 +264,13 @@ func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchpars
 	markers := commentMarkers(name)
 	old := map[string]bool{}
 	var added []int // indexes of added placeholders
-	first, last := -1, -1
-	for i, l := range lines {
+	for _, l := range lines {
 		switch l.Op {
 		case '-':
 			return lines, nil, nil // it removes lines: InPatch's rule
 		case ' ':
 			old[strings.TrimSpace(l.Text)] = true
 		}
-		if first < 0 {
-			first = i
-		}
-		last = i
 	}
 	for i, l := range lines {
 		if l.Op == '+' && isPlaceholder(strings.TrimSpace(l.Text), markers) && !old[strings.TrimSpace(l.Text)] {
@@ -282,7 +281,7 @@ func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchpars
 		return lines, nil, nil // no placeholder, or a new file's whole text
 	}
 	for _, i := range added {
-		if i != first && i != last {
+		if i != 0 && i != len(lines)-1 { // (every line is new text: none removed)
 			return nil, nil, result.Errorf(result.LazyEdit, "%s: an added line is a placeholder (%q) between lines the block adds, standing for lines it does not hold; nothing was written",
 				name, strings.TrimSpace(lines[i].Text)).
 				WithHint("write out the lines it stands for, or leave it out (pass --allow-placeholders if the comment is meant to be in the file)").

@@ -89,24 +89,14 @@ type Text struct {
 // SplitText splits s into lines that are substrings of it: one allocation
 // per slice, none per line.
 func SplitText(s string) *Text {
+	if strings.IndexByte(s, '\r') < 0 {
+		return SplitLF(s) // LF only (the usual case): git's view is the same
+	}
 	t := &Text{Body: s}
 	n := strings.Count(s, "\n") + 1
 	t.Lines = make([]string, 0, n)
 	t.EOLs = make([]string, 0, n)
 	t.Start = make([]int, 0, n)
-	if strings.IndexByte(s, '\r') < 0 {
-		// LF only (the usual case): one IndexByte per line.
-		for begin := 0; begin < len(s); {
-			i := strings.IndexByte(s[begin:], '\n')
-			if i < 0 {
-				t.add(begin, s[begin:], "")
-				break
-			}
-			t.add(begin, s[begin:begin+i], "\n")
-			begin += i + 1
-		}
-		return t
-	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	for begin := 0; begin < len(s); {
 		i, eol := NextBreak(b[begin:])
