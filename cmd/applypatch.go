@@ -30,6 +30,8 @@ type applyPatchOptions struct {
 	NumStat bool // --numstat: counts per file instead of applying
 	Input   string
 	Format  string // --format: codex, unified, search-replace, auto
+	// ThreeWay: --3way, merge with the blob each diff was made from
+	ThreeWay bool
 }
 
 // newApplyPatchCmd builds the command; runF is its action (nil:
@@ -81,6 +83,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.BoolVar(&opts.Stat, "stat", false, "print a diffstat of the patch instead of applying it (as git apply --stat)")
 	f.BoolVar(&opts.NumStat, "numstat", false, "print added and removed lines per file instead of applying (as git apply --numstat)")
 	f.StringVarP(&opts.Input, "input", "i", "", "read the patch from `FILE` (as patch -i)")
+	f.BoolVarP(&opts.ThreeWay, "3way", "3", false, "merge each diff with the file from the blob its index line names, leaving conflict markers where they conflict (as git apply --3way; exit 1 on a conflict)")
 	f.StringVar(&opts.Format, "format", "auto", "the patch's format: codex, unified, search-replace or auto (detect it)")
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
@@ -110,7 +113,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
-		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format}
+		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format, ThreeWay: opts.ThreeWay}
 	switch {
 	case opts.NumStat:
 		req.Stat = "numstat"
@@ -133,7 +136,16 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		}
 		return err
 	}
-	return app.Render(out)
+	if err := app.Render(out); err != nil || out.Failure == nil {
+		return err
+	}
+	if !app.Cfg.JSON { // --3way's conflicts: written, and an error
+		fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Failure.Msg)
+		for _, h := range out.Failure.Hints {
+			fmt.Fprintf(app.Stderr, "%s: hint: %s\n", prog, h)
+		}
+	}
+	return silentExit(out.ExitCode)
 }
 
 // readPatch reads the patch text from file (a host path, not a workspace

@@ -46,7 +46,7 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 			case f.CopyFrom != "":
 				var src []byte
 				if src, err = fsys.ReadFile(f.CopyFrom); err == nil {
-					want, _, err = changeContent(n, src, f, opt)
+					want, _, err = changeContent(n, src, f, opt, nil)
 				}
 			}
 			if err != nil || !bytes.Equal(data, want) {

@@ -53,6 +53,12 @@ type Options struct {
 	// textfile.ParseIfMatch gives it) a file must have when the patch is
 	// applied, checked under the files' lock (STALE otherwise).
 	IfMatch map[string]string
+	// ThreeWay, when set, applies each text diff of a file as git apply
+	// --3way does: to the blob its index line names, taken from
+	// ThreeWay, then merged with the file as it is (conflicts between
+	// markers, counted in FileResult.Conflicts); where there is no such
+	// blob, directly (FileResult.Merge says why).
+	ThreeWay Objects
 
 	format patchparse.Format // the patch's syntax, for hints in its own terms (set by Apply)
 }
@@ -85,6 +91,10 @@ type FileResult struct {
 	OldPath string   `json:"oldPath,omitempty" jsonschema:"a move's source"`                                          // a move's source
 	Diff    string   `json:"diff,omitempty" jsonschema:"the file's change as a unified diff"`                         // with Options.Diff
 	Matches []string `json:"matches,omitempty" jsonschema:"how each chunk was located (exact, or the recovery used)"` // how each chunk was located
+	// Merge, under --3way: MergeClean, MergeConflicts, or "direct: "
+	// and why the diff was applied to the file directly.
+	Merge     string `json:"merge,omitempty" jsonschema:"--3way: clean, conflicts, or why the change was applied directly"`
+	Conflicts int    `json:"conflicts,omitempty" jsonschema:"--3way: the conflicts left between <<<<<<< ours and >>>>>>> theirs"`
 }
 
 // op is a file operation with resolved names.
@@ -138,6 +148,10 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 	}
 	res := &Result{Added: []string{}, Modified: []string{}, Deleted: []string{}, Files: files, Notes: notes}
 	for _, f := range files {
+		if why, ok := strings.CutPrefix(f.Merge, "direct: "); ok {
+			// git apply --3way's "Falling back to direct application".
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: not merged (%s); applied directly", opt.display(f.Path), why))
+		}
 		switch f.Action {
 		case "add":
 			res.Added = append(res.Added, f.Path)
@@ -309,13 +323,30 @@ func groupOps(ops []*op) [][]*op {
 
 // Summary is Codex's summary text: "Success. Updated the following files:"
 // then "A path", "M path", "D path" lines.
+//
+// Under --3way a file merged with conflicts is "U path", as git status
+// lists it, under "Applied with conflicts." instead.
 func (r *Result) Summary() string {
 	var b bytes.Buffer
-	b.WriteString("Success. Updated the following files:\n")
+	conflicted := map[string]bool{}
+	for _, f := range r.Files {
+		if f.Conflicts > 0 {
+			conflicted[f.Path] = true
+		}
+	}
+	if len(conflicted) > 0 {
+		b.WriteString("Applied with conflicts. Updated the following files:\n")
+	} else {
+		b.WriteString("Success. Updated the following files:\n")
+	}
 	for _, p := range r.Added {
 		b.WriteString("A " + workspace.Quote(p) + "\n")
 	}
 	for _, p := range r.Modified {
+		if conflicted[p] {
+			b.WriteString("U " + workspace.Quote(p) + "\n")
+			continue
+		}
 		b.WriteString("M " + workspace.Quote(p) + "\n")
 	}
 	for _, p := range r.Deleted {

@@ -52,9 +52,11 @@ func codexIO(err error, context string) error {
 }
 
 // changeContent is what f's hunks make of cur: its binary patch (checked
-// against the index line's blob ids, as git does), its chunks, or cur
-// itself when it has neither (a rename or a mode change).
-func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options) ([]byte, []string, error) {
+// against the index line's blob ids, as git does), its chunks (under
+// --3way, merged with cur from the blob the diff was made from where the
+// repository has it: said in fr), or cur itself when it has neither (a
+// rename or a mode change).
+func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options, fr *FileResult) ([]byte, []string, error) {
 	switch {
 	case f.Binary != nil:
 		if err := checkBlob(name, cur, f.OldHash, "the file", opt); err != nil {
@@ -69,6 +71,17 @@ func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options) (
 			return nil, nil, err
 		}
 		return out, []string{"binary"}, nil
+	case len(f.Chunks) > 0 && opt.ThreeWay != nil && fr != nil:
+		out, conflicts, why, ok := threeWay(name, cur, f, opt)
+		if ok {
+			fr.Merge, fr.Conflicts = MergeClean, conflicts
+			if conflicts > 0 {
+				fr.Merge = MergeConflicts
+			}
+			return out, []string{"3way"}, nil
+		}
+		fr.Merge = "direct: " + why
+		return applyChunks(name, cur, f.Chunks, opt)
 	case len(f.Chunks) > 0:
 		return applyChunks(name, cur, f.Chunks, opt)
 	}

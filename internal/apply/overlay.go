@@ -156,14 +156,14 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 		if err != nil {
 			return nil, nil, false, err
 		}
-		if after, fr.Matches, err = changeContent(o.name, src, f, opt); err != nil {
+		if after, fr.Matches, err = changeContent(o.name, src, f, opt, fr); err != nil {
 			return nil, nil, false, err
 		}
 		if mode == 0 {
 			mode = srcMode
 		}
 	case f.Binary != nil:
-		if after, _, err = changeContent(o.name, nil, f, opt); err != nil {
+		if after, _, err = changeContent(o.name, nil, f, opt, nil); err != nil {
 			return nil, nil, false, err
 		}
 	default:
@@ -271,7 +271,7 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 	} else if before, err = v.read(o.name, s); err != nil {
 		return nil, nil, false, err
 	}
-	if after, fr.Matches, err = changeContent(o.name, before, f, opt); err != nil {
+	if after, fr.Matches, err = changeContent(o.name, before, f, opt, fr); err != nil {
 		return nil, nil, false, err
 	}
 	if opt.blocks() && o.moveTo == "" && f.Mode == 0 && !slices.ContainsFunc(fr.Matches, changes) {

@@ -1,12 +1,15 @@
 package ops
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/apply"
+	"github.com/hunk-dev/hunk/internal/gitobj"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/placeholder"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // ApplyPatchRequest applies a Codex patch or a unified diff.
@@ -34,6 +37,9 @@ type ApplyPatchRequest struct {
 	// ifMatch, by workspace name: the hash a file must have (edit's blocks
 	// under --if-match).
 	ifMatch map[string]string
+	// ThreeWay merges each text diff with the file from the blob its
+	// index line names, as git apply --3way (the CLI's --3way).
+	ThreeWay bool `json:"-"`
 	// As names the operation in the history ("" apply-patch; the
 	// apply_patch link: Codex's tool's name).
 	As string `json:"-"`
@@ -93,10 +99,24 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	ws := env.Workspace
 	fsys, rec := env.FS(req.DryRun, req.command())
 	defer fsys.Done()
+	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
+	if req.ThreeWay {
+		store, err := gitobj.Open(fsys, env.Limits.PatchMaxBytes)
+		if err != nil {
+			return nil, result.Usagef("--3way needs the git repository the diff was made in: %v", err).
+				WithHint("run hunk in the repository's top directory (-C DIR), or apply the diff without --3way")
+		}
+		defer store.Close()
+		aopt.ThreeWay = store
+	}
 	if req.Compat != "codex" && !env.AllowPlaceholders { // Codex applies placeholders as text
 		// A git diff made from the very file (its index line names the
-		// file's content) is git's text, not a model's elision.
-		if err := placeholder.InPatch(p, func(f *patchparse.FileOp) bool { return apply.MadeFrom(fsys, f) }); err != nil {
+		// file's content), or under --3way from a blob the repository
+		// has, is git's text, not a model's elision.
+		madeFrom := func(f *patchparse.FileOp) bool {
+			return apply.MadeFrom(fsys, f) || aopt.ThreeWay != nil && apply.HasPreimage(aopt.ThreeWay, f)
+		}
+		if err := placeholder.InPatch(p, madeFrom); err != nil {
 			return nil, err
 		}
 		notes, err := placeholder.AtEdges(p)
@@ -105,7 +125,6 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		p.Notes = append(p.Notes, notes...)
 	}
-	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	if req.AbsolutePaths {
 		aopt.Display = func(name string) string { return ws.Abs(name) }
 	}
@@ -127,7 +146,9 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		return nil, err
 	}
-	return patchOutput(p, res, req, opID(rec)), nil
+	out := patchOutput(p, res, req, opID(rec))
+	conflicted(out, res)
+	return out, nil
 }
 
 // patchOutput reports an applied patch: the summary git-style, the diffs
@@ -137,6 +158,8 @@ func patchOutput(p *patchparse.Patch, res *apply.Result, req ApplyPatchRequest, 
 	if req.DryRun {
 		summary = strings.Replace(summary, "Success. Updated the following files:",
 			"Dry run: the patch applies. It would update the following files:", 1)
+		summary = strings.Replace(summary, "Applied with conflicts. Updated the following files:",
+			"Dry run: the patch applies with conflicts. It would update the following files:", 1)
 	}
 	summary = strings.TrimSuffix(summary, "\n")
 	out := &Output{Text: summary, Message: summary}
@@ -158,4 +181,23 @@ func patchOutput(p *patchparse.Patch, res *apply.Result, req ApplyPatchRequest, 
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 	}
 	return out
+}
+
+// conflicted makes out a failure that still reports what was written when
+// --3way left conflicts (git apply --3way's exit 1); the summary already
+// lists each such file as "U".
+func conflicted(out *Output, res *apply.Result) {
+	var names []string
+	for _, f := range res.Files {
+		if f.Conflicts > 0 {
+			names = append(names, fmt.Sprintf("%s (%s)", workspace.Quote(f.Path), result.Count(f.Conflicts, "conflict")))
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	out.Failure = result.Errorf(result.Conflict, "applied with conflicts: %s", strings.Join(names, ", ")).
+		WithHint("resolve each conflict between <<<<<<< ours and >>>>>>> theirs, or take the whole change back with hunk undo")
+	out.ExitCode = 1
+	out.Text += "\n" + out.Failure.Msg + "\nhint: " + out.Failure.Hints[0]
 }

@@ -47,6 +47,10 @@ const (
 	// LazyEdit: a replacement holds a placeholder comment ("... existing
 	// code ...") in place of lines it leaves out; nothing was written.
 	LazyEdit Code = "LAZY_EDIT"
+	// Conflict: apply-patch --3way merged a change with conflicts; the
+	// files were written, the conflicts between markers (git apply
+	// --3way's exit 1).
+	Conflict Code = "CONFLICT"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

@@ -1,0 +1,75 @@
+package apply
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/gitobj"
+	"github.com/hunk-dev/hunk/internal/merge"
+	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/textfile"
+)
+
+// Objects are the blobs a three-way merge starts from: the workspace's
+// repository (gitobj.Store).
+type Objects interface {
+	Blob(id string) ([]byte, error)
+}
+
+// What FileResult.Merge says of a three-way merge.
+const (
+	MergeClean     = "clean"     // merged with no conflict
+	MergeConflicts = "conflicts" // merged; FileResult.Conflicts regions between markers
+)
+
+// threeWay applies f's chunks as git apply --3way does: to the blob its
+// index line names (the preimage the diff was made from), which gives
+// theirs, then merges theirs with cur (ours) from that preimage, with
+// git's merge and its conflict markers. ok is false when no merge could
+// be made — no index line, a blob the repository lacks, chunks that do not
+// apply to it, a binary side — and why says which; the caller then applies
+// the chunks to cur directly, as git falls back to.
+func threeWay(name string, cur []byte, f *patchparse.FileOp, opt Options) (out []byte, conflicts int, why string, ok bool) {
+	id := strings.ToLower(f.OldHash)
+	if id == "" || strings.Trim(id, "0") == "" {
+		return nil, 0, "no index line names the blob the diff was made from", false
+	}
+	base, err := opt.ThreeWay.Blob(id)
+	switch {
+	case errors.Is(err, gitobj.ErrNotFound):
+		return nil, 0, fmt.Sprintf("the repository lacks blob %s, which the diff was made from", id), false
+	case err != nil:
+		return nil, 0, fmt.Sprintf("blob %s: %v", id, err), false
+	}
+	strict := opt
+	strict.Strict = true
+	theirs, _, err := applyChunks(name, base, f.Chunks, strict)
+	if err != nil {
+		return nil, 0, fmt.Sprintf("the diff does not apply to blob %s, which it names", id), false
+	}
+	if textfile.IsBinary(base) || textfile.IsBinary(cur) || textfile.IsBinary(theirs) {
+		return nil, 0, "binary content is not merged", false
+	}
+	// git's trivial cases first (three_way_merge): a side that is the
+	// base gives the other.
+	switch {
+	case bytes.Equal(base, cur):
+		return theirs, 0, "", true
+	case bytes.Equal(base, theirs), bytes.Equal(cur, theirs):
+		return cur, 0, "", true
+	}
+	r := merge.Merge(base, cur, theirs, merge.Options{Ours: "ours", Theirs: "theirs", Level: merge.Zealous})
+	return r.Text, r.Conflicts, "", true
+}
+
+// HasPreimage reports whether objects hold the blob f's index line names.
+func HasPreimage(objects Objects, f *patchparse.FileOp) bool {
+	id := strings.ToLower(f.OldHash)
+	if len(id) < 7 || strings.Trim(id, "0") == "" {
+		return false
+	}
+	_, err := objects.Blob(id)
+	return err == nil
+}
