@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -61,9 +60,14 @@ func requireGit(t *testing.T) {
 func generatedHistory(t *testing.T, dir string, n int) []string {
 	gitRun(t, dir, "init", "-q")
 	gitRun(t, dir, "config", "core.autocrlf", "false")
-	srcs, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "sort", "*.go"))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	srcs, _ := filepath.Glob(filepath.Join(goroot, "src", "sort", "*.go"))
 	if len(srcs) < 3 {
-		t.Fatalf("no Go sources under %s", runtime.GOROOT())
+		t.Fatalf("no Go sources under %s", goroot)
 	}
 	files := map[string][]string{}
 	var names []string // in order: the same history every run

@@ -9,7 +9,9 @@ import (
 	"github.com/hunk-dev/hunk/internal/gitobj"
 	"github.com/hunk-dev/hunk/internal/merge"
 	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/textfile"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Objects are the blobs a three-way merge starts from: the workspace's
@@ -64,8 +66,47 @@ func threeWay(name string, cur []byte, f *patchparse.FileOp, opt Options) (out [
 	return r.Text, r.Conflicts, "", true
 }
 
-// HasPreimage reports whether objects hold the blob f's index line names.
-func HasPreimage(objects Objects, f *patchparse.FileOp) bool {
+// RepositoryObjects opens the objects of the repository at the workspace's
+// root for --3way (objects over max bytes refused); done closes them.
+// Without one it is a usage error, as git apply --3way's outside a
+// repository.
+func RepositoryObjects(fsys workspace.FS, max int64) (Objects, func(), error) {
+	store, err := gitobj.Open(fsys, max)
+	if err != nil {
+		return nil, nil, result.Usagef("--3way needs the git repository the diff was made in: %v", err).
+			WithHint("run hunk in the repository's top directory (-C DIR), or apply the diff without --3way")
+	}
+	return store, store.Close, nil
+}
+
+// GitsText is placeholder.InPatch's question for a patch applied with opt:
+// a git diff made from the very file (its index line names the file's
+// content), or under --3way from a blob the repository has, is git's
+// text, not a model's elision.
+func GitsText(fsys workspace.FS, opt Options) func(*patchparse.FileOp) bool {
+	return func(f *patchparse.FileOp) bool {
+		return MadeFrom(fsys, f) || opt.ThreeWay != nil && hasPreimage(opt.ThreeWay, f)
+	}
+}
+
+// Conflict is --3way's error when it wrote conflicts (CONFLICT, exit 1,
+// naming each file and its count), nil otherwise.
+func (r *Result) Conflict() *result.Error {
+	var names []string
+	for _, f := range r.Files {
+		if f.Conflicts > 0 {
+			names = append(names, fmt.Sprintf("%s (%s)", workspace.Quote(f.Path), result.Count(f.Conflicts, "conflict")))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return result.Errorf(result.Conflict, "applied with conflicts: %s", strings.Join(names, ", ")).
+		WithHint("resolve each conflict between <<<<<<< ours and >>>>>>> theirs, or take the whole change back with hunk undo")
+}
+
+// hasPreimage reports whether objects hold the blob f's index line names.
+func hasPreimage(objects Objects, f *patchparse.FileOp) bool {
 	id := strings.ToLower(f.OldHash)
 	if len(id) < 7 || strings.Trim(id, "0") == "" {
 		return false

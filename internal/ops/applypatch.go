@@ -1,15 +1,12 @@
 package ops
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/apply"
-	"github.com/hunk-dev/hunk/internal/gitobj"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/placeholder"
 	"github.com/hunk-dev/hunk/internal/result"
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // ApplyPatchRequest applies a Codex patch or a unified diff.
@@ -101,22 +98,15 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	if req.ThreeWay {
-		store, err := gitobj.Open(fsys, env.Limits.PatchMaxBytes)
+		objects, done, err := apply.RepositoryObjects(fsys, env.Limits.PatchMaxBytes)
 		if err != nil {
-			return nil, result.Usagef("--3way needs the git repository the diff was made in: %v", err).
-				WithHint("run hunk in the repository's top directory (-C DIR), or apply the diff without --3way")
+			return nil, err
 		}
-		defer store.Close()
-		aopt.ThreeWay = store
+		defer done()
+		aopt.ThreeWay = objects
 	}
 	if req.Compat != "codex" && !env.AllowPlaceholders { // Codex applies placeholders as text
-		// A git diff made from the very file (its index line names the
-		// file's content), or under --3way from a blob the repository
-		// has, is git's text, not a model's elision.
-		madeFrom := func(f *patchparse.FileOp) bool {
-			return apply.MadeFrom(fsys, f) || aopt.ThreeWay != nil && apply.HasPreimage(aopt.ThreeWay, f)
-		}
-		if err := placeholder.InPatch(p, madeFrom); err != nil {
+		if err := placeholder.InPatch(p, apply.GitsText(fsys, aopt)); err != nil {
 			return nil, err
 		}
 		notes, err := placeholder.AtEdges(p)
@@ -146,9 +136,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		return nil, err
 	}
-	out := patchOutput(p, res, req, opID(rec))
-	conflicted(out, res)
-	return out, nil
+	return patchOutput(p, res, req, opID(rec)), nil
 }
 
 // patchOutput reports an applied patch: the summary git-style, the diffs
@@ -180,24 +168,9 @@ func patchOutput(p *patchparse.Patch, res *apply.Result, req ApplyPatchRequest, 
 		out.Notice = strings.Join(notes, "; ")
 		out.Text = "note: " + out.Notice + "\n" + out.Text
 	}
+	if e := res.Conflict(); e != nil { // --3way wrote conflicts: an error, and what was written
+		out.Failure, out.ExitCode = e, 1
+		out.Text += "\n" + e.Msg + "\nhint: " + e.Hints[0]
+	}
 	return out
-}
-
-// conflicted makes out a failure that still reports what was written when
-// --3way left conflicts (git apply --3way's exit 1); the summary already
-// lists each such file as "U".
-func conflicted(out *Output, res *apply.Result) {
-	var names []string
-	for _, f := range res.Files {
-		if f.Conflicts > 0 {
-			names = append(names, fmt.Sprintf("%s (%s)", workspace.Quote(f.Path), result.Count(f.Conflicts, "conflict")))
-		}
-	}
-	if len(names) == 0 {
-		return
-	}
-	out.Failure = result.Errorf(result.Conflict, "applied with conflicts: %s", strings.Join(names, ", ")).
-		WithHint("resolve each conflict between <<<<<<< ours and >>>>>>> theirs, or take the whole change back with hunk undo")
-	out.ExitCode = 1
-	out.Text += "\n" + out.Failure.Msg + "\nhint: " + out.Failure.Hints[0]
 }
