@@ -266,11 +266,12 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 	for i, c := range chunks {
 		p := prepare(c, i+1)
 		if len(p.old) == 0 {
-			r, err := lc.addition(p, cursor)
+			r, next, err := lc.addition(p, cursor)
 			if err != nil {
 				fails = append(fails, err)
 				continue
 			}
+			cursor = next
 			r.order = i
 			reps = append(reps, r)
 			rules = append(rules, "addition")

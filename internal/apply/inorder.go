@@ -83,7 +83,7 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int) (r repl
 	}
 	p := prepareAt(c, n, delta)
 	if len(p.old) == 0 {
-		r, err := lc.addition(p, cursor)
+		r, _, err := lc.addition(p, cursor)
 		return r, "addition", false, err
 	}
 	m, err := lc.locate(p, cursor, nil)

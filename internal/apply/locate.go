@@ -34,11 +34,19 @@ type locator struct {
 // addition places a chunk with no old lines: Codex appends it at the end of
 // the file (before a last empty line, if the file ends with one). A unified
 // diff's line number (-N,0: after line N) places it instead, outside
-// --compat codex.
-func (lc *locator) addition(p *prepared, cursor int) (replacement, error) {
+// --compat codex. next is where the chunks after it are searched from:
+// past its "@@ context" line under --compat codex, as Codex moves its
+// cursor there (so two such chunks on one context line are refused, as
+// Codex refuses them); cursor otherwise.
+func (lc *locator) addition(p *prepared, cursor int) (r replacement, next int, err error) {
+	next = cursor
 	if p.src.Context != "" {
-		if _, err := lc.findContext(p, cursor); err != nil {
-			return replacement{}, err
+		after, err := lc.findContext(p, cursor)
+		if err != nil {
+			return replacement{}, cursor, err
+		}
+		if lc.opt.codex() {
+			next = max(cursor, after)
 		}
 	}
 	at := len(lc.file)
@@ -52,13 +60,13 @@ func (lc *locator) addition(p *prepared, cursor int) (replacement, error) {
 	if !lc.opt.codex() && p.src.OldStart > 0 && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {
 		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N
 	}
-	r := replacement{start: at, end: at}
+	r = replacement{start: at, end: at}
 	for _, l := range p.lines {
 		if l.op == '+' {
 			r.lines = append(r.lines, outLine{text: l.text})
 		}
 	}
-	return r, nil
+	return r, next, nil
 }
 
 // findContext finds the chunk's "@@ context" line at or after cursor and
