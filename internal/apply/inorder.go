@@ -23,6 +23,13 @@ import (
 // answer names every failing block. A Roo line hint counts lines of the
 // original file: it moves with the lines the blocks before it added or
 // removed.
+//
+// A block whose SEARCH and REPLACE hold aider's "..." lines and whose
+// SEARCH, "..." lines and all, is not in the file is its pieces between
+// them, each a block of its own (patchparse.DotPieces), placed as the
+// others are: one place each, a later one searched after the earlier one
+// first. (As aider: the block as written first; a file's own "..." line,
+// Python's, is text.)
 func applyInOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Options) ([]byte, []string, error) {
 	out, rules, again, err := inOrder(name, content, chunks, opt, false)
 	if again {
@@ -45,26 +52,35 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 			rules = append(rules, "repeated")
 			continue
 		}
-		t := textfile.FileText(cur)
-		lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
-		finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
-		r, rule, there, err := lc.placeBlock(c, i+1, cursor, delta)
-		if err != nil {
-			fails = append(fails, err)
-			continue
+		pieces, dotted := []*patchparse.Chunk{c}, false
+		if ps := patchparse.DotPieces(c); ps != nil && !fitsAsWritten(cur, c) {
+			pieces, dotted = ps, true
 		}
-		applied = applied || rule == "already-applied"
-		present = present || there
-		if there && again {
-			rule = "already-applied"
+		for _, pc := range pieces {
+			t := textfile.FileText(cur)
+			lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
+			finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
+			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, delta)
+			if err != nil {
+				fails = append(fails, err)
+				continue
+			}
+			applied = applied || rule == "already-applied"
+			present = present || there
+			if there && again {
+				rule = "already-applied"
+			}
+			if dotted && changes(rule) {
+				rule += ",dotted-pieces"
+			}
+			rules = append(rules, rule)
+			if strings.HasPrefix(rule, "already-applied") {
+				continue
+			}
+			cur = assemble(t, []replacement{r}, finalNL)
+			delta += len(r.lines) - (r.end - r.start)
+			cursor = r.start
 		}
-		rules = append(rules, rule)
-		if rule == "already-applied" {
-			continue
-		}
-		cur = assemble(t, []replacement{r}, finalNL)
-		delta += len(r.lines) - (r.end - r.start)
-		cursor = r.start
 	}
 	if len(fails) > 0 {
 		return nil, nil, false, Combine(fails)
@@ -252,3 +268,12 @@ func sameLines(a, b []patchparse.ChunkLine) bool {
 // changes reports whether a block placed by rule changed the file: it was
 // neither in the file already nor sent twice.
 func changes(rule string) bool { return rule != "already-applied" && rule != "repeated" }
+
+// fitsAsWritten reports whether block c's SEARCH is in content as it is
+// written, by Codex's passes.
+func fitsAsWritten(content []byte, c *patchparse.Chunk) bool {
+	p := prepare(c, 0)
+	file := textfile.FileText(content).Lines
+	cands, _ := seekAll(file, p.old, 0, len(file), p.src.EndOfFile)
+	return len(cands) > 0
+}

@@ -1,0 +1,79 @@
+package patchparse
+
+import "strings"
+
+// DotPieces splits a SEARCH/REPLACE block at aider's "..." lines: where
+// both its SEARCH and its REPLACE hold the same number of lines that are
+// "..." alone (aider's "^\s*\.\.\.$"), each stands for lines the model left
+// out, and the pieces between them are blocks of their own, paired in
+// order — aider's try_dotdotdots. Nil when the block has none, when the
+// counts differ (aider's "Unpaired ..."), when a piece pairs an empty
+// SEARCH with text (aider appends it to the file; hunk does not guess
+// where), when two pieces are the same block (which of them is which
+// place is not known), or when the block's divider is not decided yet.
+func DotPieces(c *Chunk) []*Chunk {
+	if len(c.Splits) > 1 {
+		return nil
+	}
+	var search, replace [][]ChunkLine
+	ns, nr := 0, 0
+	cut := func(sides *[][]ChunkLine, n *int, l ChunkLine, op byte) {
+		for len(*sides) <= *n {
+			*sides = append(*sides, nil)
+		}
+		if strings.TrimSpace(l.Text) == "..." {
+			*n++
+			return
+		}
+		l.Op = op
+		(*sides)[*n] = append((*sides)[*n], l)
+	}
+	for _, l := range c.Lines {
+		if l.Op != '+' {
+			cut(&search, &ns, l, '-')
+		}
+		if l.Op != '-' {
+			cut(&replace, &nr, l, '+')
+		}
+	}
+	if ns == 0 || ns != nr {
+		return nil
+	}
+	for len(search) <= ns {
+		search = append(search, nil)
+	}
+	for len(replace) <= nr {
+		replace = append(replace, nil)
+	}
+	var pieces []*Chunk
+	for k := range search {
+		s, r := search[k], replace[k]
+		if len(s) == 0 && len(r) == 0 {
+			continue
+		}
+		if emptySearch(s) {
+			return nil
+		}
+		p := &Chunk{Line: c.Line}
+		p.Lines, p.Guessed = BlockLines(s, r)
+		for _, q := range pieces {
+			if sameChunkLines(q.Lines, p.Lines) {
+				return nil
+			}
+		}
+		pieces = append(pieces, p)
+	}
+	return pieces
+}
+
+func sameChunkLines(a, b []ChunkLine) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Op != b[i].Op || a[i].Text != b[i].Text {
+			return false
+		}
+	}
+	return true
+}
