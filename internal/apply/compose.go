@@ -146,7 +146,7 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	if least == 0 && !hasElision(chosenAt) {
 		return nil // a plain match: the passes decide those
 	}
-	if least > maxEdits || chosenAt.anchors < 3 || chosenAt.anchors < 2*least+1 {
+	if least > maxEdits || (chosenAt.anchors < 3 || chosenAt.anchors < 2*least+1) && !lc.shortSubst(s, chosenAt) {
 		return nil
 	}
 	if chosen.pass >= Trim {
@@ -407,4 +407,23 @@ func (lc *locator) resultOf(m *placed) (resultKey, bool) {
 		b.WriteByte(0)
 	}
 	return resultKey{r.start, r.end, b.String()}, true
+}
+
+// shortSubst reports whether a short chunk's one mistake is a line it
+// only repeats (context, kept as the file has it), misremembered as a
+// line like the file's there, beside two matched lines with text: a
+// three-line block whose third line is misspelt. Two anchors are too few
+// for the general rule, which wants every edit to rest on more; here the
+// mistake changes nothing written and the line written resembles the one
+// it stands for.
+func (lc *locator) shortSubst(s *composer, a *alignment) bool {
+	if a.edits != 1 || a.anchors != 2 {
+		return false
+	}
+	for _, o := range a.ops {
+		if o.kind == opSubst {
+			return s.similarity(o.j, o.i) >= minAlike
+		}
+	}
+	return false
 }
