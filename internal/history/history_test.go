@@ -1,9 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -321,6 +323,16 @@ func TestBlobAfterPrune(t *testing.T) {
 	}
 	s.pruneEvery = 1
 	for i := 0; i < 3; i++ { // three prunes: every pack replaced, the backup hashed
+		// An aborted operation before each: a prune rewrites only a log
+		// that holds more than committed entries.
+		a, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Prepare(&Entry{Command: "write", Files: []FileChange{{Path: "d"}}}); err != nil {
+			t.Fatal(err)
+		}
+		a.Abort()
 		if err := s.Record(&Entry{Command: "write", Files: []FileChange{{Path: "c"}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -418,5 +430,62 @@ func TestPruneHashesInBatches(t *testing.T) {
 	}
 	if n := count(); n != hashFiles+10 {
 		t.Fatalf("two prunes hashed %d backups, want all %d", n, hashFiles+10)
+	}
+}
+
+// TestCleanPruneRewritesNothing: a prune of a log holding only committed
+// entries within the limits leaves the log and the pack as they are (the
+// operation that meets it does not write the history again); one after an
+// aborted operation rewrites the log without it.
+func TestCleanPruneRewritesNothing(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 1000
+	for i := 0; i < 3; i++ {
+		o, err := s.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, err := o.Put([]byte(fmt.Sprintf("content %d\n", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Prepare(&Entry{Command: "write", Files: []FileChange{{Path: "f", Pre: im}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(s.dir, "log")
+	before, _ := os.ReadFile(log)
+	packs, _ := filepath.Glob(filepath.Join(s.dir, "pack.*"))
+	if err := s.prune(nil); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(log)
+	packsAfter, _ := filepath.Glob(filepath.Join(s.dir, "pack.*"))
+	if !bytes.Equal(before, after) || !slices.Equal(packs, packsAfter) {
+		t.Fatalf("a clean prune rewrote the history:\n%s\n%v -> %v", after, packs, packsAfter)
+	}
+	o, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Prepare(&Entry{Command: "write", Files: []FileChange{{Path: "g"}}}); err != nil {
+		t.Fatal(err)
+	}
+	o.Abort()
+	if err := s.prune(nil); err != nil {
+		t.Fatal(err)
+	}
+	after, _ = os.ReadFile(log)
+	if n := bytes.Count(after, []byte("\n")); n != 6 || bytes.Contains(after, []byte(`"abort"`)) {
+		t.Fatalf("the prune after an aborted operation left %d lines:\n%s", n, after)
+	}
+	list, _, _ := s.List()
+	for i, e := range list {
+		if b, err := s.Blob(e.Files[0].Pre); err != nil || string(b) != fmt.Sprintf("content %d\n", 2-i) {
+			t.Fatalf("entry %d read back: %q %v", i, b, err)
+		}
 	}
 }

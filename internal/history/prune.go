@@ -17,13 +17,27 @@ import (
 // contents they name copied to a new pack, the log rewritten, and the blob
 // files no entry names removed, but for those stored in the last ten
 // minutes (a session's reads may name them).
+//
+// A prune with nothing to drop from a log holding nothing but committed
+// entries (no aborted or cut record, no open entry) rewrites nothing: the
+// log, the pack and the backups not hashed yet stay as they are (those
+// are hashed, a budget a prune, by the prunes that rewrite), and only the
+// sweep runs. The operation that meets the prune pays for reading the log
+// and the sweep, not for writing the history again.
 func (s *Store) prune(lf *os.File) error {
-	entries, open, _, err := s.readLog()
+	entries, open, skipped, records, hashedRecords, err := s.readLogCounted()
 	if err != nil {
 		return err
 	}
 	keep := s.kept(entries)
 	dropped := entries[:len(entries)-len(keep)]
+	round := 0 // which prune this is, counted by the operations' numbers
+	if len(entries) > 0 {
+		round = int(entries[len(entries)-1].Seq) / max(s.pruneEvery, 1)
+	}
+	if len(dropped) == 0 && len(open) == 0 && len(skipped) == 0 && records == 2*len(entries)+hashedRecords {
+		return s.pruneInPlace(keep, round)
+	}
 	gen := s.packGen() + 1
 	usedFiles, err := s.repack(gen, append(append([]*Entry{}, keep...), open...))
 	if err != nil {
@@ -59,7 +73,38 @@ func (s *Store) prune(lf *os.File) error {
 			}
 		}
 	}
-	return s.removeUnusedBlobs(usedFiles, dead, gen%fullSweepEvery == 0)
+	return s.removeUnusedBlobs(usedFiles, dead, round%fullSweepEvery == 0)
+}
+
+// pruneInPlace is a prune that rewrites nothing (keep is the whole log):
+// a budget of backups hashed, said by one record appended to the log; a
+// dead process's private pack removed; the sweep.
+func (s *Store) pruneInPlace(keep []*Entry, round int) error {
+	budget := hashBudget{files: hashFiles, bytes: hashBytes}
+	hashed := map[string]string{}
+	used := map[string]bool{}
+	for _, e := range keep {
+		for _, im := range images(e) {
+			if u := im.Unhashed; u != "" && budget.take(im.Size) {
+				if s.hashUnhashed(im); im.Unhashed == "" {
+					hashed[u] = im.Hash
+				}
+			}
+			if im.Pack == "" {
+				used[im.Hash], used[im.Unhashed] = true, true
+			}
+		}
+	}
+	if len(hashed) > 0 {
+		if err := s.appendRecords(record{Seq: keep[len(keep)-1].Seq, Hashed: hashed}); err != nil {
+			return err
+		}
+	}
+	s.removeOldPacks(s.packGen())
+	for h := range s.readHashes() {
+		used[h] = true
+	}
+	return s.removeUnusedBlobs(used, nil, round%fullSweepEvery == 0)
 }
 
 // fullSweepEvery: one prune in this many looks at every blob file for
@@ -193,13 +238,14 @@ func (s *Store) removeUnusedBlobs(used map[string]bool, dead []string, full bool
 		}
 		blobs = filepath.Join(blobs, "new")
 	}
+	newDir := filepath.Join(s.dir, "blobs", "new") + string(filepath.Separator)
 	err := filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
 		name := d.Name()
-		if rel, _ := filepath.Rel(filepath.Join(s.dir, "blobs"), p); strings.HasPrefix(rel, "new/") {
-			name = filepath.ToSlash(rel)
+		if strings.HasPrefix(p, newDir) {
+			name = "new/" + name // (backups lie in blobs/new itself)
 		}
 		if used[name] {
 			return nil
