@@ -46,6 +46,19 @@ func (d *decoder) lit(s string) bool {
 	return true
 }
 
+// key reports whether sep, then "name": is next, and passes it (lit of
+// their concatenation, without making it: an image has seven keys to try).
+func (d *decoder) key(sep, name string) bool {
+	r := d.b[d.i:]
+	n := len(sep) + len(name) + 3
+	if d.bad || len(r) < n || string(r[:len(sep)]) != sep || r[len(sep)] != '"' ||
+		string(r[len(sep)+1:n-2]) != name || r[n-2] != '"' || r[n-1] != ':' {
+		return false
+	}
+	d.i += n
+	return true
+}
+
 func (d *decoder) need(s string) {
 	if !d.lit(s) {
 		d.bad = true
@@ -170,7 +183,7 @@ func (d *decoder) image() *Image {
 	im := &Image{}
 	d.need("{")
 	sep := ""
-	field := func(name string) bool { return d.lit(sep + `"` + name + `":`) }
+	field := func(name string) bool { return d.key(sep, name) }
 	if field("hash") {
 		im.Hash, sep = d.str(), ","
 	}

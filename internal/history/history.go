@@ -141,7 +141,15 @@ func Hash(data []byte) string {
 }
 
 func validHash(h string) bool {
-	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
+	if len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ { // (strings.Trim builds its set each call: the log reader asks per image)
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Store) blobPath(hash string) string {
@@ -344,11 +352,29 @@ func validGen(g string) bool {
 	return g != "" && strings.Trim(g, "0123456789") == ""
 }
 
+// unhashed is im's Unhashed name (none for no image).
+func (im *Image) unhashed() string {
+	if im == nil {
+		return ""
+	}
+	return im.Unhashed
+}
+
 // validUnhashed reports whether u is a name LinkNew gives.
 func validUnhashed(u string) bool {
 	rest, ok := strings.CutPrefix(u, "new/")
 	a, b, ok2 := strings.Cut(rest, "-")
-	return ok && ok2 && a != "" && b != "" && strings.Trim(a, "0123456789") == "" && strings.Trim(b, "0123456789") == ""
+	return ok && ok2 && digits(a) && digits(b)
+}
+
+// digits reports whether s is one decimal digit or more.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // lock takes the history's lock (flock on its lock file).

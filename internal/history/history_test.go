@@ -278,9 +278,14 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "new", "*")); len(left) != 2 {
 		t.Fatalf("unhashed files right after the prune: %v", left)
 	}
+	// A prune that rewrites nothing sweeps every stored file one round
+	// in fullSweepEvery: within that many, they are gone.
 	s.now = func() time.Time { return time.Now().Add(11 * time.Minute) }
-	if err := s.prune(nil); err != nil {
-		t.Fatal(err)
+	s.pruneEvery = 1
+	for i := 0; i < fullSweepEvery; i++ {
+		if err := s.Record(&Entry{Command: "write", Files: []FileChange{{Path: "g"}}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "new", "*")); len(left) != 0 {
 		t.Fatalf("unhashed files left: %v", left)
@@ -419,17 +424,35 @@ func TestPruneHashesInBatches(t *testing.T) {
 		}
 		return hashed
 	}
+	// A prune that rewrites nothing hashes hashFilesInPlace; one that
+	// rewrites (an aborted operation in the log) hashFiles.
 	if err := s.prune(nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(); n != hashFiles {
-		t.Fatalf("one prune hashed %d backups, want %d", n, hashFiles)
+	if n := count(); n != hashFilesInPlace {
+		t.Fatalf("a prune in place hashed %d backups, want %d", n, hashFilesInPlace)
 	}
+	a, err := s.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Prepare(&Entry{Command: "write", Files: []FileChange{{Path: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Abort()
 	if err := s.prune(nil); err != nil {
 		t.Fatal(err)
+	}
+	if n := count(); n != hashFilesInPlace+hashFiles {
+		t.Fatalf("the prune that rewrote hashed %d backups, want %d", n-hashFilesInPlace, hashFiles)
+	}
+	for i := 0; i < 2; i++ {
+		if err := s.prune(nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if n := count(); n != hashFiles+10 {
-		t.Fatalf("two prunes hashed %d backups, want all %d", n, hashFiles+10)
+		t.Fatalf("four prunes hashed %d backups, want all %d", n, hashFiles+10)
 	}
 }
 

@@ -97,9 +97,11 @@ func (s *Store) readLogCounted() (committed, open []*Entry, skipped []string, re
 	}
 	if len(hashed) > 0 {
 		for _, e := range append(append([]*Entry{}, committed...), open...) {
-			for _, im := range images(e) {
-				if h, ok := hashed[im.Unhashed]; ok {
-					im.Hash, im.Unhashed = h, ""
+			for _, f := range e.Files {
+				for _, im := range []*Image{f.Pre, f.Post} {
+					if h, ok := hashed[im.unhashed()]; ok {
+						im.Hash, im.Unhashed = h, ""
+					}
 				}
 			}
 		}

@@ -78,9 +78,10 @@ func (s *Store) prune(lf *os.File) error {
 
 // pruneInPlace is a prune that rewrites nothing (keep is the whole log):
 // a budget of backups hashed, said by one record appended to the log; a
-// dead process's private pack removed; the sweep.
+// dead process's private pack removed; every stored file swept one round
+// in fullSweepEvery.
 func (s *Store) pruneInPlace(keep []*Entry, round int) error {
-	budget := hashBudget{files: hashFiles, bytes: hashBytes}
+	budget := hashBudget{files: hashFilesInPlace, bytes: hashBytes / 4}
 	hashed := map[string]string{}
 	used := map[string]bool{}
 	for _, e := range keep {
@@ -101,10 +102,16 @@ func (s *Store) pruneInPlace(keep []*Entry, round int) error {
 		}
 	}
 	s.removeOldPacks(s.packGen())
+	if round%fullSweepEvery != 0 {
+		// Nothing to sweep: a backup no kept entry names is an aborted or
+		// killed operation's, and its record makes the log one to rewrite
+		// (swept then); a name hashed away goes at a full sweep.
+		return nil
+	}
 	for h := range s.readHashes() {
 		used[h] = true
 	}
-	return s.removeUnusedBlobs(used, nil, round%fullSweepEvery == 0)
+	return s.removeUnusedBlobs(used, nil, true)
 }
 
 // fullSweepEvery: one prune in this many looks at every blob file for
@@ -268,6 +275,10 @@ func (s *Store) removeUnusedBlobs(used map[string]bool, dead []string, full bool
 const (
 	hashFiles = 16
 	hashBytes = 16 << 20
+	// hashFilesInPlace: a prune that rewrites nothing hashes fewer, so
+	// that the operation meeting it stays near its median (hashing is for
+	// space alone: equal contents stored once).
+	hashFilesInPlace = 4
 )
 
 // hashBudget is what a prune may still hash.
