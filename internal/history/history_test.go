@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -258,6 +259,9 @@ func TestLinkNewHashedByPrune(t *testing.T) {
 		if err := o.Prepare(&Entry{Command: "apply-patch", Files: []FileChange{{Path: "f", Pre: im}}}); err != nil {
 			t.Fatal(err)
 		}
+		// Backups are hashed by a prune that reads the whole log (not one
+		// that reads only the operations appended since the summary).
+		os.Remove(s.summaryPath())
 		if err := o.Commit(); err != nil { // the second prunes
 			t.Fatal(err)
 		}
@@ -389,7 +393,7 @@ func TestPrivatePack(t *testing.T) {
 // later prunes hash them — no prune pays for thousands at once.
 func TestPruneHashesInBatches(t *testing.T) {
 	s := open(t, Limits{})
-	s.pruneEvery = 1000
+	s.pruneEvery = 1 // (a round that sweeps nothing: the operation's number, 1)
 	dir := t.TempDir()
 	o, err := s.Begin()
 	if err != nil {
@@ -424,11 +428,17 @@ func TestPruneHashesInBatches(t *testing.T) {
 		}
 		return hashed
 	}
-	// A prune that rewrites nothing hashes hashFilesInPlace; one that
-	// rewrites (an aborted operation in the log) hashFiles.
-	if err := s.prune(nil); err != nil {
-		t.Fatal(err)
+	// A prune that reads the whole log (no summary: made by an older hunk)
+	// and rewrites nothing hashes hashFilesInPlace; one that rewrites (an
+	// aborted operation in the log) hashFiles.
+	prune := func() {
+		t.Helper()
+		os.Remove(s.summaryPath())
+		if err := s.prune(nil); err != nil {
+			t.Fatal(err)
+		}
 	}
+	prune()
 	if n := count(); n != hashFilesInPlace {
 		t.Fatalf("a prune in place hashed %d backups, want %d", n, hashFilesInPlace)
 	}
@@ -440,16 +450,12 @@ func TestPruneHashesInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Abort()
-	if err := s.prune(nil); err != nil {
-		t.Fatal(err)
-	}
+	prune()
 	if n := count(); n != hashFilesInPlace+hashFiles {
 		t.Fatalf("the prune that rewrote hashed %d backups, want %d", n-hashFilesInPlace, hashFiles)
 	}
 	for i := 0; i < 2; i++ {
-		if err := s.prune(nil); err != nil {
-			t.Fatal(err)
-		}
+		prune()
 	}
 	if n := count(); n != hashFiles+10 {
 		t.Fatalf("four prunes hashed %d backups, want all %d", n, hashFiles+10)
@@ -510,5 +516,92 @@ func TestCleanPruneRewritesNothing(t *testing.T) {
 		if b, err := s.Blob(e.Files[0].Pre); err != nil || string(b) != fmt.Sprintf("content %d\n", 2-i) {
 			t.Fatalf("entry %d read back: %q %v", i, b, err)
 		}
+	}
+}
+
+// TestPruneFromTail: a prune after operations committed one after the
+// other reads only what was appended since the last prune's summary (a
+// damaged line before it is not seen); an aborted operation, a limit
+// passed or a log another hunk rewrote makes it read the whole log again.
+func TestPruneFromTail(t *testing.T) {
+	s := open(t, Limits{Count: 4})
+	s.pruneEvery = 1
+	record := func(n int) {
+		t.Helper()
+		for i := 0; i < n; i++ {
+			if err := s.Record(&Entry{Command: "write", Files: []FileChange{{Path: fmt.Sprint("f", i)}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	record(2)
+	log := filepath.Join(s.dir, "log")
+	b, _ := os.ReadFile(log)
+	damaged := append([]byte("X"), b[1:]...) // line 1, its first byte: not a record any more
+	os.WriteFile(log, damaged, 0o600)
+	record(1)
+	if now, _ := os.ReadFile(log); !bytes.HasPrefix(now, []byte("X")) {
+		t.Fatal("the prune after one committed operation read the whole log (it rewrote the damaged line)")
+	}
+	record(2) // five operations, four kept: the limit passed, the whole log read and rewritten
+	now, _ := os.ReadFile(log)
+	if bytes.HasPrefix(now, []byte("X")) || bytes.Count(now, []byte("\n")) != 8 {
+		t.Fatalf("over the limit, the prune left:\n%s", now)
+	}
+	// Another hunk rewrites the log (its own prune, which writes no
+	// summary): the summary's end is not found, the whole log is read.
+	lines := bytes.SplitAfter(now, []byte("\n"))
+	other := append(append([]byte{}, bytes.Join(lines[2:], nil)...), lines[0]...)
+	other = append(other, lines[1]...)
+	os.WriteFile(log, append([]byte("X"), other[1:]...), 0o600)
+	record(1)
+	if now, _ := os.ReadFile(log); bytes.HasPrefix(now, []byte("X")) {
+		t.Fatalf("a log rewritten since the summary was pruned from its tail:\n%s", now)
+	}
+}
+
+// TestBigOperationAdvancesSummary: an operation of summaryFiles files or
+// more brings the summary to the log's end when it commits, so that the
+// next prune decodes none of its entry; a small one leaves it for the
+// prune's tail read.
+func TestBigOperationAdvancesSummary(t *testing.T) {
+	s := open(t, Limits{})
+	s.pruneEvery = 1000
+	sumSize := func() int64 {
+		var sum summary
+		b, err := os.ReadFile(s.summaryPath())
+		if err != nil || json.Unmarshal(b, &sum) != nil {
+			t.Fatalf("no summary: %v", err)
+		}
+		return sum.Size
+	}
+	logSize := func() int64 {
+		fi, err := os.Stat(filepath.Join(s.dir, "log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if err := s.Record(&Entry{Command: "write", Files: []FileChange{{Path: "small"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if sumSize() != 0 {
+		t.Fatalf("a one-file operation moved the summary to %d", sumSize())
+	}
+	var files []FileChange
+	for i := 0; i < summaryFiles; i++ {
+		files = append(files, FileChange{Path: fmt.Sprint("f", i), Pre: &Image{Hash: Hash([]byte{byte(i)}), Size: 1}})
+	}
+	if err := s.Record(&Entry{Command: "apply-patch", Files: files}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sumSize(), logSize(); got != want {
+		t.Fatalf("after a %d-file operation the summary ends at %d, the log at %d", summaryFiles, got, want)
+	}
+	var sum summary
+	b, _ := os.ReadFile(s.summaryPath())
+	json.Unmarshal(b, &sum)
+	if sum.Count != 2 || sum.Last != 2 || sum.Bytes != summaryFiles {
+		t.Fatalf("summary %+v, want 2 operations, the last 2, %d bytes", sum, summaryFiles)
 	}
 }

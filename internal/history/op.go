@@ -38,6 +38,8 @@ type Op struct {
 	// private names a pack of this process's own ("x<pid>": BeginPrivate)
 	// instead of the current one.
 	private string
+	entry   *Entry // the prepared entry
+	entryAt int64  // where in the log its record begins (-1: not known)
 }
 
 // Begin starts recording an operation, settling first one a killed hunk
@@ -53,6 +55,9 @@ func (s *Store) Begin() (*Op, error) {
 		return nil, err
 	}
 	o := &Op{s: s, lf: lf, log: log}
+	if fi, err := log.Stat(); err == nil && fi.Size() == 0 {
+		s.seedSummary() // a new log: its summary kept from the start
+	}
 	rec, ok, ended := lastRecord(log)
 	o.ended = ended
 	if ok {
@@ -240,10 +245,14 @@ func (o *Op) Prepare(e *Entry) error {
 	if e.Time.IsZero() {
 		e.Time = s.now().UTC()
 	}
+	o.entryAt = -1
+	if fi, err := o.log.Stat(); err == nil && o.ended {
+		o.entryAt = fi.Size()
+	}
 	if err := o.add(record{Seq: e.Seq, Entry: e}); err != nil {
 		return err
 	}
-	o.seq = e.Seq
+	o.seq, o.entry = e.Seq, e
 	return nil
 }
 
@@ -260,6 +269,9 @@ func (o *Op) Commit() error {
 	}
 	if err := o.add(record{Seq: o.seq, Commit: true}); err != nil {
 		return err
+	}
+	if len(o.entry.Files) >= summaryFiles && o.entryAt >= 0 {
+		o.s.advanceSummary(o.log, o.entry, o.entryAt)
 	}
 	if o.seq%int64(o.s.pruneEvery) == 0 {
 		return o.s.prune(o.lf)

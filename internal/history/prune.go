@@ -24,7 +24,13 @@ import (
 // are hashed, a budget a prune, by the prunes that rewrite), and only the
 // sweep runs. The operation that meets the prune pays for reading the log
 // and the sweep, not for writing the history again.
+//
+// A prune whose log only grew by committed operations since the last
+// prune's summary, within the limits, reads those alone (pruneFromTail).
 func (s *Store) prune(lf *os.File) error {
+	if s.pruneFromTail() {
+		return nil
+	}
 	entries, open, skipped, records, hashedRecords, err := s.readLogCounted()
 	if err != nil {
 		return err
@@ -36,7 +42,9 @@ func (s *Store) prune(lf *os.File) error {
 		round = int(entries[len(entries)-1].Seq) / max(s.pruneEvery, 1)
 	}
 	if len(dropped) == 0 && len(open) == 0 && len(skipped) == 0 && records == 2*len(entries)+hashedRecords {
-		return s.pruneInPlace(keep, round)
+		err := s.pruneInPlace(keep, round)
+		s.writeSummary(keep)
+		return err
 	}
 	gen := s.packGen() + 1
 	usedFiles, err := s.repack(gen, append(append([]*Entry{}, keep...), open...))
@@ -54,6 +62,11 @@ func (s *Store) prune(lf *os.File) error {
 	}
 	if err := writeAtomic(filepath.Join(s.dir, "log"), buf.Bytes()); err != nil {
 		return err
+	}
+	if len(open) == 0 {
+		s.writeSummary(keep)
+	} else {
+		os.Remove(s.summaryPath()) // (an open entry: the next prune reads all)
 	}
 	if lf != nil {
 		g := []byte(strconv.Itoa(gen))
@@ -82,6 +95,9 @@ func (s *Store) prune(lf *os.File) error {
 // in fullSweepEvery.
 func (s *Store) pruneInPlace(keep []*Entry, round int) error {
 	budget := hashBudget{files: hashFilesInPlace, bytes: hashBytes / 4}
+	if round%fullSweepEvery == 0 {
+		budget = hashBudget{files: hashFiles, bytes: hashBytes} // a sweep's prune: it reads everything anyway
+	}
 	hashed := map[string]string{}
 	used := map[string]bool{}
 	for _, e := range keep {

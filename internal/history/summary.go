@@ -1,0 +1,214 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// summary is what the last prune knew of the log (log.sum): its operations'
+// count, the bytes of their contents (each image counted, equal contents
+// too: at least what the limit counts), the oldest one's time, the last
+// number, and where the log ended then (Size, and its last bytes, Tail:
+// a log rewritten since — by a prune of an older hunk, say — does not end
+// with them there). A prune whose log only grew since by operations
+// committed one after the other reads those records alone.
+type summary struct {
+	Size   int64     `json:"size"`
+	Tail   []byte    `json:"tail"`
+	Count  int       `json:"count"`
+	Bytes  int64     `json:"bytes"`
+	Oldest time.Time `json:"oldest"`
+	Last   int64     `json:"last"`
+}
+
+// tailLen is how many of the log's last bytes a summary keeps.
+const tailLen = 64
+
+// maxTail is the most a prune reads from the summary's end; a longer
+// tail is read with the rest of the log.
+const maxTail = 8 << 20
+
+func (s *Store) summaryPath() string { return filepath.Join(s.dir, "log.sum") }
+
+// writeSummary records what a prune leaves: the operations kept, and the
+// log as it is now. A summary that cannot be written is removed (the next
+// prune reads the whole log).
+func (s *Store) writeSummary(keep []*Entry) {
+	sum := summary{Count: len(keep)}
+	for _, e := range keep {
+		for _, im := range images(e) {
+			sum.Bytes += im.Size
+		}
+	}
+	if len(keep) > 0 {
+		sum.Oldest, sum.Last = keep[0].Time, keep[len(keep)-1].Seq
+	}
+	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
+	if err == nil {
+		sum.Size, sum.Tail, err = logEnd(f)
+		f.Close()
+	}
+	b, jerr := json.Marshal(sum)
+	if err != nil || jerr != nil || writeAtomic(s.summaryPath(), b) != nil {
+		os.Remove(s.summaryPath())
+	}
+}
+
+// logEnd is the open log's size and its last tailLen bytes.
+func logEnd(f *os.File) (int64, []byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	n := min(fi.Size(), tailLen)
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, fi.Size()-n); err != nil && err != io.EOF {
+		return 0, nil, err
+	}
+	return fi.Size(), tail, nil
+}
+
+// pruneFromTail is the prune of a log that, since the last prune's
+// summary, only grew by operations committed one after the other, all
+// within the limits, in a round that sweeps nothing: nothing to drop,
+// nothing to rewrite, nothing to sweep — it reads the records appended
+// since and writes the summary again. done false: the whole log is to be
+// read (no summary, another log, an aborted or killed operation since,
+// a limit passed, a sweep due).
+func (s *Store) pruneFromTail() (done bool) {
+	var sum summary
+	b, err := readFile(s.summaryPath())
+	if err != nil || json.Unmarshal(b, &sum) != nil {
+		return false
+	}
+	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	size, _, err := logEnd(f)
+	if err != nil || size < sum.Size || size-sum.Size > maxTail || int64(len(sum.Tail)) > sum.Size {
+		return false
+	}
+	buf := make([]byte, size-sum.Size+int64(len(sum.Tail)))
+	if _, err := f.ReadAt(buf, sum.Size-int64(len(sum.Tail))); err != nil && err != io.EOF {
+		return false
+	}
+	if !bytes.Equal(buf[:len(sum.Tail)], sum.Tail) {
+		return false // not the log the summary was made of
+	}
+	if !s.grown(&sum, buf[len(sum.Tail):]) {
+		return false
+	}
+	round := int(sum.Last) / max(s.pruneEvery, 1)
+	if round%fullSweepEvery == 0 {
+		return false
+	}
+	l := s.limits
+	if l.Count > 0 && sum.Count > l.Count || l.Bytes > 0 && sum.Bytes > l.Bytes ||
+		l.Age > 0 && sum.Count > 0 && sum.Oldest.Before(s.now().Add(-l.Age)) {
+		return false
+	}
+	s.removeOldPacks(s.packGen())
+	sum.Size, sum.Tail = size, buf[len(buf)-min(len(buf), tailLen):]
+	if b, err := json.Marshal(sum); err != nil || writeAtomic(s.summaryPath(), b) != nil {
+		os.Remove(s.summaryPath())
+	}
+	return true
+}
+
+// grown adds to sum the operations the records in tail commit: each an
+// entry numbered after the last, then its commit. Anything else — an
+// abort, an entry left open, a line cut short or not hunk's — is false.
+func (s *Store) grown(sum *summary, tail []byte) bool {
+	if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+		return false
+	}
+	var open *Entry
+	for _, line := range bytes.Split(tail, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		rec, ok := decodeRecord(line)
+		switch {
+		case !ok:
+			return false
+		case rec.Entry != nil && open == nil && rec.Seq > sum.Last && rec.Entry.Seq == rec.Seq:
+			open = rec.Entry
+		case rec.Commit && open != nil && rec.Seq == open.Seq:
+			if sum.Count == 0 {
+				sum.Oldest = open.Time
+			}
+			sum.Count++
+			sum.Last = open.Seq
+			for _, im := range images(open) {
+				sum.Bytes += im.Size
+			}
+			open = nil
+		default:
+			return false
+		}
+	}
+	return open == nil
+}
+
+// summaryFiles: an operation of this many files or more brings the
+// summary up to its own end when it commits, so that no prune decodes its
+// entry (a 2,000-file patch's is 400 KB of log); smaller ones are read
+// from the tail by the next prune.
+const summaryFiles = 64
+
+// seedSummary writes the summary of an empty log (Begin, creating it).
+func (s *Store) seedSummary() {
+	if b, err := json.Marshal(summary{}); err == nil && writeAtomic(s.summaryPath(), b) != nil {
+		os.Remove(s.summaryPath())
+	}
+}
+
+// advanceSummary brings the summary to the end of the log (open to
+// append, under the lock) after e committed, its entry's record begun at
+// entryAt: the records between the summary's end and entryAt are read,
+// e's own are not. A summary that does not end where the log did, or
+// records other than committed operations before e, remove it (the next
+// prune reads the whole log).
+func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
+	var sum summary
+	b, err := readFile(s.summaryPath())
+	if err != nil || json.Unmarshal(b, &sum) != nil {
+		return // none: the next prune reads all and writes one
+	}
+	ok := func() bool {
+		if entryAt < sum.Size || entryAt-sum.Size > maxTail || int64(len(sum.Tail)) > sum.Size {
+			return false
+		}
+		buf := make([]byte, entryAt-sum.Size+int64(len(sum.Tail)))
+		if _, err := log.ReadAt(buf, sum.Size-int64(len(sum.Tail))); err != nil && err != io.EOF {
+			return false
+		}
+		if !bytes.Equal(buf[:len(sum.Tail)], sum.Tail) || !s.grown(&sum, buf[len(sum.Tail):]) || e.Seq <= sum.Last {
+			return false
+		}
+		if sum.Count == 0 {
+			sum.Oldest = e.Time
+		}
+		sum.Count++
+		sum.Last = e.Seq
+		for _, im := range images(e) {
+			sum.Bytes += im.Size
+		}
+		size, tail, err := logEnd(log)
+		if err != nil {
+			return false
+		}
+		sum.Size, sum.Tail = size, tail
+		b, err := json.Marshal(sum)
+		return err == nil && writeAtomic(s.summaryPath(), b) == nil
+	}()
+	if !ok {
+		os.Remove(s.summaryPath())
+	}
+}
