@@ -167,7 +167,7 @@ const (
 	objTag      = 4
 	objOfsDelta = 6
 	objRefDelta = 7
-	maxDepth    = 10000 // deltas on deltas: git's packs stay under 50 by default
+	maxDepth    = 4096 // deltas on deltas: git's pack.depth is at most 4095 (50 by default)
 )
 
 func typeName(t int) string {
@@ -231,16 +231,18 @@ func (s *Store) readLoose(f io.Reader) (int, []byte, error) {
 	return typ, data, err
 }
 
-// inflateN reads exactly n bytes of r, n no more than the store's limit.
+// inflateN reads exactly n bytes of r, n no more than the store's limit;
+// memory grows with what r gives, not with what a header states.
 func (s *Store) inflateN(r io.Reader, n int64) ([]byte, error) {
 	if s.max > 0 && n > s.max {
 		return nil, fmt.Errorf("an object of %d bytes, over the limit of %d", n, s.max)
 	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(r, data); err != nil {
+	var buf bytes.Buffer
+	buf.Grow(int(min(n, 1<<20)))
+	if got, err := io.Copy(&buf, io.LimitReader(r, n)); err != nil || got != n {
 		return nil, fmt.Errorf("an object shorter than its stated %d bytes", n)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // Close closes the pack files the store opened.
