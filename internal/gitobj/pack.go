@@ -60,6 +60,27 @@ func (p *pack) id(i int) ([]byte, error) {
 	return b, err
 }
 
+// search is the first index of the pack's ids (those starting with the
+// byte first, by the fan-out table) for which atOrAfter is true — the ids
+// are sorted — and the end of that byte's run.
+func (p *pack) search(first byte, atOrAfter func(id []byte) bool) (int, int, error) {
+	lo := 0
+	if first > 0 {
+		lo = int(p.fanout[first-1])
+	}
+	hi := int(p.fanout[first])
+	var ferr error
+	i := lo + sort.Search(hi-lo, func(k int) bool {
+		b, err := p.id(lo + k)
+		if err != nil {
+			ferr = err
+			return true
+		}
+		return atOrAfter(b)
+	})
+	return i, hi, ferr
+}
+
 // find lists the full ids of the pack that start with the hex prefix.
 func (p *pack) find(prefix string) ([]string, error) {
 	if err := p.open(); err != nil {
@@ -69,22 +90,9 @@ func (p *pack) find(prefix string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	lo := 0
-	if first[0] > 0 {
-		lo = int(p.fanout[first[0]-1])
-	}
-	hi := int(p.fanout[first[0]])
-	var ferr error
-	i := lo + sort.Search(hi-lo, func(k int) bool {
-		b, err := p.id(lo + k)
-		if err != nil {
-			ferr = err
-			return true
-		}
-		return hex.EncodeToString(b) >= prefix
-	})
+	i, hi, err := p.search(first[0], func(b []byte) bool { return hex.EncodeToString(b) >= prefix })
 	var out []string
-	for ; i < hi && ferr == nil; i++ {
+	for ; i < hi && err == nil; i++ {
 		b, err := p.id(i)
 		if err != nil {
 			return nil, err
@@ -95,7 +103,7 @@ func (p *pack) find(prefix string) ([]string, error) {
 		}
 		out = append(out, h)
 	}
-	return out, ferr
+	return out, err
 }
 
 // offset is where the object with the full id starts in the pack.
@@ -103,22 +111,9 @@ func (p *pack) offset(id []byte) (int64, bool, error) {
 	if err := p.open(); err != nil {
 		return 0, false, err
 	}
-	lo := 0
-	if id[0] > 0 {
-		lo = int(p.fanout[id[0]-1])
-	}
-	hi := int(p.fanout[id[0]])
-	var ferr error
-	i := lo + sort.Search(hi-lo, func(k int) bool {
-		b, err := p.id(lo + k)
-		if err != nil {
-			ferr = err
-			return true
-		}
-		return bytes.Compare(b, id) >= 0
-	})
-	if ferr != nil || i >= hi {
-		return 0, false, ferr
+	i, hi, err := p.search(id[0], func(b []byte) bool { return bytes.Compare(b, id) >= 0 })
+	if err != nil || i >= hi {
+		return 0, false, err
 	}
 	if b, err := p.id(i); err != nil || !bytes.Equal(b, id) {
 		return 0, false, err

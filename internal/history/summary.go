@@ -25,6 +25,18 @@ type summary struct {
 	Last   int64     `json:"last"`
 }
 
+// add counts the committed operation e.
+func (sum *summary) add(e *Entry) {
+	if sum.Count == 0 {
+		sum.Oldest = e.Time
+	}
+	sum.Count++
+	sum.Last = e.Seq
+	for _, im := range images(e) {
+		sum.Bytes += im.Size
+	}
+}
+
 // tailLen is how many of the log's last bytes a summary keeps.
 const tailLen = 64
 
@@ -91,17 +103,11 @@ func (s *Store) pruneFromTail() (done bool) {
 	}
 	defer f.Close()
 	size, _, err := logEnd(f)
-	if err != nil || size < sum.Size || size-sum.Size > maxTail || int64(len(sum.Tail)) > sum.Size {
+	if err != nil {
 		return false
 	}
-	buf := make([]byte, size-sum.Size+int64(len(sum.Tail)))
-	if _, err := f.ReadAt(buf, sum.Size-int64(len(sum.Tail))); err != nil && err != io.EOF {
-		return false
-	}
-	if !bytes.Equal(buf[:len(sum.Tail)], sum.Tail) {
-		return false // not the log the summary was made of
-	}
-	if !s.grown(&sum, buf[len(sum.Tail):]) {
+	buf, ok := since(f, &sum, size)
+	if !ok || !s.grown(&sum, buf) {
 		return false
 	}
 	round := int(sum.Last) / max(s.pruneEvery, 1)
@@ -114,7 +120,8 @@ func (s *Store) pruneFromTail() (done bool) {
 		return false
 	}
 	s.removeOldPacks(s.packGen())
-	sum.Size, sum.Tail = size, buf[len(buf)-min(len(buf), tailLen):]
+	_, sum.Tail, _ = logEnd(f)
+	sum.Size = size
 	if b, err := json.Marshal(sum); err != nil || writeAtomic(s.summaryPath(), b) != nil {
 		os.Remove(s.summaryPath())
 	}
@@ -140,14 +147,7 @@ func (s *Store) grown(sum *summary, tail []byte) bool {
 		case rec.Entry != nil && open == nil && rec.Seq > sum.Last && rec.Entry.Seq == rec.Seq:
 			open = rec.Entry
 		case rec.Commit && open != nil && rec.Seq == open.Seq:
-			if sum.Count == 0 {
-				sum.Oldest = open.Time
-			}
-			sum.Count++
-			sum.Last = open.Seq
-			for _, im := range images(open) {
-				sum.Bytes += im.Size
-			}
+			sum.add(open)
 			open = nil
 		default:
 			return false
@@ -182,24 +182,11 @@ func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
 		return // none: the next prune reads all and writes one
 	}
 	ok := func() bool {
-		if entryAt < sum.Size || entryAt-sum.Size > maxTail || int64(len(sum.Tail)) > sum.Size {
+		buf, ok := since(log, &sum, entryAt)
+		if !ok || !s.grown(&sum, buf) || e.Seq <= sum.Last {
 			return false
 		}
-		buf := make([]byte, entryAt-sum.Size+int64(len(sum.Tail)))
-		if _, err := log.ReadAt(buf, sum.Size-int64(len(sum.Tail))); err != nil && err != io.EOF {
-			return false
-		}
-		if !bytes.Equal(buf[:len(sum.Tail)], sum.Tail) || !s.grown(&sum, buf[len(sum.Tail):]) || e.Seq <= sum.Last {
-			return false
-		}
-		if sum.Count == 0 {
-			sum.Oldest = e.Time
-		}
-		sum.Count++
-		sum.Last = e.Seq
-		for _, im := range images(e) {
-			sum.Bytes += im.Size
-		}
+		sum.add(e)
 		size, tail, err := logEnd(log)
 		if err != nil {
 			return false
@@ -211,4 +198,22 @@ func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
 	if !ok {
 		os.Remove(s.summaryPath())
 	}
+}
+
+// since is what log f holds from the summary's end to end (at most
+// maxTail bytes); false when f does not end as the summary says it did
+// there (another log: rewritten since by a hunk that keeps no summary).
+func since(f *os.File, sum *summary, end int64) ([]byte, bool) {
+	tl := int64(len(sum.Tail))
+	if end < sum.Size || end-sum.Size > maxTail || tl > sum.Size {
+		return nil, false
+	}
+	buf := make([]byte, end-sum.Size+tl)
+	if _, err := f.ReadAt(buf, sum.Size-tl); err != nil && err != io.EOF {
+		return nil, false
+	}
+	if !bytes.Equal(buf[:tl], sum.Tail) {
+		return nil, false
+	}
+	return buf[tl:], true
 }
