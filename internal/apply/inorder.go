@@ -62,7 +62,7 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 			finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
 			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, delta)
 			if err != nil {
-				fails = append(fails, err)
+				fails = append(fails, dotsHint(c, dotted, err))
 				continue
 			}
 			applied = applied || rule == "already-applied"
@@ -276,4 +276,30 @@ func fitsAsWritten(content []byte, c *patchparse.Chunk) bool {
 	file := textfile.FileText(content).Lines
 	cands, _ := seekAll(file, p.old, 0, len(file), p.src.EndOfFile)
 	return len(cands) > 0
+}
+
+// dotsHint says, of a block that did not fit and holds "..." lines it was
+// not split at, how aider's convention reads them.
+func dotsHint(c *patchparse.Chunk, dotted bool, err error) error {
+	var e *result.Error
+	if dotted || !errors.As(err, &e) || e.Code != result.NoMatch {
+		return err
+	}
+	search, replace := 0, 0
+	for _, l := range c.Lines {
+		if strings.TrimSpace(l.Text) == "..." {
+			if l.Op != '+' {
+				search++
+			}
+			if l.Op != '-' {
+				replace++
+			}
+		}
+	}
+	if search == 0 || search == replace {
+		return err
+	}
+	e.Hints = append([]string{fmt.Sprintf("the SEARCH holds %s and the REPLACE %d: aider's convention reads \"...\" as lines left out only when both hold as many, in the same places; write the lines out, or put the same \"...\" lines in both",
+		result.Count(search, `"..." line`), replace)}, e.Hints...)
+	return e
 }
