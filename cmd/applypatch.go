@@ -32,6 +32,8 @@ type applyPatchOptions struct {
 	Format  string // --format: codex, unified, search-replace, auto
 	// ThreeWay: --3way, merge with the blob each diff was made from
 	ThreeWay bool
+	// Ours, Theirs, Union: with --3way, resolve conflicts so
+	Ours, Theirs, Union bool
 }
 
 // newApplyPatchCmd builds the command; runF is its action (nil:
@@ -84,6 +86,10 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	f.BoolVar(&opts.NumStat, "numstat", false, "print added and removed lines per file instead of applying (as git apply --numstat)")
 	f.StringVarP(&opts.Input, "input", "i", "", "read the patch from `FILE` (as patch -i)")
 	f.BoolVarP(&opts.ThreeWay, "3way", "3", false, "merge each diff with the file from the blob its index line names, leaving conflict markers where they conflict (as git apply --3way; exit 1 on a conflict)")
+	f.BoolVar(&opts.Ours, "ours", false, "with --3way, resolve conflicts with the file's lines")
+	f.BoolVar(&opts.Theirs, "theirs", false, "with --3way, resolve conflicts with the diff's lines")
+	f.BoolVar(&opts.Union, "union", false, "with --3way, resolve conflicts with both sides' lines, the file's first")
+	cmd.MarkFlagsMutuallyExclusive("ours", "theirs", "union")
 	f.StringVar(&opts.Format, "format", "auto", "the patch's format: codex, unified, search-replace or auto (detect it)")
 	f.String("compat", "", `"codex": reproduce Codex's apply_patch exactly (first match wins, no recoveries, Add/Move overwrite)`)
 	f.IntVarP(&opts.Strip, "strip", "p", patchparse.DefaultStrip, "remove N leading path components from unified diff paths (default: git's a/ b/)")
@@ -114,6 +120,11 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	}
 	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
 		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format, ThreeWay: opts.ThreeWay}
+	for name, set := range map[string]bool{"ours": opts.Ours, "theirs": opts.Theirs, "union": opts.Union} {
+		if set {
+			req.Favor = name
+		}
+	}
 	switch {
 	case opts.NumStat:
 		req.Stat = "numstat"

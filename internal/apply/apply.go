@@ -24,6 +24,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hunk-dev/hunk/internal/merge"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/textfile"
@@ -59,6 +60,9 @@ type Options struct {
 	// markers, counted in FileResult.Conflicts); where there is no such
 	// blob, directly (FileResult.Merge says why).
 	ThreeWay Objects
+	// Favor, under ThreeWay, resolves what would conflict (git apply's
+	// --ours, --theirs, --union); merge.Conflict writes markers.
+	Favor merge.Favor
 
 	format patchparse.Format // the patch's syntax, for hints in its own terms (set by Apply)
 }

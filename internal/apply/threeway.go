@@ -62,7 +62,7 @@ func threeWay(name string, cur []byte, f *patchparse.FileOp, opt Options) (out [
 	case bytes.Equal(base, theirs), bytes.Equal(cur, theirs):
 		return cur, 0, "", true
 	}
-	r := merge.Merge(base, cur, theirs, merge.Options{Ours: "ours", Theirs: "theirs", Level: merge.Zealous})
+	r := merge.Merge(base, cur, theirs, merge.Options{Ours: "ours", Theirs: "theirs", Level: merge.Zealous, Favor: opt.Favor})
 	return r.Text, r.Conflicts, "", true
 }
 
@@ -113,4 +113,17 @@ func hasPreimage(objects Objects, f *patchparse.FileOp) bool {
 	}
 	_, err := objects.Blob(id)
 	return err == nil
+}
+
+// FavorOf reads git apply's --ours, --theirs and --union ("" for none),
+// which only --3way takes.
+func FavorOf(name string, threeWay bool) (merge.Favor, error) {
+	f, ok := map[string]merge.Favor{"": merge.Conflict, "ours": merge.Ours, "theirs": merge.Theirs, "union": merge.Union}[name]
+	switch {
+	case !ok:
+		return 0, result.Usagef("favor must be ours, theirs or union, not %q", name)
+	case f != merge.Conflict && !threeWay:
+		return 0, result.Usagef("--%s needs --3way: it resolves what a three-way merge would leave as a conflict", name)
+	}
+	return f, nil
 }

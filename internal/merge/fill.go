@@ -11,6 +11,9 @@ import (
 func fill(out *bytes.Buffer, e1, e2 *env, rs []region, opt Options) int {
 	conflicts, i := 0, 0
 	for _, m := range rs {
+		if m.mode == 0 && opt.Favor != Conflict {
+			m.mode = int(opt.Favor) // ours 1, theirs 2, union 3: no conflict left
+		}
 		switch {
 		case m.mode == 0:
 			conflicts++

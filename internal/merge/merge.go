@@ -16,11 +16,23 @@ const (
 	ZealousAlnum
 )
 
+// Favor resolves what would conflict without markers (xdiff's
+// XDL_MERGE_FAVOR_*: git apply --3way --ours, --theirs, --union).
+type Favor int
+
+const (
+	Conflict Favor = iota // markers: git's default
+	Ours                  // our side's lines
+	Theirs                // their side's lines
+	Union                 // ours, then theirs
+)
+
 // Options name the sides in the conflict markers.
 type Options struct {
 	Ours, Theirs string // the labels after <<<<<<< and >>>>>>> (git apply: "ours", "theirs")
 	Level        Level
-	MarkerSize   int // 0: 7, git's default
+	MarkerSize   int   // 0: 7, git's default
+	Favor        Favor // what a conflict becomes (Conflict: markers)
 }
 
 // Result is a merge's text and its number of conflicts.

@@ -68,7 +68,12 @@ func TestMergeAgainstGit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cmd := exec.Command(git, "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs")
+		favor, flag := Favor(k%4), []string{}
+		if favor != Conflict {
+			flag = []string{"--" + [...]string{"", "ours", "theirs", "union"}[favor]}
+		}
+		args := append(append([]string{"merge-file", "-p"}, flag...), "-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs")
+		cmd := exec.Command(git, args...)
 		cmd.Dir = dir
 		want, err := cmd.Output()
 		wantConflicts := 0
@@ -78,13 +83,13 @@ func TestMergeAgainstGit(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		got := Merge(base, ours, theirs, Options{Ours: "ours", Theirs: "theirs", Level: ZealousAlnum})
+		got := Merge(base, ours, theirs, Options{Ours: "ours", Theirs: "theirs", Level: ZealousAlnum, Favor: favor})
 		if got.Conflicts > 0 {
 			conflicted++
 		}
 		if !bytes.Equal(got.Text, want) || min(got.Conflicts, 127) != wantConflicts {
-			t.Fatalf("case %d: %d conflicts, git %d\nbase %q\nours %q\ntheirs %q\ngot  %q\nwant %q",
-				k, got.Conflicts, wantConflicts, base, ours, theirs, got.Text, want)
+			t.Fatalf("case %d (favor %d): %d conflicts, git %d\nbase %q\nours %q\ntheirs %q\ngot  %q\nwant %q",
+				k, favor, got.Conflicts, wantConflicts, base, ours, theirs, got.Text, want)
 		}
 	}
 }

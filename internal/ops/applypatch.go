@@ -37,6 +37,10 @@ type ApplyPatchRequest struct {
 	// ThreeWay merges each text diff with the file from the blob its
 	// index line names, as git apply --3way (the CLI's --3way).
 	ThreeWay bool `json:"-"`
+	// Favor, with ThreeWay: "ours", "theirs" or "union" resolves what
+	// would conflict (git apply's --ours, --theirs, --union); "" leaves
+	// markers.
+	Favor string `json:"-"`
 	// As names the operation in the history ("" apply-patch; the
 	// apply_patch link: Codex's tool's name).
 	As string `json:"-"`
@@ -104,6 +108,9 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 		}
 		defer done()
 		aopt.ThreeWay = objects
+	}
+	if aopt.Favor, err = apply.FavorOf(req.Favor, req.ThreeWay); err != nil {
+		return nil, err
 	}
 	if req.Compat != "codex" && !env.AllowPlaceholders { // Codex applies placeholders as text
 		if err := placeholder.InPatch(p, apply.GitsText(fsys, aopt)); err != nil {
