@@ -75,6 +75,8 @@ func TestMergeAgainstGit(t *testing.T) {
 		args := append(append([]string{"merge-file", "-p"}, flag...), "-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs")
 		cmd := exec.Command(git, args...)
 		cmd.Dir = dir
+		// No user's merge.conflictStyle: git's default markers.
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 		want, err := cmd.Output()
 		wantConflicts := 0
 		var ee *exec.ExitError
