@@ -1,13 +1,10 @@
 package apply
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io/fs"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/gitobj"
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -106,8 +103,8 @@ func checkBlob(name string, data []byte, id, what string, opt Options) error {
 // has now (seven hex digits or more of git's blob id): the diff is git's,
 // made from this very file.
 func MadeFrom(fsys workspace.FS, f *patchparse.FileOp) bool {
-	id := strings.ToLower(f.OldHash)
-	if len(id) < 7 || strings.Trim(id, "0") == "" || strings.Trim(id, "0123456789abcdef") != "" {
+	id, ok := indexID(f.OldHash)
+	if !ok {
 		return false
 	}
 	n, err := fsys.Resolve(f.Path)
@@ -118,17 +115,15 @@ func MadeFrom(fsys workspace.FS, f *patchparse.FileOp) bool {
 	return err == nil && strings.HasPrefix(gitBlobID(data, len(id) > 40), id)
 }
 
-// gitBlobID is the id git gives a blob of data (SHA-256 for a repository
-// in that format).
-func gitBlobID(data []byte, sha256Repo bool) string {
-	h := sha1.New()
-	if sha256Repo {
-		h = sha256.New()
-	}
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+// indexID is an "index" line's blob id, lowercase, when it names one: seven
+// hex digits or more, not all zeros (git's for an absent file).
+func indexID(h string) (string, bool) {
+	id := strings.ToLower(h)
+	return id, len(id) >= 7 && strings.Trim(id, "0") != "" && strings.Trim(id, "0123456789abcdef") == ""
 }
+
+// gitBlobID is the id git gives a blob of data (gitobj.BlobID).
+func gitBlobID(data []byte, sha256Repo bool) string { return gitobj.BlobID(data, sha256Repo) }
 
 // readSource reads the source of a copy as it is on disk (as git reads it:
 // before the patch), through a link that stays inside the workspace.

@@ -287,7 +287,7 @@ func dotsHint(c *patchparse.Chunk, dotted bool, err error) error {
 	}
 	search, replace := 0, 0
 	for _, l := range c.Lines {
-		if strings.TrimSpace(l.Text) == "..." {
+		if patchparse.IsDots(l.Text) {
 			if l.Op != '+' {
 				search++
 			}

@@ -18,6 +18,7 @@ import (
 // repository (gitobj.Store).
 type Objects interface {
 	Blob(id string) ([]byte, error)
+	Has(id string) bool
 }
 
 // What FileResult.Merge says of a three-way merge.
@@ -34,8 +35,8 @@ const (
 // apply to it, a binary side — and why says which; the caller then applies
 // the chunks to cur directly, as git falls back to.
 func threeWay(name string, cur []byte, f *patchparse.FileOp, opt Options) (out []byte, conflicts int, why string, ok bool) {
-	id := strings.ToLower(f.OldHash)
-	if id == "" || strings.Trim(id, "0") == "" {
+	id, named := indexID(f.OldHash)
+	if !named {
 		return nil, 0, "no index line names the blob the diff was made from", false
 	}
 	base, err := opt.ThreeWay.Blob(id)
@@ -105,14 +106,11 @@ func (r *Result) Conflict() *result.Error {
 		WithHint("resolve each conflict between <<<<<<< ours and >>>>>>> theirs, or take the whole change back with hunk undo")
 }
 
-// hasPreimage reports whether objects hold the blob f's index line names.
+// hasPreimage reports whether objects hold the blob f's index line names
+// (found, not read: the merge reads and checks it).
 func hasPreimage(objects Objects, f *patchparse.FileOp) bool {
-	id := strings.ToLower(f.OldHash)
-	if len(id) < 7 || strings.Trim(id, "0") == "" {
-		return false
-	}
-	_, err := objects.Blob(id)
-	return err == nil
+	id, ok := indexID(f.OldHash)
+	return ok && objects.Has(id)
 }
 
 // FavorOf reads git apply's --ours, --theirs and --union ("" for none),

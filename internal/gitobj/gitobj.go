@@ -94,13 +94,6 @@ func (s *Store) hashLen() int {
 	return 20
 }
 
-func (s *Store) newHash() hash.Hash {
-	if s.sha256 {
-		return sha256.New()
-	}
-	return sha1.New()
-}
-
 // Blob is the content of the blob whose id is id or starts with it (at
 // least four hex digits). An id no object has is ErrNotFound; one that
 // several objects start with is an error that says so.
@@ -120,13 +113,33 @@ func (s *Store) Blob(id string) ([]byte, error) {
 	if typ != objBlob {
 		return nil, fmt.Errorf("object %s is a %s, not a blob", hex.EncodeToString(full), typeName(typ))
 	}
-	h := s.newHash()
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	if !bytes.Equal(h.Sum(nil), full) {
+	if BlobID(data, s.sha256) != hex.EncodeToString(full) {
 		return nil, fmt.Errorf("object %s is damaged: its content has another id", hex.EncodeToString(full))
 	}
 	return data, nil
+}
+
+// Has reports whether the store holds exactly one object whose id is id
+// or starts with it, without reading it.
+func (s *Store) Has(id string) bool {
+	id = strings.ToLower(id)
+	if len(id) < 4 || len(id) > 2*s.hashLen() || strings.Trim(id, "0123456789abcdef") != "" {
+		return false
+	}
+	_, err := s.resolve(id)
+	return err == nil
+}
+
+// BlobID is the id git gives a blob of data (SHA-256 in a repository of
+// that format), in hex.
+func BlobID(data []byte, sha256Repo bool) string {
+	var h hash.Hash = sha1.New()
+	if sha256Repo {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // resolve finds the one full id that starts with the hex prefix id.

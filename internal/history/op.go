@@ -246,8 +246,10 @@ func (o *Op) Prepare(e *Entry) error {
 		e.Time = s.now().UTC()
 	}
 	o.entryAt = -1
-	if fi, err := o.log.Stat(); err == nil && o.ended {
-		o.entryAt = fi.Size()
+	if len(e.Files) >= summaryFiles && o.ended { // (advanceSummary's: one fstat, big operations only)
+		if fi, err := o.log.Stat(); err == nil {
+			o.entryAt = fi.Size()
+		}
 	}
 	if err := o.add(record{Seq: e.Seq, Entry: e}); err != nil {
 		return err

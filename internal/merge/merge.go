@@ -56,7 +56,7 @@ type region struct {
 // overlap, the same change made by both taken once, and the rest a
 // conflict between <<<<<<<, ======= and >>>>>>> lines.
 func Merge(base, ours, theirs []byte, opt Options) Result {
-	b, o, t := Lines(base), Lines(ours), Lines(theirs)
+	b, o, t := lines(base), lines(ours), lines(theirs)
 	s1, e1o, e1n := diff(b, o)
 	s2, e2o, e2n := diff(b, t)
 	switch {

@@ -50,8 +50,8 @@ func (c *classes) classify(line []byte, pass int) int {
 	return id
 }
 
-// Lines splits text into lines, each with its "\n".
-func Lines(text []byte) [][]byte {
+// lines splits text into lines, each with its "\n".
+func lines(text []byte) [][]byte {
 	var recs [][]byte
 	for len(text) > 0 {
 		i := 0

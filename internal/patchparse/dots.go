@@ -21,7 +21,7 @@ func DotPieces(c *Chunk) []*Chunk {
 		for len(*sides) <= *n {
 			*sides = append(*sides, nil)
 		}
-		if strings.TrimSpace(l.Text) == "..." {
+		if IsDots(l.Text) {
 			*n++
 			return
 		}
@@ -77,3 +77,6 @@ func sameChunkLines(a, b []ChunkLine) bool {
 	}
 	return true
 }
+
+// IsDots reports whether a line is aider's "..." alone (any indentation).
+func IsDots(text string) bool { return strings.TrimSpace(text) == "..." }
