@@ -15,11 +15,12 @@ import (
 // line is in no such form, and encoding/json reads it (readLog).
 func decodeRecord(line []byte) (rec record, ok bool) {
 	d := &decoder{b: bytes.TrimSpace(line)}
-	if !d.lit(`{"seq":`) {
+	if !d.lit(`{"seq":`) || !utf8.Valid(d.b) { // (encoding/json reads invalid bytes as U+FFFD)
 		return record{}, false
 	}
 	rec.Seq = d.int()
 	if d.lit(`,"entry":`) {
+		d.s = string(d.b) // its strings are cut from one (one allocation, not one a string)
 		rec.Entry = d.entry()
 	}
 	rec.Commit = d.lit(`,"commit":true`)
@@ -33,8 +34,10 @@ func decodeRecord(line []byte) (rec record, ok bool) {
 // decoder reads one line; bad: it is not in appendRecord's form.
 type decoder struct {
 	b   []byte
+	s   string // b as a string, when it holds an entry ("": none made)
 	i   int
 	bad bool
+	ims []Image // images made ahead, handed out one by one
 }
 
 // lit reports whether s is next, and passes it.
@@ -74,9 +77,19 @@ func (d *decoder) int() int64 {
 	for j < len(d.b) && d.b[j] >= '0' && d.b[j] <= '9' {
 		j++
 	}
-	n, err := strconv.ParseInt(string(d.b[d.i:j]), 10, 64)
-	if err != nil || j-digits > 1 && d.b[digits] == '0' {
+	var n int64
+	for _, c := range d.b[digits:j] {
+		if n > (1<<63-1-9)/10 {
+			d.bad = true // (out of range)
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if j == digits || j-digits > 1 && d.b[digits] == '0' {
 		d.bad = true // (JSON has no leading zeros)
+	}
+	if digits > d.i {
+		n = -n
 	}
 	d.i = j
 	return n
@@ -102,12 +115,12 @@ func (d *decoder) str() string {
 			j++
 		case '"':
 			tok := d.b[d.i : j+1]
+			from := d.i
 			d.i = j + 1
-			if !utf8.Valid(tok) {
-				d.bad = true // encoding/json reads such bytes as U+FFFD
-				return ""
-			}
 			if !esc {
+				if d.s != "" {
+					return d.s[from+1 : j]
+				}
 				return string(tok[1 : len(tok)-1])
 			}
 			s, err := strconv.Unquote(string(tok))
@@ -180,7 +193,11 @@ func (d *decoder) file() FileChange {
 }
 
 func (d *decoder) image() *Image {
-	im := &Image{}
+	if len(d.ims) == 0 {
+		d.ims = make([]Image, 64)
+	}
+	im := &d.ims[0]
+	d.ims = d.ims[1:]
 	d.need("{")
 	sep := ""
 	field := func(name string) bool { return d.key(sep, name) }
