@@ -13,13 +13,25 @@ import (
 // than encoding/json (a prune and every hunk log and undo read the whole
 // log: 1.5 MB for three 2,000-file operations took ~40 ms). ok false: the
 // line is in no such form, and encoding/json reads it (readLog).
-func decodeRecord(line []byte) (rec record, ok bool) {
+//
+// An entry numbered in headOnly is read but for its files (Entry.head):
+// the rest of its line is not looked at.
+func decodeRecord(line []byte, headOnly map[int64]bool) (rec record, ok bool) {
 	d := &decoder{b: bytes.TrimSpace(line)}
-	if !d.lit(`{"seq":`) || !utf8.Valid(d.b) { // (encoding/json reads invalid bytes as U+FFFD)
+	if !d.lit(`{"seq":`) {
 		return record{}, false
 	}
 	rec.Seq = d.int()
-	if d.lit(`,"entry":`) {
+	entry := d.lit(`,"entry":`)
+	if entry && headOnly[rec.Seq] {
+		rec.Entry = d.entryHead()
+		rec.Entry.head = true
+		return rec, !d.bad && utf8.Valid(d.b[:d.i])
+	}
+	if !utf8.Valid(d.b) { // (encoding/json reads invalid bytes as U+FFFD)
+		return record{}, false
+	}
+	if entry {
 		d.s = string(d.b) // its strings are cut from one (one allocation, not one a string)
 		rec.Entry = d.entry()
 	}
@@ -140,6 +152,24 @@ func (d *decoder) str() string {
 }
 
 func (d *decoder) entry() *Entry {
+	e := d.entryHead()
+	d.need(`,"files":`)
+	if !d.lit("null") {
+		d.need("[")
+		e.Files = []FileChange{}
+		for !d.bad && !d.lit("]") {
+			if len(e.Files) > 0 {
+				d.need(",")
+			}
+			e.Files = append(e.Files, d.file())
+		}
+	}
+	d.need("}")
+	return e
+}
+
+// entryHead reads an entry up to its files.
+func (d *decoder) entryHead() *Entry {
 	e := &Entry{}
 	d.need(`{"id":`)
 	e.ID = d.str()
@@ -160,18 +190,6 @@ func (d *decoder) entry() *Entry {
 	if d.lit(`,"undoes":`) {
 		e.Undoes = d.str()
 	}
-	d.need(`,"files":`)
-	if !d.lit("null") {
-		d.need("[")
-		e.Files = []FileChange{}
-		for !d.bad && !d.lit("]") {
-			if len(e.Files) > 0 {
-				d.need(",")
-			}
-			e.Files = append(e.Files, d.file())
-		}
-	}
-	d.need("}")
 	return e
 }
 

@@ -66,7 +66,7 @@ func TestDecodeMatchesJSON(t *testing.T) {
 		if err := json.Unmarshal(line, &want); err != nil {
 			t.Fatalf("encoding/json cannot read %s: %v", line, err)
 		}
-		got, ok := decodeRecord(line)
+		got, ok := decodeRecord(line, nil)
 		if !ok {
 			t.Fatalf("decodeRecord refused %s", line)
 		}
@@ -95,7 +95,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"seq":1,"entry":{"id":"0001ab","seq":1,"time":"2026-11-27T16:19:57.2Z","command":"edit","files":[{"path":"a\\"b","pre":{"hash":"x","size":3,"mode":420}}]}}`))
 	f.Add([]byte(`{"seq":2,"commit":true}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		got, ok := decodeRecord(line)
+		got, ok := decodeRecord(line, nil)
 		if !ok {
 			return
 		}

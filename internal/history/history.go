@@ -5,8 +5,10 @@
 //
 //	$XDG_STATE_HOME/hunk/history/<sha256 of the workspace path, 16 hex digits>/
 //	    log                 the operations, one JSON record a line, appended
+//	    log.sum             what the last prune knew of the log, and the sweep's state
 //	    pack.<gen>          small contents, appended one after another
 //	    blobs/<2 hex>/<sha256>  large contents and transactions' backups, by hash
+//	    blobs/new/<seq>/<n>     an operation's backups not hashed yet (linked in)
 //	    reads/<id>.json     what a session read (read tracking, hunk call --session)
 //	    lock                flock(2) while an operation is recorded or pruned
 //
@@ -48,7 +50,7 @@ type Image struct {
 	Hash string `json:"hash,omitempty"` // SHA-256 of the content, hex; "" for a link or a directory
 	Size int64  `json:"size,omitempty"` // the content's length, when it is stored
 	Pack string `json:"pack,omitempty"` // "GEN:OFFSET": the content is in pack.GEN at OFFSET ("" a blob file)
-	// Unhashed names a blob file not hashed yet (blobs/new/SEQ-N, a
+	// Unhashed names a blob file not hashed yet (blobs/new/SEQ/N, a
 	// transaction's backup linked in); the prune hashes it. Hash is "" then.
 	Unhashed string      `json:"unhashed,omitempty"`
 	Mode     fs.FileMode `json:"mode,omitempty"` // permission bits
@@ -75,6 +77,8 @@ type Entry struct {
 	Tool    bool         `json:"tool,omitempty"`    // made by a tool call (hunk mcp, hunk call): a tool's undo reaches only these
 	Undoes  string       `json:"undoes,omitempty"`  // the entries this one undid, comma-separated
 	Files   []FileChange `json:"files"`
+	// head: read without its files (a prune that drops it: parseLog).
+	head bool
 }
 
 // record is one line of the log.
@@ -360,10 +364,14 @@ func (im *Image) unhashed() string {
 	return im.Unhashed
 }
 
-// validUnhashed reports whether u is a name LinkNew gives.
+// validUnhashed reports whether u is a name LinkNew gives: new/S/N, the
+// Nth backup of operation S (new/S-N: an older hunk's).
 func validUnhashed(u string) bool {
 	rest, ok := strings.CutPrefix(u, "new/")
-	a, b, ok2 := strings.Cut(rest, "-")
+	a, b, ok2 := strings.Cut(rest, "/")
+	if !ok2 {
+		a, b, ok2 = strings.Cut(rest, "-")
+	}
 	return ok && ok2 && digits(a) && digits(b)
 }
 

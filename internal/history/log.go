@@ -4,7 +4,6 @@ package history
 // (lastRecord), appended to in one write a record set.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,90 +12,100 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // readLog reads the log: the committed entries, oldest first; the entries
 // prepared with no outcome yet; the lines it could not read.
 func (s *Store) readLog() (committed, open []*Entry, skipped []string, err error) {
-	committed, open, skipped, _, _, err = s.readLogCounted()
-	return committed, open, skipped, err
+	data, err := s.logBytes()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l := parseLog(data, nil)
+	return l.committed, l.open, l.skipped, nil
 }
 
-// readLogCounted is readLog, also counting the log's records (lines) and
-// those of them that are a prune's Hashed.
-func (s *Store) readLogCounted() (committed, open []*Entry, skipped []string, records, hashedRecords int, err error) {
-	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
+// logBytes is the log, whole (none: nil).
+func (s *Store) logBytes() ([]byte, error) {
+	data, err := readFile(filepath.Join(s.dir, "log"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil, 0, 0, nil
+		return nil, nil
 	}
-	if err != nil {
-		return nil, nil, nil, 0, 0, err
-	}
-	defer f.Close()
+	return data, err
+}
+
+// logContents is what a log holds (readLog's), and how many records
+// (lines) it has, and how many of them are a prune's Hashed.
+type logContents struct {
+	committed, open        []*Entry
+	skipped                []string
+	records, hashedRecords int
+}
+
+// parseLog reads log data. The entries numbered in headOnly are read but
+// for their files (a prune drops them: their files are not needed).
+func parseLog(data []byte, headOnly map[int64]bool) logContents {
+	var l logContents
 	prepared := map[int64]*Entry{}
 	hashed := map[string]string{}
 	var order []int64
 	done := map[int64]bool{}
-	r := bufio.NewReaderSize(f, 64<<10)
-	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			records++
-			rec, fast := decodeRecord(line)
-			var jerr error
-			if !fast {
-				rec = record{}
-				jerr = json.Unmarshal(line, &rec)
+	for n := 1; len(data) > 0; n++ {
+		line, rest, cut := bytes.Cut(data, []byte("\n"))
+		data = rest
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		l.records++
+		rec, fast := decodeRecord(line, headOnly)
+		var jerr error
+		if !fast {
+			rec = record{}
+			jerr = json.Unmarshal(line, &rec)
+		}
+		switch {
+		case !cut:
+			// A record is written with its newline in one write: a last
+			// line without one was cut short.
+			l.skipped = append(l.skipped, fmt.Sprintf("log line %d: cut short (a killed hunk's)", n))
+		case jerr != nil:
+			l.skipped = append(l.skipped, fmt.Sprintf("log line %d: not a record: %v", n, jerr))
+		case rec.Entry != nil:
+			if rec.Entry.Seq != rec.Seq || rec.Entry.ID == "" {
+				l.skipped = append(l.skipped, fmt.Sprintf("log line %d: an entry whose number disagrees", n))
+				break
 			}
-			switch {
-			case err == io.EOF:
-				// A record is written with its newline in one write: a
-				// last line without one was cut short.
-				skipped = append(skipped, fmt.Sprintf("log line %d: cut short (a killed hunk's)", n))
-			case jerr != nil:
-				skipped = append(skipped, fmt.Sprintf("log line %d: not a record: %v", n, jerr))
-			case rec.Entry != nil:
-				if rec.Entry.Seq != rec.Seq || rec.Entry.ID == "" {
-					skipped = append(skipped, fmt.Sprintf("log line %d: an entry whose number disagrees", n))
-					break
-				}
-				prepared[rec.Seq] = rec.Entry
-				done[rec.Seq] = false
-				order = append(order, rec.Seq)
-			case rec.Hashed != nil:
-				hashedRecords++
-				for u, h := range rec.Hashed {
-					if validUnhashed(u) && validHash(h) {
-						hashed[u] = h
-					}
-				}
-			case rec.Commit || rec.Abort:
-				// The outcome of the entry prepared last under this number;
-				// one with none is passed over.
-				if e := prepared[rec.Seq]; e != nil && !done[rec.Seq] {
-					done[rec.Seq] = true
-					if rec.Commit {
-						committed = append(committed, e)
-					}
+			prepared[rec.Seq] = rec.Entry
+			done[rec.Seq] = false
+			order = append(order, rec.Seq)
+		case rec.Hashed != nil:
+			l.hashedRecords++
+			for u, h := range rec.Hashed {
+				if validUnhashed(u) && validHash(h) {
+					hashed[u] = h
 				}
 			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, nil, 0, 0, err
+		case rec.Commit || rec.Abort:
+			// The outcome of the entry prepared last under this number;
+			// one with none is passed over.
+			if e := prepared[rec.Seq]; e != nil && !done[rec.Seq] {
+				done[rec.Seq] = true
+				if rec.Commit {
+					l.committed = append(l.committed, e)
+				}
+			}
 		}
 	}
 	seen := map[int64]bool{}
 	for _, seq := range order {
 		if !done[seq] && !seen[seq] {
 			seen[seq] = true
-			open = append(open, prepared[seq])
+			l.open = append(l.open, prepared[seq])
 		}
 	}
 	if len(hashed) > 0 {
-		for _, e := range append(append([]*Entry{}, committed...), open...) {
+		for _, e := range append(append([]*Entry{}, l.committed...), l.open...) {
 			for _, f := range e.Files {
 				for _, im := range []*Image{f.Pre, f.Post} {
 					if h, ok := hashed[im.unhashed()]; ok {
@@ -106,7 +115,51 @@ func (s *Store) readLogCounted() (committed, open []*Entry, skipped []string, re
 			}
 		}
 	}
-	return committed, open, skipped, records, hashedRecords, nil
+	return l
+}
+
+// countDropped are the committed operations the count limit drops from
+// log data (nil: none), told from their records' first bytes alone: an
+// entry's record, then its commit (an abort drops it). parseLog then
+// reads them but for their files; a prune checks that it kept none of
+// them (an entry this reading took for committed and parseLog did not,
+// say), else it reads the log whole.
+func (s *Store) countDropped(data []byte) map[int64]bool {
+	if s.limits.Count <= 0 {
+		return nil
+	}
+	var committed []int64
+	prepared := map[int64]bool{}
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		rest, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+		if !ok || err != nil {
+			continue
+		}
+		switch rest = rest[i:]; {
+		case bytes.HasPrefix(rest, []byte(`,"entry":`)):
+			prepared[seq] = true
+		case string(rest) == `,"commit":true}` && prepared[seq]:
+			committed = append(committed, seq)
+			delete(prepared, seq)
+		case string(rest) == `,"abort":true}`:
+			delete(prepared, seq)
+		}
+	}
+	if len(committed) <= s.limits.Count {
+		return nil
+	}
+	drop := map[int64]bool{}
+	for _, seq := range committed[:len(committed)-s.limits.Count] {
+		drop[seq] = true
+	}
+	return drop
 }
 
 // appendRecords appends recs to the log, each a line, in one write (a

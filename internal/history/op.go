@@ -22,7 +22,7 @@ import (
 type Op struct {
 	mu     sync.Mutex // Put and LinkNew may be called from several goroutines
 	linked int        // LinkNew's files
-	newDir bool       // blobs/new is there
+	newDir bool       // blobs/new/SEQ is there
 	s      *Store
 	lf     *os.File // the lock, held
 	log    *os.File // the log, open to append
@@ -198,7 +198,8 @@ func (o *Op) PutFile(f *os.File) (*Image, error) {
 }
 
 // LinkNew stores a file of size bytes by link(newpath), a hard link into
-// the blob files under a name of the operation's (blobs/new/SEQ-N), its
+// the blob files under a name of the operation's (blobs/new/SEQ/N: a
+// directory an operation, so that the sweep reads them a few at a time), its
 // hash not taken: the next prune reads it once, names it by its hash and
 // drops a second copy. The caller vouches that nothing else can change the
 // file (nothing else names it). This is how a transaction's backups are kept: no
@@ -209,16 +210,16 @@ func (o *Op) LinkNew(size int64, link func(newpath string) error) (*Image, error
 	}
 	o.mu.Lock()
 	o.linked++
-	name := fmt.Sprintf("new/%d-%d", o.last+1, o.linked)
-	mk := !o.newDir
-	o.newDir = true
-	o.mu.Unlock()
+	name := fmt.Sprintf("new/%d/%d", o.last+1, o.linked)
 	p := filepath.Join(o.s.dir, "blobs", name)
-	if mk {
+	if !o.newDir { // (made before any of the operation's goroutines links into it)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			o.mu.Unlock()
 			return nil, err
 		}
+		o.newDir = true
 	}
+	o.mu.Unlock()
 	if err := link(p); err != nil {
 		return nil, err
 	}

@@ -4,51 +4,54 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// prune rewrites the history within its limits (under the lock): the
+// prune brings the history within its limits (under the lock): the
 // newest entries that fit are kept — the newest always — the small
 // contents they name copied to a new pack, the log rewritten, and the blob
-// files no entry names removed, but for those stored in the last ten
-// minutes (a session's reads may name them).
-//
-// A prune with nothing to drop from a log holding nothing but committed
-// entries (no aborted or cut record, no open entry) rewrites nothing: the
-// log, the pack and the backups not hashed yet stay as they are (those
-// are hashed, a budget a prune, by the prunes that rewrite), and only the
-// sweep runs. The operation that meets the prune pays for reading the log
-// and the sweep, not for writing the history again.
+// files the dropped entries named removed (as many as a budget allows).
 //
 // A prune whose log only grew by committed operations since the last
 // prune's summary, within the limits, reads those alone (pruneFromTail).
+// One with nothing to drop from a log holding nothing but committed
+// entries (no aborted or cut record, no open entry) rewrites nothing: the
+// log, the pack and the backups not hashed yet stay as they are (those
+// are hashed, a budget a prune, by the prunes that rewrite). Both then
+// sweep a slice of the store (sweep.go). The operation that meets the
+// prune pays for reading the log and a bounded sweep, not for writing the
+// history again.
 func (s *Store) prune(lf *os.File) error {
 	if s.pruneFromTail() {
 		return nil
 	}
-	entries, open, skipped, records, hashedRecords, err := s.readLogCounted()
+	st := s.readSummary().sweepState // (before it is written again)
+	data, err := s.logBytes()
 	if err != nil {
 		return err
 	}
-	keep := s.kept(entries)
-	dropped := entries[:len(entries)-len(keep)]
-	round := 0 // which prune this is, counted by the operations' numbers
-	if len(entries) > 0 {
-		round = int(entries[len(entries)-1].Seq) / max(s.pruneEvery, 1)
+	// The operations the count drops are read but for their files (a big
+	// patch's entry is most of the log), unless one of them is kept after
+	// all.
+	l := parseLog(data, s.countDropped(data))
+	keep := s.kept(l.committed)
+	if slices.ContainsFunc(keep, func(e *Entry) bool { return e.head }) || slices.ContainsFunc(l.open, func(e *Entry) bool { return e.head }) {
+		l = parseLog(data, nil)
+		keep = s.kept(l.committed)
 	}
-	if len(dropped) == 0 && len(open) == 0 && len(skipped) == 0 && records == 2*len(entries)+hashedRecords {
-		err := s.pruneInPlace(keep, round)
-		s.writeSummary(keep)
+	entries, open := l.committed, l.open
+	dropped := entries[:len(entries)-len(keep)]
+	if len(dropped) == 0 && len(open) == 0 && len(l.skipped) == 0 && l.records == 2*len(entries)+l.hashedRecords {
+		err := s.pruneInPlace(keep)
+		s.writeSummary(keep, s.sweepFrom(st))
 		return err
 	}
 	gen := s.packGen() + 1
-	usedFiles, err := s.repack(gen, append(append([]*Entry{}, keep...), open...))
-	if err != nil {
+	if err := s.repack(gen, append(append([]*Entry{}, keep...), open...)); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -63,11 +66,6 @@ func (s *Store) prune(lf *os.File) error {
 	if err := writeAtomic(filepath.Join(s.dir, "log"), buf.Bytes()); err != nil {
 		return err
 	}
-	if len(open) == 0 {
-		s.writeSummary(keep)
-	} else {
-		os.Remove(s.summaryPath()) // (an open entry: the next prune reads all)
-	}
 	if lf != nil {
 		g := []byte(strconv.Itoa(gen))
 		if _, err := lf.WriteAt(g, 0); err == nil {
@@ -75,31 +73,24 @@ func (s *Store) prune(lf *os.File) error {
 		}
 	}
 	s.removeOldPacks(gen)
-	for h := range s.readHashes() {
-		usedFiles[h] = true
+	// The files the dropped entries named are left to the sweeps that
+	// follow, a budget a prune (a 2,000-file patch's backups are 2,000
+	// files to unlink).
+	st.Dirty = true
+	if len(open) == 0 {
+		s.writeSummary(keep, st)
+	} else {
+		os.Remove(s.summaryPath()) // (an open entry: the next prune reads all)
 	}
-	var dead []string // blob files dropped entries named
-	for _, e := range dropped {
-		for _, im := range images(e) {
-			if im.Pack == "" && validHash(im.Hash) {
-				dead = append(dead, im.Hash)
-			}
-		}
-	}
-	return s.removeUnusedBlobs(usedFiles, dead, round%fullSweepEvery == 0)
+	return nil
 }
 
 // pruneInPlace is a prune that rewrites nothing (keep is the whole log):
-// a budget of backups hashed, said by one record appended to the log; a
-// dead process's private pack removed; every stored file swept one round
-// in fullSweepEvery.
-func (s *Store) pruneInPlace(keep []*Entry, round int) error {
+// a budget of backups hashed, said by one record appended to the log, and
+// a dead process's private pack removed.
+func (s *Store) pruneInPlace(keep []*Entry) error {
 	budget := hashBudget{files: hashFilesInPlace, bytes: hashBytes / 4}
-	if round%fullSweepEvery == 0 {
-		budget = hashBudget{files: hashFiles, bytes: hashBytes} // a sweep's prune: it reads everything anyway
-	}
 	hashed := map[string]string{}
-	used := map[string]bool{}
 	for _, e := range keep {
 		for _, im := range images(e) {
 			if u := im.Unhashed; u != "" && budget.take(im.Size) {
@@ -107,33 +98,14 @@ func (s *Store) pruneInPlace(keep []*Entry, round int) error {
 					hashed[u] = im.Hash
 				}
 			}
-			if im.Pack == "" {
-				used[im.Hash], used[im.Unhashed] = true, true
-			}
-		}
-	}
-	if len(hashed) > 0 {
-		if err := s.appendRecords(record{Seq: keep[len(keep)-1].Seq, Hashed: hashed}); err != nil {
-			return err
 		}
 	}
 	s.removeOldPacks(s.packGen())
-	if round%fullSweepEvery != 0 {
-		// Nothing to sweep: a backup no kept entry names is an aborted or
-		// killed operation's, and its record makes the log one to rewrite
-		// (swept then); a name hashed away goes at a full sweep.
-		return nil
+	if len(hashed) > 0 {
+		return s.appendRecords(record{Seq: keep[len(keep)-1].Seq, Hashed: hashed})
 	}
-	for h := range s.readHashes() {
-		used[h] = true
-	}
-	return s.removeUnusedBlobs(used, nil, true)
+	return nil
 }
-
-// fullSweepEvery: one prune in this many looks at every blob file for
-// ones no entry names (a killed hunk's, say); the others look only at the
-// files the entries they drop named, and at the backups not hashed yet.
-const fullSweepEvery = 8
 
 // kept are the newest entries within the limits: the count, the age (the
 // newest always kept) and the bytes their contents take (an entry whose
@@ -170,15 +142,14 @@ func (s *Store) kept(entries []*Entry) []*Entry {
 }
 
 // repack writes pack gen with each small content the entries name, once,
-// and points their images at it; it returns the blob files they name.
-func (s *Store) repack(gen int, entries []*Entry) (map[string]bool, error) {
+// and points their images at it.
+func (s *Store) repack(gen int, entries []*Entry) error {
 	pack, err := openFile(filepath.Join(s.dir, fmt.Sprintf("pack.%d", gen)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	placed := map[string]string{}
 	var off int64
-	usedFiles := map[string]bool{}
 	budget := hashBudget{files: hashFiles, bytes: hashBytes}
 	for _, e := range entries {
 		for _, im := range images(e) {
@@ -186,8 +157,6 @@ func (s *Store) repack(gen int, entries []*Entry) (map[string]bool, error) {
 				s.hashUnhashed(im)
 			}
 			if im.Pack == "" {
-				usedFiles[im.Hash] = true
-				usedFiles[im.Unhashed] = true
 				continue
 			}
 			if p, ok := placed[im.Hash]; ok {
@@ -201,14 +170,14 @@ func (s *Store) repack(gen int, entries []*Entry) (map[string]bool, error) {
 			}
 			if _, err := pack.Write(data); err != nil {
 				pack.Close()
-				return nil, err
+				return err
 			}
 			im.Pack = fmt.Sprintf("%d:%d", gen, off)
 			placed[im.Hash] = im.Pack
 			off += int64(len(data))
 		}
 	}
-	return usedFiles, pack.Close()
+	return pack.Close()
 }
 
 // removeOldPacks removes every pack but gen's — a live process's private
@@ -231,56 +200,6 @@ func (s *Store) removeOldPacks(gen int) {
 		}
 		os.Remove(filepath.Join(s.dir, d.Name()))
 	}
-}
-
-// removeUnusedBlobs removes the blob files no kept entry names (used):
-// the backups not hashed yet (blobs/new) and the files dead names (those
-// the dropped entries named), or every blob file when full — but for
-// those stored in the last ten minutes (a session's reads may name them,
-// an undo that read the log before the prune may want them).
-func (s *Store) removeUnusedBlobs(used map[string]bool, dead []string, full bool) error {
-	recent := s.now().Add(-10 * time.Minute)
-	blobs := filepath.Join(s.dir, "blobs")
-	drop := func(p, name string, fi fs.FileInfo) {
-		if used[name] {
-			return
-		}
-		// Recent ones stay, also a backup no kept entry names any more (it
-		// was hashed, or its entry dropped): a session's reads may name
-		// them, or an undo that read the log before this prune.
-		if fi == nil || fi.ModTime().After(recent) {
-			return
-		}
-		_ = os.Remove(p)
-	}
-	if !full {
-		for _, h := range dead {
-			p := s.blobPath(h)
-			fi, _ := os.Stat(p)
-			drop(p, h, fi)
-		}
-		blobs = filepath.Join(blobs, "new")
-	}
-	newDir := filepath.Join(s.dir, "blobs", "new") + string(filepath.Separator)
-	err := filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		name := d.Name()
-		if strings.HasPrefix(p, newDir) {
-			name = "new/" + name // (backups lie in blobs/new itself)
-		}
-		if used[name] {
-			return nil
-		}
-		fi, _ := d.Info()
-		drop(p, name, fi)
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
 }
 
 // A prune hashes at most hashFiles backups (LinkNew's) and hashBytes of

@@ -23,6 +23,7 @@ type summary struct {
 	Bytes  int64     `json:"bytes"`
 	Oldest time.Time `json:"oldest"`
 	Last   int64     `json:"last"`
+	sweepState
 }
 
 // add counts the committed operation e.
@@ -46,11 +47,20 @@ const maxTail = 8 << 20
 
 func (s *Store) summaryPath() string { return filepath.Join(s.dir, "log.sum") }
 
-// writeSummary records what a prune leaves: the operations kept, and the
-// log as it is now. A summary that cannot be written is removed (the next
-// prune reads the whole log).
-func (s *Store) writeSummary(keep []*Entry) {
-	sum := summary{Count: len(keep)}
+// readSummary is the summary as the last prune left it (zero: none).
+func (s *Store) readSummary() summary {
+	var sum summary
+	if b, err := readFile(s.summaryPath()); err != nil || json.Unmarshal(b, &sum) != nil {
+		return summary{}
+	}
+	return sum
+}
+
+// writeSummary records what a prune leaves: the operations kept, the log
+// as it is now, and the sweep's state. A summary that cannot be
+// written is removed (the next prune reads the whole log).
+func (s *Store) writeSummary(keep []*Entry, st sweepState) {
+	sum := summary{Count: len(keep), sweepState: st}
 	for _, e := range keep {
 		for _, im := range images(e) {
 			sum.Bytes += im.Size
@@ -86,11 +96,11 @@ func logEnd(f *os.File) (int64, []byte, error) {
 
 // pruneFromTail is the prune of a log that, since the last prune's
 // summary, only grew by operations committed one after the other, all
-// within the limits, in a round that sweeps nothing: nothing to drop,
-// nothing to rewrite, nothing to sweep — it reads the records appended
-// since and writes the summary again. done false: the whole log is to be
-// read (no summary, another log, an aborted or killed operation since,
-// a limit passed, a sweep due).
+// within the limits: nothing to drop, nothing to rewrite — it reads the
+// records appended since, sweeps its slice of the store when one is due
+// (the names the log holds read without decoding it) and writes the
+// summary again. done false: the whole log is to be read (no summary,
+// another log, an aborted or killed operation since, a limit passed).
 func (s *Store) pruneFromTail() (done bool) {
 	var sum summary
 	b, err := readFile(s.summaryPath())
@@ -110,16 +120,15 @@ func (s *Store) pruneFromTail() (done bool) {
 	if !ok || !s.grown(&sum, buf) {
 		return false
 	}
-	round := int(sum.Last) / max(s.pruneEvery, 1)
-	if round%fullSweepEvery == 0 {
-		return false
-	}
 	l := s.limits
 	if l.Count > 0 && sum.Count > l.Count || l.Bytes > 0 && sum.Bytes > l.Bytes ||
 		l.Age > 0 && sum.Count > 0 && sum.Oldest.Before(s.now().Add(-l.Age)) {
 		return false
 	}
 	s.removeOldPacks(s.packGen())
+	if sum.due(int(sum.Last) / max(s.pruneEvery, 1)) {
+		sum.sweepState = s.sweepLog(f, size, 0, sum.sweepState)
+	}
 	_, sum.Tail, _ = logEnd(f)
 	sum.Size = size
 	if b, err := json.Marshal(sum); err != nil || writeAtomic(s.summaryPath(), b) != nil {
@@ -140,7 +149,7 @@ func (s *Store) grown(sum *summary, tail []byte) bool {
 		if len(line) == 0 {
 			continue
 		}
-		rec, ok := decodeRecord(line)
+		rec, ok := decodeRecord(line, nil)
 		switch {
 		case !ok:
 			return false
@@ -174,7 +183,9 @@ func (s *Store) seedSummary() {
 // entryAt: the records between the summary's end and entryAt are read,
 // e's own are not. A summary that does not end where the log did, or
 // records other than committed operations before e, remove it (the next
-// prune reads the whole log).
+// prune reads the whole log). e sweeps the store in proportion to its
+// files (so that removing contents keeps up with what big operations
+// store).
 func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
 	var sum summary
 	b, err := readFile(s.summaryPath())
@@ -192,6 +203,7 @@ func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
 			return false
 		}
 		sum.Size, sum.Tail = size, tail
+		sum.sweepState = s.sweepLog(log, size, len(e.Files), sum.sweepState)
 		b, err := json.Marshal(sum)
 		return err == nil && writeAtomic(s.summaryPath(), b) == nil
 	}()
