@@ -45,11 +45,12 @@ func decodeRecord(line []byte, headOnly map[int64]bool) (rec record, ok bool) {
 
 // decoder reads one line; bad: it is not in appendRecord's form.
 type decoder struct {
-	b   []byte
-	s   string // b as a string, when it holds an entry ("": none made)
-	i   int
-	bad bool
-	ims []Image // images made ahead, handed out one by one
+	b    []byte
+	s    string // b as a string, when it holds an entry ("": none made)
+	i    int
+	bad  bool
+	ims  []Image // images made ahead, handed out one by one
+	made int     // the size of the last block of them
 }
 
 // lit reports whether s is next, and passes it.
@@ -211,8 +212,9 @@ func (d *decoder) file() FileChange {
 }
 
 func (d *decoder) image() *Image {
-	if len(d.ims) == 0 {
-		d.ims = make([]Image, 64)
+	if len(d.ims) == 0 { // (blocks growing to 64: a one-file entry's two images are one block)
+		d.made = min(max(2*d.made, 2), 64)
+		d.ims = make([]Image, d.made)
 	}
 	im := &d.ims[0]
 	d.ims = d.ims[1:]

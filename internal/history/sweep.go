@@ -25,7 +25,7 @@ import (
 // sweepLooks of them (those nothing names) and removes sweepRemovals; an
 // operation of many files sweeps in proportion to them.
 const (
-	sweepNames    = 2048
+	sweepNames    = 1024
 	sweepLooks    = 1024
 	sweepRemovals = 128
 )
@@ -76,15 +76,16 @@ func recent(p string, t time.Time) bool {
 }
 
 // candidate is a file the sweep looks at: its key (a hash, or S/N for a
-// backup new/S/N), its
-// directory and name there, and its name as a cursor.
-type candidate struct{ key, dir, name, rel string }
+// backup new/S/N), its directory, and its directory's and its own name
+// (the cursor is rel/name).
+type candidate struct{ key, dir, rel, name string }
 
 // walk lists the files of the store in order from cursor (the first to
 // look at, "dir/…": the hashes' directories, then new, whose operations'
-// directories hold their backups; "" the beginning), at most the budget's
-// names, and returns where the next sweep begins: "" at the end. An
-// operation's directory left empty, and not recent, is removed.
+// directories hold their backups; "" the beginning), whole directories
+// until the budget's names are read, and returns where the next sweep
+// begins: "" at the end. An operation's directory found empty, and not
+// recent, is removed.
 func (w *sweep) walk(cursor string) (files []candidate, next string) {
 	var cur []string
 	if cursor != "" {
@@ -93,6 +94,10 @@ func (w *sweep) walk(cursor string) (files []candidate, next string) {
 	var visit func(dir, rel string, cur []string) bool
 	visit = func(dir, rel string, cur []string) bool {
 		names := sortedNames(dir)
+		w.names -= len(names)
+		if len(names) == 0 && strings.HasPrefix(rel, "new/") && !recent(dir, w.recent) {
+			os.Remove(dir)
+		}
 		for _, n := range names {
 			var sub []string
 			if len(cur) > 0 {
@@ -104,34 +109,27 @@ func (w *sweep) walk(cursor string) (files []candidate, next string) {
 				}
 				cur = nil // (past the cursor's name at this depth)
 			}
-			r := n
-			if rel != "" {
-				r = rel + "/" + n
-			}
-			if w.names <= 0 {
-				next = r
-				return false
-			}
-			w.names--
 			switch {
-			case rel == "": // blobs: the hashes' directories, and new
-				if len(n) == 2 || n == "new" {
-					if !visit(filepath.Join(dir, n), r, sub) {
-						return false
-					}
+			case rel == "" && (len(n) == 2 || n == "new"), rel == "new" && digits(n):
+				// the hashes' directories and new; an operation's backups
+				r := n
+				if rel != "" {
+					r = rel + "/" + n
 				}
-			case rel == "new" && digits(n): // an operation's backups
-				p := filepath.Join(dir, n)
-				if !visit(p, r, sub) {
+				if w.names <= 0 {
+					next = r
 					return false
 				}
-				if len(sortedNames(p)) == 0 && !recent(p, w.recent) {
-					os.Remove(p)
+				if !visit(filepath.Join(dir, n), r, sub) {
+					return false
 				}
+			case rel == "":
 			case len(rel) == 2 && strings.HasPrefix(n, rel): // a hash's file
-				files = append(files, candidate{n, dir, n, r})
-			default: // a backup's (S/N; S-N an older hunk's), or not a blob: named by none
-				files = append(files, candidate{strings.TrimPrefix(r, "new/"), dir, n, r})
+				files = append(files, candidate{n, dir, rel, n})
+			case rel == "new": // an older hunk's backup (S-N), or not a blob
+				files = append(files, candidate{n, dir, rel, n})
+			default: // a backup (S/N), or not a blob: named by none
+				files = append(files, candidate{strings.TrimPrefix(rel, "new/") + "/" + n, dir, rel, n})
 			}
 		}
 		return true
@@ -213,7 +211,7 @@ func (s *Store) sweepData(log []byte, files int, st sweepState) sweepState {
 		}
 		st.Found = true
 		if !w.removeAt(c.key, filepath.Join(c.dir, c.name)) {
-			next = c.rel // (the budget spent: the next sweep begins with it)
+			next = c.rel + "/" + c.name // (the budget spent: the next sweep begins with it)
 			break
 		}
 	}
@@ -224,38 +222,42 @@ func (s *Store) sweepData(log []byte, files int, st sweepState) sweepState {
 	return st
 }
 
-// namedIn are the blob files of want that log names, by key: the
-// value of every "hash" and "unhashed" key of its lines, read without
-// decoding the entries (a string that only looks like one keeps a file
-// at worst), but for the LinkNew names a hashed record renamed (readers
-// take the hash).
+// namedIn are the blob files of want that log names, by key, read without
+// decoding the entries — every JSON string that is one: a name too many
+// at worst (a path that looks like one keeps a file) — but for the
+// backups a hashed record renamed (readers take the hash). A backup of
+// operation S is named by S's entry alone (LinkNew's names are the
+// operation's): when want holds only backups and every line begins as
+// appendRecord writes it, only their operations' entry lines are read.
 func namedIn(log []byte, want map[string]bool) map[string]bool {
 	used := map[string]bool{}
-	var hashed [][]byte // the hashed records' lines
-	for b, at := log, 0; ; {
-		i := bytes.Index(b[at:], []byte(`hash`)) // ('h' is rarer than '"' in the log: the search is fast)
-		if i < 0 {
-			break
+	regions, hashed, whole := logLines(log, want)
+	name := func(tok []byte) {
+		if len(tok) != 64 && !bytes.HasPrefix(tok, []byte("new/")) {
+			return // (neither a hash nor a backup's name)
 		}
-		i += at
-		at = i + 4
-		var tok []byte
-		switch rest := b[at:]; {
-		case bytes.HasPrefix(rest, []byte(`":"`)) && i >= 1 && b[i-1] == '"':
-			tok = rest[3:]
-		case bytes.HasPrefix(rest, []byte(`ed":"new/`)) && i >= 3 && string(b[i-3:i]) == `"un`:
-			tok = rest[9:]
-		case bytes.HasPrefix(rest, []byte(`ed":{`)) && i >= 1 && b[i-1] == '"':
-			start := bytes.LastIndexByte(b[:i], '\n') + 1
-			line, _, _ := bytes.Cut(b[start:], []byte("\n"))
-			hashed = append(hashed, line)
-			b, at = b[start+len(line):], 0
-			continue
-		default:
+		if k := bytes.TrimPrefix(tok, []byte("new/")); want[string(k)] {
+			used[string(k)] = true
+		}
+	}
+	for _, region := range regions {
+		if whole || bytes.IndexByte(region, '\\') >= 0 {
+			jsonStrings(region, name)
 			continue
 		}
-		if j := bytes.IndexByte(tok, '"'); j >= 0 && want[string(tok[:j])] {
-			used[string(tok[:j])] = true
+		// An entry line without a backslash holds its strings as they
+		// are: a backup's name is "new/… wherever it is.
+		for b := region; ; {
+			i := bytes.Index(b, []byte("new/"))
+			if i < 0 {
+				break
+			}
+			if i > 0 && b[i-1] == '"' {
+				if j := bytes.IndexByte(b[i:], '"'); j >= 0 {
+					name(b[i : i+j])
+				}
+			}
+			b = b[i+4:]
 		}
 	}
 	for _, line := range hashed {
@@ -264,11 +266,108 @@ func namedIn(log []byte, want map[string]bool) map[string]bool {
 			continue
 		}
 		for k, v := range rec.Hashed {
-			delete(used, strings.TrimPrefix(k, "new/"))
-			if want[v] {
-				used[v] = true
+			if validUnhashed(k) && validHash(v) { // (the ones a reader takes: parseLog)
+				delete(used, strings.TrimPrefix(k, "new/"))
+				if want[v] {
+					used[v] = true
+				}
 			}
 		}
 	}
 	return used
+}
+
+// jsonStrings calls f with the value of every JSON string on log's lines.
+func jsonStrings(log []byte, f func([]byte)) {
+	for len(log) > 0 {
+		var line []byte
+		line, log, _ = bytes.Cut(log, []byte("\n"))
+	strings:
+		for {
+			i := bytes.IndexByte(line, '"')
+			if i < 0 {
+				break
+			}
+			line = line[i+1:]
+			j := 0 // the closing quote: one no odd run of backslashes escapes
+			for {
+				k := bytes.IndexByte(line[j:], '"')
+				if k < 0 {
+					break strings // (none: the next line)
+				}
+				j += k
+				n := 0
+				for p := j - 1; p >= 0 && line[p] == '\\'; p-- {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				j++
+			}
+			tok := line[:j]
+			line = line[j+1:]
+			if bytes.IndexByte(tok, '\\') >= 0 {
+				var s string
+				if json.Unmarshal(append(append([]byte{'"'}, tok...), '"'), &s) != nil {
+					continue
+				}
+				tok = []byte(s)
+			}
+			f(tok)
+		}
+	}
+}
+
+// logLines are the parts of log that may name the files of want: the
+// entry lines of the operations whose backups they are ({"seq":S,"entry":
+// at a line's start), or (whole) the log when want holds a hash, an
+// operation has no such line, or a line is not in appendRecord's form;
+// and the hashed records' lines (a last line cut short is none: parseLog
+// passes it over).
+func logLines(log []byte, want map[string]bool) (lines, hashed [][]byte, whole bool) {
+	seqs := map[string]bool{}
+	for k := range want {
+		s, _, ok := strings.Cut(k, "/")
+		if !ok {
+			s, _, ok = strings.Cut(k, "-")
+		}
+		if !ok || !digits(s) {
+			whole = true
+			break
+		}
+		seqs[s] = false
+	}
+	for b := log; len(b) > 0; {
+		line, rest, cut := bytes.Cut(b, []byte("\n"))
+		b = rest
+		r, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
+		i := 0
+		for i < len(r) && r[i] >= '0' && r[i] <= '9' {
+			i++
+		}
+		switch r = r[i:]; {
+		case !ok || i == 0:
+			whole = whole || len(bytes.TrimSpace(line)) > 0
+		case bytes.HasPrefix(r, []byte(`,"hashed":{`)):
+			if cut {
+				hashed = append(hashed, line)
+			}
+		case bytes.HasPrefix(r, []byte(`,"entry":{`)):
+			if _, wanted := seqs[string(line[7:7+i])]; wanted {
+				lines = append(lines, line)
+				seqs[string(line[7:7+i])] = true
+			}
+		case string(r) == `,"commit":true}`, string(r) == `,"abort":true}`:
+		default:
+			whole = true
+		}
+	}
+	for _, found := range seqs {
+		whole = whole || !found
+	}
+	if whole {
+		return [][]byte{log}, hashed, true
+	}
+	return lines, hashed, false
 }

@@ -130,6 +130,29 @@ func TestNamedIn(t *testing.T) {
 			t.Errorf("%.8s named: %v, want %v (log %s)", k, got[k], named, log)
 		}
 	}
+	// Backups alone: their operations' entry lines are read, and an
+	// operation with none (a killed hunk's) makes it read the whole log —
+	// the same names either way.
+	log = append(appendRecord(log, record{Seq: 12, Entry: &Entry{ID: "12", Seq: 12, Command: "edit", Files: []FileChange{
+		{Path: "d", Pre: &Image{Unhashed: "new/12/1", Size: 3}},
+	}}}), '\n')
+	for _, want := range []map[string]bool{
+		{"1/1": true, "1/2": true, "12/1": true, "12/2": true},
+		{"1/1": true, "1/2": true, "12/1": true, "13/1": true},
+	} {
+		got := namedIn(log, want)
+		if !got["1/1"] || got["1/2"] || !got["12/1"] || got["12/2"] || got["13/1"] {
+			t.Errorf("backups %v: named %v", want, got)
+		}
+		lines, _, whole := logLines(log, want)
+		read := 0
+		for _, l := range lines {
+			read += len(l)
+		}
+		if want["13/1"] != whole || whole != (read == len(log)) {
+			t.Errorf("backups %v: %d of the log's %d bytes read (whole: %v)", want, read, len(log), whole)
+		}
+	}
 }
 
 // TestDropReadsHeadsOnly: the prune that drops operations by the count
@@ -239,4 +262,52 @@ func TestSweepFollowsNoLink(t *testing.T) {
 	if _, err := os.Stat(victim); err != nil {
 		t.Fatalf("a file a link in the store led to: %v", err)
 	}
+}
+
+// FuzzNamedIn: every blob file an entry of the log names, as parseLog
+// reads it (the hashed records applied), is named for the sweep — on any
+// log whose backups are their own operations' (LinkNew's names), whatever
+// else its lines hold — and it never panics.
+func FuzzNamedIn(f *testing.F) {
+	h := strings.Repeat("ab", 32)
+	var log []byte
+	for _, r := range []record{
+		{Seq: 1, Entry: &Entry{ID: "1", Seq: 1, Command: "apply-patch", Files: []FileChange{
+			{Path: "a", Pre: &Image{Unhashed: "new/1/1", Size: 3}, Post: &Image{Hash: h}},
+			{Path: "b", Pre: &Image{Unhashed: "new/1/2", Size: 3}},
+		}}},
+		{Seq: 1, Commit: true},
+		{Seq: 1, Hashed: map[string]string{"new/1/2": h}},
+		{Seq: 2, Entry: &Entry{ID: "2", Seq: 2, Command: "edit", Files: []FileChange{{Path: "c", Pre: &Image{Hash: h, Size: 300000}}}}},
+		{Seq: 2, Commit: true},
+	} {
+		log = append(appendRecord(log, r), '\n')
+	}
+	f.Add(log, false)
+	f.Add(log, true)
+	f.Add([]byte(`{"seq":3,"entry":{"id":"3","seq":3,"time":"2026-11-27T00:00:00Z","command":"x","files":[{"path":"p","pre":{"unhashed": "new/3/1","size":1}}]}}`+"\n"+`{"seq":3,"commit":true}`+"\n"), false)
+	f.Fuzz(func(t *testing.T, log []byte, hashes bool) {
+		l := parseLog(log, nil)
+		want := map[string]bool{}
+		for _, e := range append(l.committed, l.open...) {
+			for _, im := range images(e) {
+				switch {
+				case im.Unhashed != "":
+					k := strings.TrimPrefix(im.Unhashed, "new/")
+					if s, _, _ := strings.Cut(strings.ReplaceAll(k, "-", "/"), "/"); s != fmt.Sprint(e.Seq) {
+						return // (not a log hunk writes: a backup is its own operation's)
+					}
+					want[k] = true
+				case hashes && im.Pack == "":
+					want[im.Hash] = true
+				}
+			}
+		}
+		used := namedIn(log, want)
+		for k := range want {
+			if !used[k] {
+				t.Fatalf("%q is named by an entry but not for the sweep (log %q)", k, log)
+			}
+		}
+	})
 }
