@@ -62,6 +62,7 @@ type prepared struct {
 func prepare(c *patchparse.Chunk, n int) *prepared {
 	p := &prepared{src: c, n: n, hint: -1, guessed: c.Guessed}
 	p.lines = make([]cline, 0, len(c.Lines))
+	p.old = make([]string, 0, len(c.Lines)) // (sized once: a big diff has a million lines)
 	for _, l := range c.Lines {
 		// A file line never holds a CR (textfile.Text ends lines at
 		// one), so a CR at the end of a patch line is the patch's own line
@@ -457,7 +458,7 @@ func (lc *locator) build(m *placed) (replacement, error) {
 	if !exact && patchEndings(p) && !strings.Contains(m.rule, "line-endings") {
 		m.rule += ",line-endings"
 	}
-	r := replacement{start: m.pos}
+	r := replacement{start: m.pos, lines: make([]outLine, 0, len(p.lines))}
 	fi := m.pos
 	for j, l := range p.lines {
 		if j == m.skipPat {

@@ -152,7 +152,7 @@ func hasContext(lines []cline) bool {
 func realign(lines []cline) ([]cline, bool) {
 	var search, replace []patchparse.ChunkLine
 	for i, l := range lines {
-		c := patchparse.ChunkLine{Op: l.op, EOL: l.eol, Text: l.text, Line: i + 1}
+		c := patchparse.ChunkLine{Op: l.op, EOL: l.eol, Text: l.text, Line: int32(i + 1)}
 		if l.op == '-' {
 			search = append(search, c)
 		} else {

@@ -134,11 +134,12 @@ type ChunkLine struct {
 	Op byte
 	// EOL, in a unified diff that is not CRLF throughout, is the line's
 	// ending as the patch gives it; Unknown in a Codex patch or a CRLF
-	// patch. (A byte beside Op: a chunk line stays 32 bytes, one string
-	// for the collector to scan.)
+	// patch. (A byte beside Op, and a 32-bit line number: a chunk line is
+	// 24 bytes, one string for the collector to scan; a big diff holds a
+	// million of them.)
 	EOL  Ending
+	Line int32 // 1-based patch line (a patch has at most 256 MiB)
 	Text string
-	Line int // 1-based patch line
 }
 
 // Ending is a line's ending as a patch gives it.
@@ -163,7 +164,7 @@ func (e Ending) String() string {
 
 // Old returns the lines the chunk expects in the file (context and removed).
 func (c *Chunk) Old() []string {
-	var out []string
+	out := make([]string, 0, len(c.Lines))
 	for _, l := range c.Lines {
 		if l.Op != '+' {
 			out = append(out, l.Text)
@@ -178,7 +179,7 @@ func (f Format) Blocks() bool { return f == SearchReplace || f == Cline || f == 
 
 // New returns the lines the chunk leaves in the file (context and added).
 func (c *Chunk) New() []string {
-	var out []string
+	out := make([]string, 0, len(c.Lines))
 	for _, l := range c.Lines {
 		if l.Op != '-' {
 			out = append(out, l.Text)

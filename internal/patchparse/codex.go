@@ -381,9 +381,9 @@ func parseChunk(L []string, i, end int, first bool) (*Chunk, int, error) {
 	for k := i; k < j; k++ {
 		l := L[k]
 		if l == "" {
-			c.Lines[k-i] = ChunkLine{Op: ' ', Line: k + 1}
+			c.Lines[k-i] = ChunkLine{Op: ' ', Line: int32(k + 1)}
 		} else {
-			c.Lines[k-i] = ChunkLine{Op: l[0], Text: l[1:], Line: k + 1}
+			c.Lines[k-i] = ChunkLine{Op: l[0], Text: l[1:], Line: int32(k + 1)}
 		}
 	}
 	if j < end && isEndOfFile(L[j]) {

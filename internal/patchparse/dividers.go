@@ -51,7 +51,7 @@ func (g blockGrammar) dividers(L []string, i, j, k int) []reading {
 	for _, d := range cands {
 		r := reading{divider: d, mark: strings.TrimSpace(L[d])}
 		for n := j; n < k; n++ {
-			l := ChunkLine{Text: text(n), Line: n + 1}
+			l := ChunkLine{Text: text(n), Line: int32(n + 1)}
 			switch {
 			case n < d:
 				l.Op = '-'

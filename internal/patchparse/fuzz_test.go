@@ -234,7 +234,7 @@ func FuzzParse(f *testing.F) {
 					if l.Op != ' ' && l.Op != '+' && l.Op != '-' {
 						t.Fatalf("op %q", l.Op)
 					}
-					if l.Line < 1 || l.Line > nlines {
+					if l.Line < 1 || int(l.Line) > nlines {
 						t.Fatalf("chunk line %d out of 1..%d", l.Line, nlines)
 					}
 				}

@@ -178,7 +178,7 @@ func checkLines(t *testing.T, src string, p *Patch) {
 			}
 			for _, l := range c.Lines {
 				want := string(l.Op) + l.Text
-				if got := at(l.Line); got != want && !(got == "" && want == " ") {
+				if got := at(int(l.Line)); got != want && !(got == "" && want == " ") {
 					t.Errorf("chunk line %d is %q, AST has %q", l.Line, got, want)
 				}
 			}

@@ -164,7 +164,7 @@ func (u *unifiedParser) flush() error {
 	if u.eol != nil {
 		for _, c := range cur.chunks {
 			for k := range c.Lines {
-				c.Lines[k].EOL = u.eol(c.Lines[k].Line - 1)
+				c.Lines[k].EOL = u.eol(int(c.Lines[k].Line) - 1)
 			}
 		}
 	}

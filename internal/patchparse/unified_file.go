@@ -190,7 +190,7 @@ func (f *uFile) fileOp(L []string, oldName, newName string, line int, name strin
 		for _, c := range f.chunks {
 			for _, cl := range c.Lines {
 				if cl.Op != '+' {
-					return nil, hunkError(cl.Line-1, "every line of a new file's hunk starts with '+'",
+					return nil, hunkError(int(cl.Line)-1, "every line of a new file's hunk starts with '+'",
 						"new file '%s' has a hunk with context or removed lines", newName)
 				}
 				op.Content = append(op.Content, cl.Text)

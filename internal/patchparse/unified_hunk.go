@@ -160,7 +160,7 @@ func (c *Chunk) fill(L []string, start, end int) *Chunk {
 		l := L[k]
 		switch {
 		case l == "":
-			c.Lines = append(c.Lines, ChunkLine{Op: ' ', Line: k + 1})
+			c.Lines = append(c.Lines, ChunkLine{Op: ' ', Line: int32(k + 1)})
 		case l[0] == '\\':
 			if len(c.Lines) == 0 {
 				continue
@@ -174,7 +174,7 @@ func (c *Chunk) fill(L []string, start, end int) *Chunk {
 				c.OldNoNewline, c.NewNoNewline = true, true
 			}
 		default:
-			c.Lines = append(c.Lines, ChunkLine{Op: l[0], Text: l[1:], Line: k + 1})
+			c.Lines = append(c.Lines, ChunkLine{Op: l[0], Text: l[1:], Line: int32(k + 1)})
 		}
 	}
 	return c

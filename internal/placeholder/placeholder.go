@@ -208,7 +208,7 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 					continue
 				}
 				if n++; n == i {
-					return refusal(f.Path, "an added line", l.Text).AtLine(l.Line)
+					return refusal(f.Path, "an added line", l.Text).AtLine(int(l.Line))
 				}
 			}
 		}
@@ -285,7 +285,7 @@ func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchpars
 			return nil, nil, result.Errorf(result.LazyEdit, "%s: an added line is a placeholder (%q) between lines the block adds, standing for lines it does not hold; nothing was written",
 				name, strings.TrimSpace(lines[i].Text)).
 				WithHint("write out the lines it stands for, or leave it out (pass --allow-placeholders if the comment is meant to be in the file)").
-				At(name).AtLine(lines[i].Line)
+				At(name).AtLine(int(lines[i].Line))
 		}
 	}
 	kept = make([]patchparse.ChunkLine, 0, len(lines))
