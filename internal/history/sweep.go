@@ -30,6 +30,11 @@ const (
 	sweepRemovals = 128
 )
 
+// dirCost is what reading a directory costs the names budget beyond its
+// names (an open, a read, a close: the hashes' 256 small directories are
+// read a few dozen a step, not all at once).
+const dirCost = 32
+
 // sweep is one prune's: what is named, and its budget.
 type sweep struct {
 	dir      string          // the history's
@@ -94,7 +99,7 @@ func (w *sweep) walk(cursor string) (files []candidate, next string) {
 	var visit func(dir, rel string, cur []string) bool
 	visit = func(dir, rel string, cur []string) bool {
 		names := sortedNames(dir)
-		w.names -= len(names)
+		w.names -= len(names) + dirCost
 		if len(names) == 0 && strings.HasPrefix(rel, "new/") && !recent(dir, w.recent) {
 			os.Remove(dir)
 		}

@@ -311,3 +311,29 @@ func FuzzNamedIn(f *testing.F) {
 		}
 	})
 }
+
+// TestSweepReadsFewDirectories: a step reads a few dozen of the hashes'
+// 256 directories, not all of them, and the next steps go on.
+func TestSweepReadsFewDirectories(t *testing.T) {
+	s := open(t, Limits{})
+	for i := 0; i < 256; i++ {
+		h := fmt.Sprintf("%02x", i) + strings.Repeat("0", 62)
+		os.MkdirAll(filepath.Dir(s.blobPath(h)), 0o700)
+		os.WriteFile(s.blobPath(h), []byte("x"), 0o600)
+	}
+	s.now = func() time.Time { return time.Now().Add(11 * time.Minute) }
+	left := func() int {
+		m, _ := filepath.Glob(filepath.Join(s.dir, "blobs", "??", "*"))
+		return len(m)
+	}
+	st := s.sweepFrom(sweepState{Dirty: true})
+	if got := 256 - left(); got == 0 || got > sweepNames/dirCost || st.Cursor == "" {
+		t.Fatalf("one step removed %d of 256 files in as many directories (cursor %q), want a few dozen", got, st.Cursor)
+	}
+	for i := 0; i < 20 && st.Cursor != ""; i++ {
+		st = s.sweepFrom(st)
+	}
+	if left() != 0 || st.Cursor != "" {
+		t.Fatalf("%d files left after the round (cursor %q)", left(), st.Cursor)
+	}
+}
