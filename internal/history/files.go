@@ -1,8 +1,8 @@
 package history
 
 import (
+	"bytes"
 	"fmt"
-	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -44,18 +44,8 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, fi.Size()+1) // (+1: the read that finds the end)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) { // grown since the stat
-			b = append(b, 0)[:len(b)]
-		}
-	}
+	var b bytes.Buffer
+	b.Grow(int(fi.Size()) + bytes.MinRead) // (ReadFrom grows it only when less is free)
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
 }

@@ -118,6 +118,18 @@ func parseLog(data []byte, headOnly map[int64]bool) logContents {
 	return l
 }
 
+// recordHead splits a line that begins as appendRecord writes a record,
+// {"seq":N,…, into N's digits and what follows them; ok false for any
+// other line.
+func recordHead(line []byte) (seq, rest []byte, ok bool) {
+	r, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
+	i := 0
+	for i < len(r) && r[i] >= '0' && r[i] <= '9' {
+		i++
+	}
+	return r[:i], r[i:], ok && i > 0
+}
+
 // countDropped are the committed operations the count limit drops from
 // log data (nil: none), told from their records' first bytes alone: an
 // entry's record, then its commit (an abort drops it). parseLog then
@@ -133,16 +145,12 @@ func (s *Store) countDropped(data []byte) map[int64]bool {
 	for len(data) > 0 {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte("\n"))
-		rest, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
-		i := 0
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+		digits, rest, ok := recordHead(line)
+		seq, err := strconv.ParseInt(string(digits), 10, 64)
 		if !ok || err != nil {
 			continue
 		}
-		switch rest = rest[i:]; {
+		switch {
 		case bytes.HasPrefix(rest, []byte(`,"entry":`)):
 			prepared[seq] = true
 		case string(rest) == `,"commit":true}` && prepared[seq]:

@@ -29,7 +29,8 @@ func (s *Store) prune(lf *os.File) error {
 	if s.pruneFromTail() {
 		return nil
 	}
-	st := s.readSummary().sweepState // (before it is written again)
+	sum, _ := s.readSummary() // (the sweep's state: before it is written again)
+	st := sum.sweepState
 	data, err := s.logBytes()
 	if err != nil {
 		return err

@@ -47,13 +47,13 @@ const maxTail = 8 << 20
 
 func (s *Store) summaryPath() string { return filepath.Join(s.dir, "log.sum") }
 
-// readSummary is the summary as the last prune left it (zero: none).
-func (s *Store) readSummary() summary {
-	var sum summary
+// readSummary is the summary as the last prune left it; ok false (and
+// zero) when there is none to read.
+func (s *Store) readSummary() (sum summary, ok bool) {
 	if b, err := readFile(s.summaryPath()); err != nil || json.Unmarshal(b, &sum) != nil {
-		return summary{}
+		return summary{}, false
 	}
-	return sum
+	return sum, true
 }
 
 // writeSummary records what a prune leaves: the operations kept, the log
@@ -102,9 +102,8 @@ func logEnd(f *os.File) (int64, []byte, error) {
 // summary again. done false: the whole log is to be read (no summary,
 // another log, an aborted or killed operation since, a limit passed).
 func (s *Store) pruneFromTail() (done bool) {
-	var sum summary
-	b, err := readFile(s.summaryPath())
-	if err != nil || json.Unmarshal(b, &sum) != nil {
+	sum, ok := s.readSummary()
+	if !ok {
 		return false
 	}
 	f, err := openFile(filepath.Join(s.dir, "log"), os.O_RDONLY, 0)
@@ -187,12 +186,11 @@ func (s *Store) seedSummary() {
 // files (so that removing contents keeps up with what big operations
 // store).
 func (s *Store) advanceSummary(log *os.File, e *Entry, entryAt int64) {
-	var sum summary
-	b, err := readFile(s.summaryPath())
-	if err != nil || json.Unmarshal(b, &sum) != nil {
+	sum, ok := s.readSummary()
+	if !ok {
 		return // none: the next prune reads all and writes one
 	}
-	ok := func() bool {
+	ok = func() bool {
 		buf, ok := since(log, &sum, entryAt)
 		if !ok || !s.grown(&sum, buf) || e.Seq <= sum.Last {
 			return false

@@ -43,6 +43,7 @@ type sweep struct {
 	names    int
 	looks    int
 	removals int
+	dirs     []*os.File // the directories walk opened (close)
 }
 
 // newSweep is a sweep of s (the blob files the sessions' reads name used)
@@ -52,57 +53,60 @@ func (s *Store) newSweep(files int) *sweep {
 		names: max(sweepNames, 32*files), looks: max(sweepLooks, 8*files), removals: max(sweepRemovals, files)}
 }
 
-// removeAt removes the file at p, blob file key, when nothing names it and
-// it is not recent; false once the budget is spent.
-func (w *sweep) removeAt(key, p string) bool {
-	if w.used[key] {
-		return true
-	}
+// remove removes candidate c when it is not recent; false once the budget
+// is spent. It acts on the directory walk opened, by c's name there: no
+// path is looked up again.
+func (w *sweep) remove(c candidate) bool {
 	if w.looks <= 0 || w.removals <= 0 {
 		return false
 	}
 	w.looks--
-	if recent(p, w.recent) {
+	fd := int(c.dir.Fd())
+	if recent(fd, c.name, w.recent) {
 		return true
 	}
-	if os.Remove(p) == nil {
+	if unix.Unlinkat(fd, c.name, 0) == nil {
 		w.removals--
 	}
 	return true
 }
 
-// recent reports whether the file at p changed after t, by its change
-// time: when it was stored, linked in (a backup keeps its file's
+// recent reports whether name in directory fd changed after t, by its
+// change time: when it was stored, linked in (a backup keeps its file's
 // modification time) or stored again (PutBlob); true when it cannot be
 // told.
-func recent(p string, t time.Time) bool {
+func recent(fd int, name string, t time.Time) bool {
 	var st unix.Stat_t
-	return unix.Lstat(p, &st) != nil || time.Unix(st.Ctim.Unix()).After(t)
+	return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || time.Unix(st.Ctim.Unix()).After(t)
 }
 
 // candidate is a file the sweep looks at: its key (a hash, or S/N for a
-// backup new/S/N), its directory, and its directory's and its own name
-// (the cursor is rel/name).
-type candidate struct{ key, dir, rel, name string }
+// backup new/S/N), its directory (open) and its directory's and its own
+// name (the cursor is rel/name).
+type candidate struct {
+	key       string
+	dir       *os.File
+	rel, name string
+}
 
 // walk lists the files of the store in order from cursor (the first to
 // look at, "dir/…": the hashes' directories, then new, whose operations'
 // directories hold their backups; "" the beginning), whole directories
 // until the budget's names are read, and returns where the next sweep
-// begins: "" at the end. An operation's directory found empty, and not
-// recent, is removed.
+// begins: "" at the end. Each directory is opened in the one above it,
+// through no symbolic link, and stays open for remove (close ends it). An
+// operation's directory found empty, and not recent, is removed.
 func (w *sweep) walk(cursor string) (files []candidate, next string) {
 	var cur []string
 	if cursor != "" {
 		cur = strings.Split(cursor, "/")
 	}
-	var visit func(dir, rel string, cur []string) bool
-	visit = func(dir, rel string, cur []string) bool {
-		names := sortedNames(dir)
+	// visit lists directory d (rel, from blobs) and returns whether the
+	// budget lasted, and how many names it held.
+	var visit func(d *os.File, rel string, cur []string) (bool, int)
+	visit = func(d *os.File, rel string, cur []string) (bool, int) {
+		names := dirNames(d)
 		w.names -= len(names) + dirCost
-		if len(names) == 0 && strings.HasPrefix(rel, "new/") && !recent(dir, w.recent) {
-			os.Remove(dir)
-		}
 		for _, n := range names {
 			var sub []string
 			if len(cur) > 0 {
@@ -123,36 +127,58 @@ func (w *sweep) walk(cursor string) (files []candidate, next string) {
 				}
 				if w.names <= 0 {
 					next = r
-					return false
+					return false, len(names)
 				}
-				if !visit(filepath.Join(dir, n), r, sub) {
-					return false
+				sd, err := w.open(int(d.Fd()), n)
+				if err != nil {
+					continue
+				}
+				more, held := visit(sd, r, sub)
+				if !more {
+					return false, len(names)
+				}
+				if rel == "new" && held == 0 && !recent(int(d.Fd()), n, w.recent) {
+					unix.Unlinkat(int(d.Fd()), n, unix.AT_REMOVEDIR) // an operation's directory left empty
 				}
 			case rel == "":
-			case len(rel) == 2 && strings.HasPrefix(n, rel): // a hash's file
-				files = append(files, candidate{n, dir, rel, n})
-			case rel == "new": // an older hunk's backup (S-N), or not a blob
-				files = append(files, candidate{n, dir, rel, n})
+			case rel == "new", len(rel) == 2 && strings.HasPrefix(n, rel):
+				// an older hunk's backup (S-N), a hash's file, or not a blob
+				files = append(files, candidate{n, d, rel, n})
 			default: // a backup (S/N), or not a blob: named by none
-				files = append(files, candidate{strings.TrimPrefix(rel, "new/") + "/" + n, dir, rel, n})
+				files = append(files, candidate{strings.TrimPrefix(rel, "new/") + "/" + n, d, rel, n})
 			}
 		}
-		return true
+		return true, len(names)
 	}
-	visit(filepath.Join(w.dir, "blobs"), "", cur)
+	if root, err := w.open(unix.AT_FDCWD, filepath.Join(w.dir, "blobs")); err == nil {
+		visit(root, "", cur)
+	}
 	return files, next
 }
 
-// sortedNames are the names in directory dir, sorted (none when it cannot
-// be read, or is a symbolic link: the sweep follows none).
-func sortedNames(dir string) []string {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+// open opens directory name in the directory at (AT_FDCWD: a path),
+// following no symbolic link; close closes it.
+func (w *sweep) open(at int, name string) (*os.File, error) {
+	fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), dir)
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
+	f := os.NewFile(uintptr(fd), name)
+	w.dirs = append(w.dirs, f)
+	return f, nil
+}
+
+// close closes the directories walk opened.
+func (w *sweep) close() {
+	for _, d := range w.dirs {
+		d.Close()
+	}
+	w.dirs = nil
+}
+
+// dirNames are the names in open directory d, sorted.
+func dirNames(d *os.File) []string {
+	names, _ := d.Readdirnames(-1)
 	slices.Sort(names)
 	return names
 }
@@ -202,6 +228,7 @@ func (s *Store) sweepFrom(st sweepState) sweepState {
 // sweepData is sweepLog with the log's data.
 func (s *Store) sweepData(log []byte, files int, st sweepState) sweepState {
 	w := s.newSweep(files)
+	defer w.close()
 	cands, next := w.walk(st.Cursor)
 	want := make(map[string]bool, len(cands))
 	for _, c := range cands {
@@ -215,7 +242,7 @@ func (s *Store) sweepData(log []byte, files int, st sweepState) sweepState {
 			continue
 		}
 		st.Found = true
-		if !w.removeAt(c.key, filepath.Join(c.dir, c.name)) {
+		if !w.remove(c) {
 			next = c.rel + "/" + c.name // (the budget spent: the next sweep begins with it)
 			break
 		}
@@ -346,22 +373,18 @@ func logLines(log []byte, want map[string]bool) (lines, hashed [][]byte, whole b
 	for b := log; len(b) > 0; {
 		line, rest, cut := bytes.Cut(b, []byte("\n"))
 		b = rest
-		r, ok := bytes.CutPrefix(line, []byte(`{"seq":`))
-		i := 0
-		for i < len(r) && r[i] >= '0' && r[i] <= '9' {
-			i++
-		}
-		switch r = r[i:]; {
-		case !ok || i == 0:
+		seq, r, ok := recordHead(line)
+		switch {
+		case !ok:
 			whole = whole || len(bytes.TrimSpace(line)) > 0
 		case bytes.HasPrefix(r, []byte(`,"hashed":{`)):
 			if cut {
 				hashed = append(hashed, line)
 			}
 		case bytes.HasPrefix(r, []byte(`,"entry":{`)):
-			if _, wanted := seqs[string(line[7:7+i])]; wanted {
+			if _, wanted := seqs[string(seq)]; wanted {
 				lines = append(lines, line)
-				seqs[string(line[7:7+i])] = true
+				seqs[string(seq)] = true
 			}
 		case string(r) == `,"commit":true}`, string(r) == `,"abort":true}`:
 		default:

@@ -212,7 +212,7 @@ func TestDropReadsHeadsOnly(t *testing.T) {
 		}
 	}
 	readBack()
-	if st := s.readSummary().sweepState; !st.Dirty {
+	if st := summaryOf(s); !st.Dirty {
 		t.Fatalf("after a prune that dropped operations the store is not marked for the sweeps: %+v", st)
 	}
 	// The dropped operations' backups are left to the sweeps: the store
@@ -222,7 +222,7 @@ func TestDropReadsHeadsOnly(t *testing.T) {
 	if err := s.prune(nil); err != nil {
 		t.Fatal(err)
 	}
-	if st := s.readSummary().sweepState; count(dir) != 0 || !st.Dirty {
+	if st := summaryOf(s); count(dir) != 0 || !st.Dirty {
 		t.Fatalf("the prune after: %d files left, %+v (want none, and the store still dirty: this round found some)", count(dir), st)
 	}
 	s.prune(nil) // (it finds the empty directories)
@@ -232,7 +232,7 @@ func TestDropReadsHeadsOnly(t *testing.T) {
 		t.Errorf("left in blobs/new: %v", left)
 	}
 	readBack()
-	if st := s.readSummary().sweepState; st.Dirty {
+	if st := summaryOf(s); st.Dirty {
 		t.Fatalf("a round that found nothing left the store dirty: %+v", st)
 	}
 }
@@ -336,4 +336,10 @@ func TestSweepReadsFewDirectories(t *testing.T) {
 	if left() != 0 || st.Cursor != "" {
 		t.Fatalf("%d files left after the round (cursor %q)", left(), st.Cursor)
 	}
+}
+
+// summaryOf is s's sweep state as the summary keeps it.
+func summaryOf(s *Store) sweepState {
+	sum, _ := s.readSummary()
+	return sum.sweepState
 }
