@@ -50,6 +50,7 @@ type alignment struct {
 	pass     Pass // the most lenient pass a matched line needed
 	anchors  int  // matched lines with text
 	blocked  bool // an edit where the result would be uncertain (beside the change)
+	sides    bool // a file line left out where the added lines could go on either side of it
 	ops      []alignOp
 }
 
@@ -109,6 +110,7 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	var chosenAt *alignment
 	var key resultKey
 	var rivals []resultKey
+	var sure *alignment
 	for _, a := range kept {
 		if a.edits > least+1 {
 			break
@@ -118,10 +120,21 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 		switch {
 		case !ok && a.edits == least:
 			return nil // a reading that cannot be built (its indentation undecided)
+		case a.edits == least && a.sides:
+			return nil // a reading with two results, one not built
 		case !ok:
 			continue
+		case a.edits > least && chosen != nil && chosenAt.blocked && !a.blocked && k.text == key.text:
+			// The fewest edits' readings are uncertain beside the
+			// change (a line taken for misremembered or invented that
+			// may be a file line left out); this one, with one more,
+			// reads it so and gives their result.
+			if sure == nil {
+				sure = a
+			}
+			continue
 		case a.edits > least:
-			if p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint) {
+			if s.credible(a) && (a.anchors >= 3 && a.anchors >= 2*a.edits+1 || lc.shortSubst(s, a)) && (p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint)) {
 				rivals = append(rivals, k) // (one farther from the header's line number is none)
 			}
 			continue
@@ -135,6 +148,9 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 			chosen, chosenAt = m, a
 		}
 	}
+	if chosen != nil && chosenAt.blocked && sure != nil {
+		chosen, chosenAt = lc.composedPlaced(s, sure), sure
+	}
 	if chosen == nil || chosenAt.blocked {
 		return nil
 	}
@@ -146,7 +162,7 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	if least == 0 && !hasElision(chosenAt) {
 		return nil // a plain match: the passes decide those
 	}
-	if least > maxEdits || (chosenAt.anchors < 3 || chosenAt.anchors < 2*least+1) && !lc.shortSubst(s, chosenAt) {
+	if chosenAt.edits > maxEdits || (chosenAt.anchors < 3 || chosenAt.anchors < 2*chosenAt.edits+1) && !lc.shortSubst(s, chosenAt) {
 		return nil
 	}
 	if chosen.pass >= Trim {

@@ -199,6 +199,9 @@ func (s *composer) record(end, edits int, blocked bool) {
 		if o.check && !a.blocked && s.likerNearby(o.j, o.i) {
 			a.blocked = true
 		}
+		if o.kind == opFileSkip && !s.items[o.j].gapOK {
+			a.sides = true
+		}
 		if o.kind != opMatch {
 			continue
 		}

@@ -1136,6 +1136,18 @@ func TestRobustRegressions(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n     func (c *T) a() {\n         c.ch <- struct{}{}\n     }\n-\n-    func (c *T) b() bool {\n+    x()\n+    func (c *T) b() bool { // edited\n         select {\n         case c.ch <- struct{}{}:\n             return true\n         default:\n             return false\n+    y()\n     }\n \n     func (c *T) c() {\n*** End Patch\n",
 			want:  "func (c *T) a() {\n\tc.ch <- struct{}{}\n}\nx()\nfunc (c *T) b() bool { // edited\n\tselect {\n\tcase c.ch <- struct{}{}:\n\t\treturn true\n\tdefault:\n\t\treturn false\n\t}\ny()\n}\n\nfunc (c *T) c() {\n}\n",
 		},
+		{
+			// One of two blank lines dropped, the added line after the
+			// first: which blank was dropped decides on which side of the
+			// added line it goes. Reading it as the second, beside the
+			// next context line, put the added line above both. The
+			// mistake corpus found it once a rival with too few matched
+			// lines to be taken stopped refusing it (python/textwrap.py).
+			name:  "one of two blank lines dropped beside an added line",
+			file:  "\tfor line in lines:\n\t\tyield line\n\treturn ''.join(lines)\n\n\nif __name__ == \"__main__\":\n\t#print dedent(\"foo\")\n\tprint(dedent(\"bar\"))\n",
+			patch: "*** Begin Patch\n*** Update File: a.go\n@@\n \t\tyield line\n \treturn ''.join(lines)\n+x = 1\n \n if __name__ == \"__main__\":\n \t#print dedent(\"foo\")\n*** End Patch\n",
+			want:  "\tfor line in lines:\n\t\tyield line\n\treturn ''.join(lines)\n\nx = 1\n\nif __name__ == \"__main__\":\n\t#print dedent(\"foo\")\n\tprint(dedent(\"bar\"))\n",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := patchparse.Parse(tc.patch, patchparse.Options{Strip: patchparse.DefaultStrip})
