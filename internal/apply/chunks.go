@@ -67,7 +67,7 @@ func prepare(c *patchparse.Chunk, n int) *prepared {
 		// A file line never holds a CR (textfile.Text ends lines at
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.
-		t := strings.TrimSuffix(l.Text, "\r")
+		t := strings.TrimSuffix(c.Text(l), "\r")
 		p.lines = append(p.lines, cline{op: l.Op, eol: l.EOL, text: t})
 		if l.Op != '+' {
 			p.old = append(p.old, t)

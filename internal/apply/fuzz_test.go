@@ -150,9 +150,11 @@ func diffChunks(a, b string, ctx int) []*patchparse.Chunk {
 		}
 	}
 	c := &patchparse.Chunk{Line: 1}
+	var ls []patchparse.Line
 	for _, o := range ops[lo : hi+1] {
-		c.Lines = append(c.Lines, patchparse.ChunkLine{Op: o.kind, Text: o.text})
+		ls = append(ls, patchparse.Line{Op: o.kind, Text: o.text})
 	}
+	c.SetLines(ls)
 	c.EndOfFile = hi == len(ops)-1
 	return []*patchparse.Chunk{c}
 }
@@ -195,7 +197,7 @@ func FuzzRecoverChunks(f *testing.F) {
 			return
 		}
 		pick := func(k int) int { return ctxAt[(int(at)+k)%len(ctxAt)] }
-		ls := append([]patchparse.ChunkLine(nil), c.Lines...)
+		ls := c.TextLines()
 		removes := false
 		for _, l := range ls {
 			removes = removes || l.Op == '-' && strings.TrimSpace(l.Text) != ""
@@ -228,7 +230,8 @@ func FuzzRecoverChunks(f *testing.F) {
 				ls = append(ls[:i], ls[i+1:]...)
 			}
 		}
-		p := &patchparse.Chunk{Line: 1, Lines: ls, EndOfFile: c.EndOfFile}
+		p := &patchparse.Chunk{Line: 1, EndOfFile: c.EndOfFile}
+		p.SetLines(ls)
 		got, err := ApplyChunks("f", []byte(a), []*patchparse.Chunk{p}, Options{})
 		if old := p.Old(); err != nil || ctx%4 != 3 || len(old) == 0 || strings.TrimSpace(old[len(old)-1]) == "" {
 			// (A chunk with no old lines left is an addition at the end;

@@ -42,7 +42,7 @@ func chunksOf(body string) []*patchparse.Chunk {
 			if l != "" {
 				op, text = l[0], l[1:]
 			}
-			cur.Lines = append(cur.Lines, patchparse.ChunkLine{Op: op, Text: text, Line: int32(n)})
+			cur.SetLines(append(cur.TextLines(), patchparse.Line{Op: op, Text: text, Line: int32(n)}))
 		}
 	}
 	return chunks

@@ -153,7 +153,8 @@ func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int) (*patc
 	reads := make([]*prepared, len(c.Splits))
 	for i, s := range c.Splits {
 		r := *c
-		r.Lines, r.Guessed = s.Lines, s.Guessed
+		r.SetLines(s.Lines)
+		r.Guessed = s.Guessed
 		reads[i] = prepareAt(&r, n, delta)
 	}
 	// The readings the file has, and where (-1: more than one place).
@@ -172,7 +173,7 @@ func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int) (*patc
 			place[i] = cands[0]
 		}
 		found = append(found, i)
-		if patchparse.WholeConflicts(p.src.Lines) {
+		if patchparse.WholeConflicts(p.src.TextLines()) {
 			whole = append(whole, i)
 		}
 	}
@@ -257,12 +258,12 @@ func removes(c *patchparse.Chunk) bool {
 
 // sameBlock reports whether two blocks are one block sent twice.
 func sameBlock(a, b *patchparse.Chunk) bool {
-	return sameLines(a.Lines, b.Lines) &&
+	return sameLines(a.TextLines(), b.TextLines()) &&
 		slices.EqualFunc(a.Splits, b.Splits, func(x, y patchparse.Split) bool { return sameLines(x.Lines, y.Lines) })
 }
 
-func sameLines(a, b []patchparse.ChunkLine) bool {
-	return slices.EqualFunc(a, b, func(x, y patchparse.ChunkLine) bool { return x.Op == y.Op && x.Text == y.Text })
+func sameLines(a, b []patchparse.Line) bool {
+	return slices.EqualFunc(a, b, func(x, y patchparse.Line) bool { return x.Op == y.Op && x.Text == y.Text })
 }
 
 // changes reports whether a block placed by rule changed the file: it was
@@ -287,7 +288,7 @@ func dotsHint(c *patchparse.Chunk, dotted bool, err error) error {
 	}
 	search, replace := 0, 0
 	for _, l := range c.Lines {
-		if patchparse.IsDots(l.Text) {
+		if patchparse.IsDots(c.Text(l)) {
 			if l.Op != '+' {
 				search++
 			}

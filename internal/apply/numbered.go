@@ -150,9 +150,9 @@ func hasContext(lines []cline) bool {
 // realign makes the lines a chunk's removed and added lines share context
 // lines, as patchparse.BlockLines does for a block.
 func realign(lines []cline) ([]cline, bool) {
-	var search, replace []patchparse.ChunkLine
+	var search, replace []patchparse.Line
 	for i, l := range lines {
-		c := patchparse.ChunkLine{Op: l.op, EOL: l.eol, Text: l.text, Line: int32(i + 1)}
+		c := patchparse.Line{Op: l.op, EOL: l.eol, Text: l.text, Line: int32(i + 1)}
 		if l.op == '-' {
 			search = append(search, c)
 		} else {

@@ -6,6 +6,7 @@ package patchparse
 import (
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -101,7 +102,8 @@ type Chunk struct {
 	// prevent a unique match elsewhere.
 	OldStart, OldLines, NewStart, NewLines int
 	Lines                                  []ChunkLine
-	EndOfFile                              bool // "*** End of File": the chunk ends at the end of the file
+	src                                    string // where the lines' texts lie
+	EndOfFile                              bool   // "*** End of File": the chunk ends at the end of the file
 	// Unified "\ No newline at end of file" after the last old / new line.
 	OldNoNewline, NewNoNewline bool
 	// NoHeader is set for a Codex first chunk written without "@@".
@@ -124,21 +126,32 @@ type Chunk struct {
 type Split struct {
 	Divider int
 	Mark    string
-	Lines   []ChunkLine
+	Lines   []Line
 	Guessed bool
 }
 
 // ChunkLine is one line of a chunk: Op is ' ' (context), '-' (removed) or '+'
-// (added); Text has no marker and no line ending.
+// (added); its text (Chunk.Text) has no marker and no line ending.
+//
+// A chunk line holds no string, only where its text lies in its chunk's
+// (the patch's own text, for a chunk read from one): 16 bytes with no
+// pointer for the collector to scan, and a big diff holds a million.
 type ChunkLine struct {
 	Op byte
 	// EOL, in a unified diff that is not CRLF throughout, is the line's
 	// ending as the patch gives it; Unknown in a Codex patch or a CRLF
-	// patch. (A byte beside Op, and a 32-bit line number: a chunk line is
-	// 24 bytes, one string for the collector to scan; a big diff holds a
-	// million of them.)
+	// patch.
+	EOL   Ending
+	Line  int32 // 1-based patch line (a patch has at most 256 MiB)
+	at, n int32 // its text: the chunk's src[at:at+n]
+}
+
+// Line is a chunk line with its text, as the block grammar works on them
+// and as a chunk is made of them (Chunk.SetLines, Chunk.TextLines).
+type Line struct {
+	Op   byte
 	EOL  Ending
-	Line int32 // 1-based patch line (a patch has at most 256 MiB)
+	Line int32
 	Text string
 }
 
@@ -162,12 +175,40 @@ func (e Ending) String() string {
 	return ""
 }
 
+// Text is line l's text (no marker, no line ending).
+func (c *Chunk) Text(l ChunkLine) string { return c.src[l.at : l.at+l.n] }
+
+// SetLines makes the chunk's lines ls, their texts copied into one string.
+func (c *Chunk) SetLines(ls []Line) {
+	n := 0
+	for _, l := range ls {
+		n += len(l.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	c.Lines = make([]ChunkLine, len(ls))
+	for i, l := range ls {
+		c.Lines[i] = ChunkLine{Op: l.Op, EOL: l.EOL, Line: l.Line, at: int32(b.Len()), n: int32(len(l.Text))}
+		b.WriteString(l.Text)
+	}
+	c.src = b.String()
+}
+
+// TextLines returns the chunk's lines with their texts.
+func (c *Chunk) TextLines() []Line {
+	out := make([]Line, len(c.Lines))
+	for i, l := range c.Lines {
+		out[i] = Line{Op: l.Op, EOL: l.EOL, Line: l.Line, Text: c.Text(l)}
+	}
+	return out
+}
+
 // Old returns the lines the chunk expects in the file (context and removed).
 func (c *Chunk) Old() []string {
 	out := make([]string, 0, len(c.Lines))
 	for _, l := range c.Lines {
 		if l.Op != '+' {
-			out = append(out, l.Text)
+			out = append(out, c.Text(l))
 		}
 	}
 	return out
@@ -182,7 +223,7 @@ func (c *Chunk) New() []string {
 	out := make([]string, 0, len(c.Lines))
 	for _, l := range c.Lines {
 		if l.Op != '-' {
-			out = append(out, l.Text)
+			out = append(out, c.Text(l))
 		}
 	}
 	return out
@@ -239,7 +280,7 @@ func Reverse(p *Patch) (*Patch, error) {
 				rc.Lines = reverseLines(c.Lines)
 				rc.Splits = nil
 				for _, s := range c.Splits {
-					rc.Splits = append(rc.Splits, Split{Divider: s.Divider, Mark: s.Mark, Lines: reverseLines(s.Lines), Guessed: s.Guessed})
+					rc.Splits = append(rc.Splits, Split{Divider: s.Divider, Mark: s.Mark, Lines: reverseTextLines(s.Lines), Guessed: s.Guessed})
 				}
 				g.Chunks[i] = &rc
 			}
@@ -312,13 +353,28 @@ func (p *Patch) Stat() []FileStat {
 func reverseLines(lines []ChunkLine) []ChunkLine {
 	out := make([]ChunkLine, len(lines))
 	for k, l := range lines {
-		switch l.Op {
-		case '+':
-			l.Op = '-'
-		case '-':
-			l.Op = '+'
-		}
+		l.Op = swapOp(l.Op)
 		out[k] = l
 	}
 	return out
+}
+
+// reverseTextLines is reverseLines of lines with their texts.
+func reverseTextLines(lines []Line) []Line {
+	out := make([]Line, len(lines))
+	for k, l := range lines {
+		l.Op = swapOp(l.Op)
+		out[k] = l
+	}
+	return out
+}
+
+func swapOp(op byte) byte {
+	switch op {
+	case '+':
+		return '-'
+	case '-':
+		return '+'
+	}
+	return op
 }

@@ -37,10 +37,10 @@ const (
 // space marks a context line.
 // parseCodexInput parses in as a Codex patch (formats).
 func parseCodexInput(in *input) (*Patch, error) {
-	return parseCodex(in.L, in.tlo, in.thi, in.opt.Codex, in.opt.Codex || in.opt.Strict)
+	return parseCodex(in.L, in.cut, in.tlo, in.thi, in.opt.Codex, in.opt.Codex || in.opt.Strict)
 }
 
-func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
+func parseCodex(L []string, k cutter, lo, hi int, strict, tight bool) (*Patch, error) {
 	var notes []string
 	noEnd := false
 	if !tight && lo < hi {
@@ -71,7 +71,7 @@ func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 			i++
 			continue
 		}
-		op, next, err := parseSection(L, i, end, t, strict)
+		op, next, err := parseSection(L, k, i, end, t, strict)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func parseCodex(L []string, lo, hi int, strict, tight bool) (*Patch, error) {
 }
 
 // parseSection reads the file section whose header t is at line i.
-func parseSection(L []string, i, end int, t string, strict bool) (op *FileOp, next int, err error) {
+func parseSection(L []string, k cutter, i, end int, t string, strict bool) (op *FileOp, next int, err error) {
 	switch {
 	case strings.HasPrefix(t, addFile):
 		op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]), strict)
@@ -97,7 +97,7 @@ func parseSection(L []string, i, end int, t string, strict bool) (op *FileOp, ne
 		return &FileOp{Kind: Delete, Path: strings.TrimSpace(t[len(deleteFile):]), Line: i + 1}, i + 1, nil
 	case strings.HasPrefix(t, updateFile), strings.HasPrefix(t, modifyFile):
 		path := strings.TrimSpace(t[len(updateFile):]) // same length as modifyFile
-		return parseUpdate(L, i, end, path, "", false)
+		return parseUpdate(L, k, i, end, path, "", false)
 	case strings.HasPrefix(t, moveFile):
 		from, to, ok := strings.Cut(t[len(moveFile):], " -> ")
 		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
@@ -105,7 +105,7 @@ func parseSection(L []string, i, end int, t string, strict bool) (op *FileOp, ne
 			return nil, i, hunkError(i, "write a move as '*** Move File: OLD -> NEW', or as '*** Update File: OLD' followed by '*** Move to: NEW'",
 				"'%s' is not a valid hunk header. %s", t, validHeaders)
 		}
-		return parseUpdate(L, i, end, from, to, true)
+		return parseUpdate(L, k, i, end, from, to, true)
 	}
 	return nil, i, hunkError(i, headerHint(L, i, t), "'%s' is not a valid hunk header. %s", t, validHeaders)
 }
@@ -272,7 +272,7 @@ func parseAdd(L []string, i, end int, path string, strict bool) (*FileOp, int) {
 // parseUpdate reads an Update File (or Move File) section starting at
 // header line i: an optional "*** Move to:" line, then chunks until a line
 // starting with "*".
-func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp, int, error) {
+func parseUpdate(L []string, k cutter, i, end int, path, to string, isMove bool) (*FileOp, int, error) {
 	op := &FileOp{Kind: Update, Path: path, MoveTo: to, Line: i + 1}
 	j := i + 1
 	if !isMove && j < end {
@@ -296,7 +296,7 @@ func parseUpdate(L []string, i, end int, path, to string, isMove bool) (*FileOp,
 		} else if l[0] == '*' {
 			break
 		}
-		c, next, err := parseChunk(L, j, end, len(op.Chunks) == 0)
+		c, next, err := parseChunk(L, k, j, end, len(op.Chunks) == 0)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -337,7 +337,7 @@ func leadingContext(L []string, j, end int) int {
 // parseChunk reads one chunk starting at line i: a "@@" header (optional for
 // the first chunk) and its ' ', '-', '+' and empty lines, up to a line that
 // is none of these or "*** End of File".
-func parseChunk(L []string, i, end int, first bool) (*Chunk, int, error) {
+func parseChunk(L []string, k cutter, i, end int, first bool) (*Chunk, int, error) {
 	c := &Chunk{Line: i + 1}
 	h := strings.TrimRight(L[i], " \t")
 	switch {
@@ -377,15 +377,15 @@ func parseChunk(L []string, i, end int, first bool) (*Chunk, int, error) {
 		}
 		return nil, 0, unprefixed(L, i)
 	}
-	c.Lines = make([]ChunkLine, j-i)
-	for k := i; k < j; k++ {
-		l := L[k]
-		if l == "" {
-			c.Lines[k-i] = ChunkLine{Op: ' ', Line: int32(k + 1)}
-		} else {
-			c.Lines[k-i] = ChunkLine{Op: l[0], Text: l[1:], Line: int32(k + 1)}
+	k.cutLines(c, j-i, func(add func(op byte, line int, text string)) {
+		for n := i; n < j; n++ {
+			if l := L[n]; l == "" {
+				add(' ', n+1, "")
+			} else {
+				add(l[0], n+1, l[1:])
+			}
 		}
-	}
+	})
 	if j < end && isEndOfFile(L[j]) {
 		c.EndOfFile = true
 		j++

@@ -19,7 +19,7 @@ import (
 type reading struct {
 	divider         int    // 0-based line index
 	mark            string // its text, trimmed
-	search, replace []ChunkLine
+	search, replace []Line
 }
 
 // dividers returns the readings of the block whose start marker is at
@@ -51,7 +51,7 @@ func (g blockGrammar) dividers(L []string, i, j, k int) []reading {
 	for _, d := range cands {
 		r := reading{divider: d, mark: strings.TrimSpace(L[d])}
 		for n := j; n < k; n++ {
-			l := ChunkLine{Text: text(n), Line: int32(n + 1)}
+			l := Line{Text: text(n), Line: int32(n + 1)}
 			switch {
 			case n < d:
 				l.Op = '-'
@@ -125,8 +125,8 @@ func runLen(t string) int {
 // conflicts (a "<<<<<<< " line), each closed by a ">>>>>>> " line after
 // it, and its REPLACE cuts none: the conflict's own "=======" is then
 // text being resolved, not the block's divider.
-func WholeConflicts(lines []ChunkLine) bool {
-	var search, replace []ChunkLine
+func WholeConflicts(lines []Line) bool {
+	var search, replace []Line
 	for _, l := range lines {
 		if l.Op != '+' {
 			search = append(search, l)
@@ -135,11 +135,11 @@ func WholeConflicts(lines []ChunkLine) bool {
 			replace = append(replace, l)
 		}
 	}
-	return slices.ContainsFunc(search, func(l ChunkLine) bool { return conflictMarker(l.Text, '<') }) &&
+	return slices.ContainsFunc(search, func(l Line) bool { return conflictMarker(l.Text, '<') }) &&
 		wholeConflicts(search) && wholeConflicts(replace)
 }
 
-func wholeConflicts(lines []ChunkLine) bool {
+func wholeConflicts(lines []Line) bool {
 	depth := 0
 	for _, l := range lines {
 		switch {

@@ -15,9 +15,9 @@ func DotPieces(c *Chunk) []*Chunk {
 	if len(c.Splits) > 1 {
 		return nil
 	}
-	var search, replace [][]ChunkLine
+	var search, replace [][]Line
 	ns, nr := 0, 0
-	cut := func(sides *[][]ChunkLine, n *int, l ChunkLine, op byte) {
+	cut := func(sides *[][]Line, n *int, l Line, op byte) {
 		for len(*sides) <= *n {
 			*sides = append(*sides, nil)
 		}
@@ -28,7 +28,7 @@ func DotPieces(c *Chunk) []*Chunk {
 		l.Op = op
 		(*sides)[*n] = append((*sides)[*n], l)
 	}
-	for _, l := range c.Lines {
+	for _, l := range c.TextLines() {
 		if l.Op != '+' {
 			cut(&search, &ns, l, '-')
 		}
@@ -46,6 +46,7 @@ func DotPieces(c *Chunk) []*Chunk {
 		replace = append(replace, nil)
 	}
 	var pieces []*Chunk
+	var texts [][]Line
 	for k := range search {
 		s, r := search[k], replace[k]
 		if len(s) == 0 && len(r) == 0 {
@@ -54,19 +55,21 @@ func DotPieces(c *Chunk) []*Chunk {
 		if emptySearch(s) {
 			return nil
 		}
-		p := &Chunk{Line: c.Line}
-		p.Lines, p.Guessed = BlockLines(s, r)
-		for _, q := range pieces {
-			if sameChunkLines(q.Lines, p.Lines) {
+		lines, guessed := BlockLines(s, r)
+		for _, q := range texts {
+			if sameChunkLines(q, lines) {
 				return nil
 			}
 		}
+		texts = append(texts, lines)
+		p := &Chunk{Line: c.Line, Guessed: guessed}
+		p.SetLines(lines)
 		pieces = append(pieces, p)
 	}
 	return pieces
 }
 
-func sameChunkLines(a, b []ChunkLine) bool {
+func sameChunkLines(a, b []Line) bool {
 	if len(a) != len(b) {
 		return false
 	}

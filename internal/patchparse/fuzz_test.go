@@ -44,7 +44,7 @@ func renderCodex(p *Patch, eol string) string {
 					w("@@")
 				}
 				for _, l := range c.Lines {
-					w(string(l.Op) + l.Text)
+					w(string(l.Op) + c.Text(l))
 				}
 				if c.EndOfFile {
 					w(endOfFile)
@@ -127,14 +127,16 @@ func genPatch(g *gen) *Patch {
 					}
 				}
 				nl := 1 + g.n(5)
+				var ls []Line
 				for m := 0; m < nl; m++ {
-					c.Lines = append(c.Lines, ChunkLine{Op: " +-"[g.n(3)], Text: g.text(8)})
+					ls = append(ls, Line{Op: " +-"[g.n(3)], Text: g.text(8)})
 				}
-				if c.NoHeader && isBlank(string(c.Lines[0].Op)+c.Lines[0].Text) {
+				if c.NoHeader && isBlank(string(ls[0].Op)+ls[0].Text) {
 					// Codex skips blank lines before a chunk: a headerless
 					// chunk cannot start with a whitespace-only context line.
-					c.Lines[0].Text = "x"
+					ls[0].Text = "x"
 				}
+				c.SetLines(ls)
 				c.EndOfFile = g.n(4) == 0
 				f.Chunks = append(f.Chunks, c)
 			}
@@ -153,6 +155,7 @@ func clearLines(p *Patch) {
 			for i := range c.Lines {
 				c.Lines[i].Line = 0
 			}
+			c.SetLines(c.TextLines()) // (the texts in a string of their own, as the AST made was)
 		}
 	}
 }

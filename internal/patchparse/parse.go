@@ -66,7 +66,7 @@ func Parse(text string, opt Options) (*Patch, error) {
 	L, cr := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.
-	in := &input{L: L, cr: cr, lo: 0, hi: len(L), opt: opt}
+	in := &input{L: L, cr: cr, lo: 0, hi: len(L), opt: opt, cut: newCutter(text)}
 	in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	if ilo, ihi, ok := unwrapHeredoc(L, in.tlo, in.thi); ok {
 		unwrapped = append(unwrapped, "a shell heredoc ("+strings.TrimSpace(L[in.tlo])+")")
@@ -144,6 +144,7 @@ func jsonPatch(v any) (string, string) {
 type input struct {
 	L        []string
 	cr       []bool
+	cut      cutter // the chunks' lines, where they lie in the text L was cut from
 	lo, hi   int
 	tlo, thi int
 	opt      Options
@@ -177,7 +178,7 @@ func pick(in *input) (format, error) {
 			if f.name != Codex && !f.is(in) {
 				detected := in.opt
 				detected.Format = ""
-				g, _ := pick(&input{L: in.L, cr: in.cr, lo: in.lo, hi: in.hi, tlo: in.tlo, thi: in.thi, opt: detected})
+				g, _ := pick(&input{L: in.L, cr: in.cr, lo: in.lo, hi: in.hi, tlo: in.tlo, thi: in.thi, opt: detected, cut: in.cut})
 				return format{}, patchError(0, fmt.Sprintf("the patch is not in the %s format (--format %s): it reads as %s", f.name, f.name, g.name),
 					"drop --format (or give --format auto) to detect the format")
 			}

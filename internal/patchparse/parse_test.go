@@ -89,7 +89,7 @@ func golden(p *Patch, err error) goldenPatch {
 				gc.Hint = fmt.Sprintf("-%d,%d +%d,%d", c.OldStart, c.OldLines, c.NewStart, c.NewLines)
 			}
 			for _, l := range c.Lines {
-				gc.Lines = append(gc.Lines, string(l.Op)+l.Text)
+				gc.Lines = append(gc.Lines, string(l.Op)+c.Text(l))
 			}
 			gf.Chunks = append(gf.Chunks, gc)
 		}
@@ -177,7 +177,7 @@ func checkLines(t *testing.T, src string, p *Patch) {
 				t.Errorf("chunk header line %d is %q", c.Line, h)
 			}
 			for _, l := range c.Lines {
-				want := string(l.Op) + l.Text
+				want := string(l.Op) + c.Text(l)
 				if got := at(int(l.Line)); got != want && !(got == "" && want == " ") {
 					t.Errorf("chunk line %d is %q, AST has %q", l.Line, got, want)
 				}
@@ -187,7 +187,8 @@ func checkLines(t *testing.T, src string, p *Patch) {
 }
 
 func TestOldNew(t *testing.T) {
-	c := &Chunk{Lines: []ChunkLine{{Op: ' ', Text: "a"}, {Op: '-', Text: "b"}, {Op: '+', Text: "c"}}}
+	c := &Chunk{}
+	c.SetLines([]Line{{Op: ' ', Text: "a"}, {Op: '-', Text: "b"}, {Op: '+', Text: "c"}})
 	if got := strings.Join(c.Old(), ","); got != "a,b" {
 		t.Errorf("Old = %q", got)
 	}

@@ -128,7 +128,9 @@ func (g blockGrammar) body(L []string, i, j, hi int) (reads []reading, end int, 
 // reading's lines, and every reading as its Splits when there are several.
 func blockChunk(reads []reading, line int) *Chunk {
 	c := &Chunk{Line: line}
-	c.Lines, c.Guessed = BlockLines(reads[0].search, reads[0].replace)
+	lines, guessed := BlockLines(reads[0].search, reads[0].replace)
+	c.SetLines(lines)
+	c.Guessed = guessed
 	if len(reads) > 1 {
 		for _, r := range reads {
 			s := Split{Divider: r.divider + 1, Mark: r.mark}
@@ -140,7 +142,7 @@ func blockChunk(reads []reading, line int) *Chunk {
 }
 
 // emptySearch reports whether a block's SEARCH text is empty or blank.
-func emptySearch(search []ChunkLine) bool {
+func emptySearch(search []Line) bool {
 	for _, l := range search {
 		if !isBlank(l.Text) {
 			return false
@@ -247,7 +249,7 @@ func blocksPatch(blocks []block) (*Patch, error) {
 // as a careful person applying the block by hand would keep it. guessed
 // reports that another reading as good tells the lines apart otherwise
 // (which of two equal lines is removed).
-func BlockLines(search, replace []ChunkLine) (lines []ChunkLine, guessed bool) {
+func BlockLines(search, replace []Line) (lines []Line, guessed bool) {
 	n, m := len(search), len(replace)
 	if n == 0 || m == 0 {
 		return append(search, replace...), false
@@ -270,9 +272,9 @@ func BlockLines(search, replace []ChunkLine) (lines []ChunkLine, guessed bool) {
 
 // align is a longest common subsequence of the two texts as a chunk:
 // matched as early as possible, or (late) as late as possible.
-func align(search, replace []ChunkLine, late bool) []ChunkLine {
+func align(search, replace []Line, late bool) []Line {
 	n, m := len(search), len(replace)
-	at := func(s []ChunkLine, i, n int) ChunkLine {
+	at := func(s []Line, i, n int) Line {
 		if late {
 			return s[n-1-i]
 		}
@@ -294,7 +296,7 @@ func align(search, replace []ChunkLine, late bool) []ChunkLine {
 			}
 		}
 	}
-	out := make([]ChunkLine, 0, n+m)
+	out := make([]Line, 0, n+m)
 	i, j := 0, 0
 	for i < n && j < m {
 		s, r := at(search, i, n), at(replace, j, m)
@@ -333,7 +335,7 @@ func align(search, replace []ChunkLine, late bool) []ChunkLine {
 			for b < len(out) && out[b].Op != ' ' {
 				b++
 			}
-			run := append([]ChunkLine(nil), out[a:b]...)
+			run := append([]Line(nil), out[a:b]...)
 			k := a
 			for _, op := range []byte{'-', '+'} {
 				for _, l := range run {

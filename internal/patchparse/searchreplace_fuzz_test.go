@@ -221,12 +221,13 @@ func FuzzParseBlocksText(f *testing.F) {
 // readsAs reports whether a block was read as search / replace: its one
 // reading, or one of its Splits.
 func readsAs(c *Chunk, search, replace []string) bool {
-	same := func(lines []ChunkLine) bool {
-		r := Chunk{Lines: lines}
+	same := func(lines []Line) bool {
+		r := Chunk{}
+		r.SetLines(lines)
 		return strings.Join(r.Old(), "\n") == strings.Join(search, "\n") && strings.Join(r.New(), "\n") == strings.Join(replace, "\n")
 	}
 	if len(c.Splits) == 0 {
-		return same(c.Lines)
+		return same(c.TextLines())
 	}
 	for _, s := range c.Splits {
 		if same(s.Lines) {

@@ -93,11 +93,11 @@ func looksUnified(L []string, lo, hi int) bool {
 
 // parseUnifiedInput parses in as a unified diff (formats).
 func parseUnifiedInput(in *input) (*Patch, error) {
-	return parseUnified(in.L, lineEndings(in.cr), in.tlo, in.hi, in.opt)
+	return parseUnified(in.L, in.cut, lineEndings(in.cr), in.tlo, in.hi, in.opt)
 }
 
-func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
-	u := &unifiedParser{L: L, eol: eol, hi: hi, opt: opt, p: &Patch{Format: Unified}}
+func parseUnified(L []string, k cutter, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
+	u := &unifiedParser{L: L, cut: k, eol: eol, hi: hi, opt: opt, p: &Patch{Format: Unified}}
 	var err error
 	for i := lo; i < hi && err == nil; {
 		l := L[i]
@@ -147,6 +147,7 @@ func parseUnified(L []string, eol func(int) Ending, lo, hi int, opt Options) (*P
 // being read.
 type unifiedParser struct {
 	L   []string
+	cut cutter
 	eol func(int) Ending
 	hi  int
 	opt Options
@@ -197,7 +198,7 @@ func (u *unifiedParser) header(i int) (int, error) {
 	i += 2
 	if i < hi && (L[i] == "" && moreHunkLines(L, i, hi) || L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi)) {
 		// The first hunk without its "@@" line.
-		c, next := readHunk(L, i, hi, true)
+		c, next := readHunk(L, u.cut, i, hi, true)
 		cur.chunks = append(cur.chunks, c)
 		if err := checkHunkEnd(L, next, hi); err != nil {
 			return i, err
@@ -214,7 +215,7 @@ func (u *unifiedParser) hunk(i int) (int, error) {
 		return i, hunkError(i, "start each file of a unified diff with '--- a/PATH' and '+++ b/PATH' lines",
 			"unified diff hunk '%s' has no file header", L[i])
 	}
-	c, next := readHunk(L, i, hi, false)
+	c, next := readHunk(L, u.cut, i, hi, false)
 	if len(c.Lines) == 0 {
 		if j := i + 1; j < hi && L[j] != "" && !isDiffMarker(L[j]) && !strings.HasPrefix(L[j], "@@") && !strings.HasPrefix(L[j], "diff ") {
 			return i, unprefixed(L, j)

@@ -193,7 +193,7 @@ func (f *uFile) fileOp(L []string, oldName, newName string, line int, name strin
 					return nil, hunkError(int(cl.Line)-1, "every line of a new file's hunk starts with '+'",
 						"new file '%s' has a hunk with context or removed lines", newName)
 				}
-				op.Content = append(op.Content, cl.Text)
+				op.Content = append(op.Content, c.Text(cl))
 				if cl.EOL != Unknown {
 					op.ContentEOL = append(op.ContentEOL, cl.EOL)
 				}
@@ -210,7 +210,7 @@ func (f *uFile) fileOp(L []string, oldName, newName string, line int, name strin
 			for _, cl := range c.Lines {
 				if cl.Op == '-' {
 					op.Removed++
-					op.Content = append(op.Content, cl.Text)
+					op.Content = append(op.Content, c.Text(cl))
 					if cl.EOL != Unknown {
 						op.ContentEOL = append(op.ContentEOL, cl.EOL)
 					}

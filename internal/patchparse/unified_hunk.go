@@ -44,7 +44,7 @@ func unprefixed(L []string, j int) error {
 
 // readHunk reads the hunk whose "@@" header is line i (headerless: whose
 // first line is line i) and returns it and the index of the line after it.
-func readHunk(L []string, i, hi int, headerless bool) (*Chunk, int) {
+func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 	c := &Chunk{Line: i + 1, NoHeader: headerless}
 	hasCounts := false
 	start := i + 1
@@ -88,7 +88,7 @@ func readHunk(L []string, i, hi int, headerless bool) (*Chunk, int) {
 			j++
 		}
 		if remOld == 0 && remNew == 0 && !moreHunkLines(L, j, hi) {
-			return c.fill(L, start, j), j
+			return c.fill(L, k, start, j), j
 		}
 		j = start
 	}
@@ -103,7 +103,7 @@ func readHunk(L []string, i, hi int, headerless bool) (*Chunk, int) {
 		}
 		j++
 	}
-	return c.fill(L, start, j), j
+	return c.fill(L, k, start, j), j
 }
 
 // isHunkLine reports whether line j continues a hunk body read without counts.
@@ -148,34 +148,36 @@ func moreHunkLines(L []string, j, hi int) bool {
 }
 
 // fill sets c's lines from L[start:end] ("\" lines mark the line before).
-func (c *Chunk) fill(L []string, start, end int) *Chunk {
+func (c *Chunk) fill(L []string, k cutter, start, end int) *Chunk {
 	n := 0
 	for _, l := range L[start:end] {
 		if l == "" || l[0] != '\\' {
 			n++
 		}
 	}
-	c.Lines = make([]ChunkLine, 0, n)
-	for k := start; k < end; k++ {
-		l := L[k]
-		switch {
-		case l == "":
-			c.Lines = append(c.Lines, ChunkLine{Op: ' ', Line: int32(k + 1)})
-		case l[0] == '\\':
-			if len(c.Lines) == 0 {
-				continue
-			}
-			switch c.Lines[len(c.Lines)-1].Op {
-			case '-':
-				c.OldNoNewline = true
-			case '+':
-				c.NewNoNewline = true
+	k.cutLines(c, n, func(add func(op byte, line int, text string)) {
+		last := byte(0)
+		for n := start; n < end; n++ {
+			l := L[n]
+			switch {
+			case l == "":
+				add(' ', n+1, "")
+				last = ' '
+			case l[0] == '\\':
+				switch last {
+				case 0:
+				case '-':
+					c.OldNoNewline = true
+				case '+':
+					c.NewNoNewline = true
+				default:
+					c.OldNoNewline, c.NewNoNewline = true, true
+				}
 			default:
-				c.OldNoNewline, c.NewNoNewline = true, true
+				add(l[0], n+1, l[1:])
+				last = l[0]
 			}
-		default:
-			c.Lines = append(c.Lines, ChunkLine{Op: l[0], Text: l[1:], Line: int32(k + 1)})
 		}
-	}
+	})
 	return c
 }

@@ -194,7 +194,13 @@ func refusal(path, where, text string) *result.Error {
 func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 	for _, f := range p.Files {
 		asked, trust := false, false
+		markers := commentMarkers(f.Path)
 		for _, c := range f.Chunks {
+			if !slices.ContainsFunc(c.Lines, func(l patchparse.ChunkLine) bool {
+				return l.Op != '-' && isPlaceholder(strings.TrimSpace(c.Text(l)), markers)
+			}) {
+				continue // (most chunks: no line to look at twice)
+			}
 			i := Find(f.Path, c.Old(), c.New())
 			if i >= 0 && !asked && trusted != nil {
 				asked, trust = true, trusted(f) // (it reads the file: once)
@@ -208,7 +214,7 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 					continue
 				}
 				if n++; n == i {
-					return refusal(f.Path, "an added line", l.Text).AtLine(int(l.Line))
+					return refusal(f.Path, "an added line", c.Text(l)).AtLine(int(l.Line))
 				}
 			}
 		}
@@ -240,11 +246,13 @@ func AtEdges(p *patchparse.Patch) (notes []string, err error) {
 	}
 	for _, f := range p.Files {
 		for _, c := range f.Chunks {
-			lines, dropped, err := edges(f.Path, c.Lines)
+			lines, dropped, err := edges(f.Path, c.TextLines())
 			if err != nil {
 				return nil, err
 			}
-			c.Lines = lines
+			if len(dropped) > 0 {
+				c.SetLines(lines)
+			}
 			for i := range c.Splits {
 				if c.Splits[i].Lines, _, err = edges(f.Path, c.Splits[i].Lines); err != nil {
 					return nil, err
@@ -260,7 +268,7 @@ func AtEdges(p *patchparse.Patch) (notes []string, err error) {
 
 // edges is AtEdges for one chunk's lines: the lines kept, and those
 // dropped.
-func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchparse.ChunkLine, err error) {
+func edges(name string, lines []patchparse.Line) (kept, dropped []patchparse.Line, err error) {
 	markers := commentMarkers(name)
 	old := map[string]bool{}
 	var added []int // indexes of added placeholders
@@ -288,7 +296,7 @@ func edges(name string, lines []patchparse.ChunkLine) (kept, dropped []patchpars
 				At(name).AtLine(int(lines[i].Line))
 		}
 	}
-	kept = make([]patchparse.ChunkLine, 0, len(lines))
+	kept = make([]patchparse.Line, 0, len(lines))
 	for i, l := range lines {
 		if slices.Contains(added, i) {
 			dropped = append(dropped, l)
