@@ -237,11 +237,18 @@ func BenchmarkApplyRealVsGitApply(b *testing.B) {
 			b.Fatalf("git archive %s: %v\n%s", t[0], err, msg)
 		}
 	}
-	text := gitOut(repo, "diff", "--binary", "--no-color", "--no-ext-diff", from, to)
-	if err := os.WriteFile(diff, []byte(text+"\n"), 0o644); err != nil {
+	// (Not gitOut: trimmed, a diff whose last line is a blank context
+	// line " " would lose its space, and git apply would call it corrupt.)
+	dc := exec.Command(git, "diff", "--binary", "--no-color", "--no-ext-diff", from, to)
+	dc.Dir = repo
+	text, err := dc.Output()
+	if err != nil {
+		b.Fatalf("git diff %s %s: %v", from, to, err)
+	}
+	if err := os.WriteFile(diff, text, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("real diff %s..%s: %d bytes, %s", from, to, len(text)+1, gitOut(repo, "diff", "--shortstat", from, to))
+	b.Logf("real diff %s..%s: %d bytes, %s", from, to, len(text), gitOut(repo, "diff", "--shortstat", from, to))
 	for b.Loop() {
 		gw, hw := make([]time.Duration, bigPatchRuns), make([]time.Duration, bigPatchRuns)
 		var grss, hrss int64
