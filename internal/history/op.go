@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -190,7 +189,7 @@ func appendTo(f *os.File, at *int64, data []byte) (int64, error) {
 // PutFile stores the content of the open file f (a copy: Put) and
 // returns its image (no mode).
 func (o *Op) PutFile(f *os.File) (*Image, error) {
-	data, err := io.ReadAll(f)
+	data, err := readAll(f)
 	if err != nil {
 		return nil, err
 	}
