@@ -134,7 +134,7 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 			}
 			continue
 		case a.edits > least:
-			if s.credible(a) && (a.anchors >= 3 && a.anchors >= 2*a.edits+1 || lc.shortSubst(s, a)) && (p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint)) {
+			if s.credible(a) && s.takeable(a) && (p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint)) {
 				rivals = append(rivals, k) // (one farther from the header's line number is none)
 			}
 			continue
@@ -266,7 +266,7 @@ func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bo
 	}
 	loose := lc.looseRemoved(m)
 	for _, a := range kept {
-		if !s.credible(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
+		if !s.credible(a) || !s.takeable(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
 			continue // (a place farther from the line number the header gives is no rival)
 		}
 		am := lc.composedPlaced(s, a)
@@ -297,6 +297,13 @@ func (lc *locator) looseRemoved(m *placed) int {
 		return true
 	})
 	return n
+}
+
+// takeable reports whether an alignment's edits rest on enough matched
+// lines to be taken (recoverComposed's rule): one that does not is no
+// rival either.
+func (s *composer) takeable(a *alignment) bool {
+	return a.edits == 0 || a.anchors >= 3 && a.anchors >= 2*a.edits+1 || s.lc.shortSubst(s, a)
 }
 
 // bigramsOf returns textfile.Bigrams of file line k, made once.
