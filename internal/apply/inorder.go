@@ -46,6 +46,8 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 	rules := make([]string, 0, len(chunks))
 	var fails []error
 	cursor, delta := 0, 0
+	var edits []lineEdit // the blocks placed so far, in order
+	moved := func(i int) int { return movedBy(edits, i) }
 	applied, present := false, false
 	for i, c := range chunks {
 		if slices.ContainsFunc(chunks[:i], func(d *patchparse.Chunk) bool { return sameBlock(c, d) }) {
@@ -60,7 +62,7 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 			t := textfile.FileText(cur)
 			lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
 			finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
-			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, delta)
+			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, delta, moved)
 			if err != nil {
 				fails = append(fails, dotsHint(c, dotted, err))
 				continue
@@ -78,6 +80,7 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 				continue
 			}
 			cur = assemble(t, []replacement{r}, finalNL)
+			edits = append(edits, lineEdit{r.start, r.end, len(r.lines)})
 			delta += len(r.lines) - (r.end - r.start)
 			cursor = r.start
 		}
@@ -92,12 +95,12 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 // how it was placed ("already-applied": its SEARCH is gone and its change
 // there), and whether its change is there around the place found (there:
 // a block that inserts lines, maybe sent again).
-func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int) (r replacement, rule string, there bool, err error) {
-	c, err = lc.decideSplit(c, n, cursor, delta)
+func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int, moved func(int) int) (r replacement, rule string, there bool, err error) {
+	c, err = lc.decideSplit(c, n, cursor, delta, moved)
 	if err != nil {
 		return replacement{}, "", false, err
 	}
-	p := prepareAt(c, n, delta)
+	p := prepareAt(c, n, delta, moved)
 	if len(p.old) == 0 {
 		r, _, err := lc.addition(p, cursor)
 		return r, "addition", false, err
@@ -126,13 +129,31 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int) (r repl
 	return r, m.rule, ok && m.pos >= at.start && m.pos+m.matchLen() <= at.end, err
 }
 
-// prepareAt is prepare with the chunk's line hint moved by delta lines.
-func prepareAt(c *patchparse.Chunk, n, delta int) *prepared {
+// prepareAt is prepare with the chunk's line hint moved by delta lines,
+// and read-tool numbers by the blocks placed before it (moved).
+func prepareAt(c *patchparse.Chunk, n, delta int, moved func(int) int) *prepared {
 	p := prepare(c, n)
 	if p.hint >= 0 {
 		p.hint = max(0, p.hint+delta)
 	}
+	p.moved = moved
 	return p
+}
+
+// lineEdit is a block placed: file lines [start, end) replaced by n lines.
+type lineEdit struct{ start, end, n int }
+
+// movedBy is line i of the file before edits (a read-tool number) in the
+// file after them: moved down or up by the lines each edit above it added
+// or removed, and not by one below it. A line an edit replaced stays
+// where it was (its numbers then fit only where the file has the lines).
+func movedBy(edits []lineEdit, i int) int {
+	for _, e := range edits {
+		if i >= e.end {
+			i += e.n - (e.end - e.start)
+		}
+	}
+	return i
 }
 
 // decideSplit reads a block whose text holds more than one line its
@@ -146,7 +167,7 @@ func prepareAt(c *patchparse.Chunk, n, delta int) *prepared {
 // does, and that one does not fit (a mistake in it, or the shorter block
 // meant: no telling). When no reading is in the file as it is written, a
 // recovery may place one, and only one.
-func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int) (*patchparse.Chunk, error) {
+func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int, moved func(int) int) (*patchparse.Chunk, error) {
 	if len(c.Splits) < 2 {
 		return c, nil
 	}
@@ -155,7 +176,7 @@ func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int) (*patc
 		r := *c
 		r.SetLines(s.Lines)
 		r.Guessed = s.Guessed
-		reads[i] = prepareAt(&r, n, delta)
+		reads[i] = prepareAt(&r, n, delta, moved)
 	}
 	// The readings the file has, and where (-1: more than one place).
 	var found, whole []int
