@@ -126,7 +126,7 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 			return m, nil
 		}
 	}
-	if q := p.dropTrailingEmpty(); q != nil && !p.guessed {
+	if q := p.dropTrailingEmpty(); q != nil && !p.guessed && !p.src.DotsAfter {
 		m, err = strict(q)
 		if m != nil || err != nil {
 			return m, err
@@ -222,7 +222,7 @@ func (lc *locator) locateNumbered(q *prepared, cursor int, taken []span) *placed
 // (a blank line two lines above: the line between left out).
 func (lc *locator) leadingBlank(p *prepared, strict func(*prepared) (*placed, error), taken []span) *placed {
 	q := p.dropLeadingEmpty()
-	if q == nil {
+	if q == nil || p.src.DotsBefore {
 		return nil
 	}
 	m, err := strict(q)

@@ -118,7 +118,11 @@ type Chunk struct {
 	// merge conflict's =======) has a reading per divider left; Lines is
 	// the first's. The file decides (the engine), or the block is refused.
 	Splits []Split
-	Line   int // 1-based patch line of the chunk header (or first line)
+	// DotsBefore, DotsAfter: a piece of a block split at aider's "..."
+	// lines (DotPieces) begins or ends at one: a blank line there is a
+	// line of the file, not the end of the block's text.
+	DotsBefore, DotsAfter bool
+	Line                  int // 1-based patch line of the chunk header (or first line)
 }
 
 // Split is one reading of a block: the divider line it takes (1-based

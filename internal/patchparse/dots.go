@@ -62,7 +62,7 @@ func DotPieces(c *Chunk) []*Chunk {
 			}
 		}
 		texts = append(texts, lines)
-		p := &Chunk{Line: c.Line, Guessed: guessed}
+		p := &Chunk{Line: c.Line, Guessed: guessed, DotsBefore: k > 0, DotsAfter: k < len(search)-1}
 		p.SetLines(lines)
 		pieces = append(pieces, p)
 	}
