@@ -109,7 +109,11 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	var chosen *placed
 	var chosenAt *alignment
 	var key resultKey
-	var rivals []resultKey
+	type rival struct {
+		k resultKey
+		a *alignment
+	}
+	var rivals []rival
 	var sure *alignment
 	for _, a := range kept {
 		if a.edits > least+1 {
@@ -134,8 +138,8 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 			}
 			continue
 		case a.edits > least:
-			if s.credible(a) && s.takeable(a) && (p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint)) {
-				rivals = append(rivals, k) // (one farther from the header's line number is none)
+			if p.hint < 0 || abs(a.pos-p.hint) <= abs(kept[0].pos-p.hint) {
+				rivals = append(rivals, rival{k, a}) // (one farther from the header's line number is none)
 			}
 			continue
 		case chosen != nil && k.text != key.text:
@@ -155,7 +159,7 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 		return nil
 	}
 	for _, r := range rivals {
-		if r.text != key.text && (r.end <= key.start || key.end <= r.start) {
+		if r.k.text != key.text && (r.k.end <= key.start || key.end <= r.k.start) && !missesWhatMatches(r.a, chosenAt) {
 			return nil // another place comes close
 		}
 	}
@@ -266,7 +270,7 @@ func (lc *locator) rivalNear(p *prepared, m *placed, edits int, taken []span) bo
 	}
 	loose := lc.looseRemoved(m)
 	for _, a := range kept {
-		if !s.credible(a) || !s.takeable(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
+		if !s.credible(a) || p.hint >= 0 && abs(a.pos-p.hint) > abs(m.pos-p.hint) {
 			continue // (a place farther from the line number the header gives is no rival)
 		}
 		am := lc.composedPlaced(s, a)
@@ -299,11 +303,26 @@ func (lc *locator) looseRemoved(m *placed) int {
 	return n
 }
 
-// takeable reports whether an alignment's edits rest on enough matched
-// lines to be taken (recoverComposed's rule): one that does not is no
-// rival either.
-func (s *composer) takeable(a *alignment) bool {
-	return a.edits == 0 || a.anchors >= 3 && a.anchors >= 2*a.edits+1 || s.lc.shortSubst(s, a)
+// missesWhatMatches reports whether rival r's every mistake is a line of
+// the chunk it reads as misremembered or invented that the chosen reading
+// c finds as written: a rival (one mistake more than the fewest) whose
+// every mistake explains away a line c's place has is none.
+func missesWhatMatches(r, c *alignment) bool {
+	matched := map[int]bool{}
+	for _, o := range c.ops {
+		if o.kind == opMatch {
+			matched[o.j] = true
+		}
+	}
+	for _, o := range r.ops {
+		switch {
+		case o.kind == opMatch:
+		case (o.kind == opSubst || o.kind == opPatSkip) && matched[o.j]:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // bigramsOf returns textfile.Bigrams of file line k, made once.

@@ -12,17 +12,29 @@ import (
 
 // credible reports whether an alignment reads as a model's mistakes: each
 // line it takes as misremembered is like the file's (a word or two
-// changed), not another line.
+// changed), or is the file's with something added at an end (a comment
+// written after the model read it: "raise" for "raise # changed"), not
+// another line.
 func (s *composer) credible(a *alignment) bool {
 	for _, o := range a.ops {
 		if o.kind != opSubst {
 			continue
 		}
-		if s.similarity(o.j, o.i) < minAlike {
+		if s.similarity(o.j, o.i) < minAlike && !grown(s.p.lines[s.items[o.j].li].text, s.lc.file[o.i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// grown reports whether one of two lines, trimmed, begins or ends the
+// other, and has text.
+func grown(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a != "" && (strings.HasPrefix(b, a) || strings.HasSuffix(b, a))
 }
 
 // minAlike is how similar a misremembered line must be to the file's for
