@@ -148,8 +148,8 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 		if chosen == nil {
 			key = k
 		}
-		if chosen == nil || chosenAt.blocked && !a.blocked {
-			chosen, chosenAt = m, a
+		if chosen == nil || chosenAt.blocked && !a.blocked || chosenAt.blocked == a.blocked && a.anchors > chosenAt.anchors {
+			chosen, chosenAt = m, a // (of readings with one result, the one that finds the most lines as written)
 		}
 	}
 	if chosen != nil && chosenAt.blocked && sure != nil {
