@@ -57,18 +57,9 @@ type prepared struct {
 	guessed bool
 	// gapped: read-tool numbers that skip (numbered): elisions inserted.
 	gapped bool
-	// moved maps a 0-based line of the file as the model read it to the
-	// file as the blocks before this one left it (nil: the same).
-	moved func(int) int
-}
-
-// readLine is line i of the file as the model read it (read-tool
-// numbers), in the file as it is now.
-func (p *prepared) readLine(i int) int {
-	if p.moved == nil {
-		return i
-	}
-	return p.moved(i)
+	// before: the blocks placed before this one, which moved the lines
+	// of the file as the model read it (none for a chunk of a diff).
+	before lineEdits
 }
 
 func prepare(c *patchparse.Chunk, n int) *prepared {

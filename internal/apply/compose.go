@@ -158,8 +158,14 @@ func (lc *locator) recoverComposed(p *prepared, taken []span) *placed {
 	if chosen == nil || chosenAt.blocked {
 		return nil
 	}
+	matched := map[int]bool{} // the chunk's lines the taken reading finds as written
+	for _, o := range chosenAt.ops {
+		if o.kind == opMatch {
+			matched[o.j] = true
+		}
+	}
 	for _, r := range rivals {
-		if r.k.text != key.text && (r.k.end <= key.start || key.end <= r.k.start) && !missesWhatMatches(r.a, chosenAt) {
+		if r.k.text != key.text && (r.k.end <= key.start || key.end <= r.k.start) && !missesWhatMatches(r.a, matched) {
 			return nil // another place comes close
 		}
 	}
@@ -304,16 +310,10 @@ func (lc *locator) looseRemoved(m *placed) int {
 }
 
 // missesWhatMatches reports whether rival r's every mistake is a line of
-// the chunk it reads as misremembered or invented that the chosen reading
-// c finds as written: a rival (one mistake more than the fewest) whose
-// every mistake explains away a line c's place has is none.
-func missesWhatMatches(r, c *alignment) bool {
-	matched := map[int]bool{}
-	for _, o := range c.ops {
-		if o.kind == opMatch {
-			matched[o.j] = true
-		}
-	}
+// the chunk it reads as misremembered or invented that the taken reading
+// finds as written (matched): a rival (one mistake more than the fewest)
+// whose every mistake explains away a line the taken place has is none.
+func missesWhatMatches(r *alignment, matched map[int]bool) bool {
 	for _, o := range r.ops {
 		switch {
 		case o.kind == opMatch:

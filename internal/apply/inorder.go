@@ -45,9 +45,8 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 	cur := content
 	rules := make([]string, 0, len(chunks))
 	var fails []error
-	cursor, delta := 0, 0
-	var edits []lineEdit // the blocks placed so far, in order
-	moved := func(i int) int { return movedBy(edits, i) }
+	cursor := 0
+	var before lineEdits // the blocks placed so far, in order
 	applied, present := false, false
 	for i, c := range chunks {
 		if slices.ContainsFunc(chunks[:i], func(d *patchparse.Chunk) bool { return sameBlock(c, d) }) {
@@ -62,7 +61,7 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 			t := textfile.FileText(cur)
 			lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
 			finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
-			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, delta, moved)
+			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, before)
 			if err != nil {
 				fails = append(fails, dotsHint(c, dotted, err))
 				continue
@@ -80,8 +79,7 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 				continue
 			}
 			cur = assemble(t, []replacement{r}, finalNL)
-			edits = append(edits, lineEdit{r.start, r.end, len(r.lines)})
-			delta += len(r.lines) - (r.end - r.start)
+			before = append(before, lineEdit{r.start, r.end, len(r.lines)})
 			cursor = r.start
 		}
 	}
@@ -95,12 +93,12 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 // how it was placed ("already-applied": its SEARCH is gone and its change
 // there), and whether its change is there around the place found (there:
 // a block that inserts lines, maybe sent again).
-func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int, moved func(int) int) (r replacement, rule string, there bool, err error) {
-	c, err = lc.decideSplit(c, n, cursor, delta, moved)
+func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor int, before lineEdits) (r replacement, rule string, there bool, err error) {
+	c, err = lc.decideSplit(c, n, cursor, before)
 	if err != nil {
 		return replacement{}, "", false, err
 	}
-	p := prepareAt(c, n, delta, moved)
+	p := prepareAt(c, n, before)
 	if len(p.old) == 0 {
 		r, _, err := lc.addition(p, cursor)
 		return r, "addition", false, err
@@ -129,26 +127,40 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor, delta int, moved f
 	return r, m.rule, ok && m.pos >= at.start && m.pos+m.matchLen() <= at.end, err
 }
 
-// prepareAt is prepare with the chunk's line hint moved by delta lines,
-// and read-tool numbers by the blocks placed before it (moved).
-func prepareAt(c *patchparse.Chunk, n, delta int, moved func(int) int) *prepared {
+// prepareAt is prepare for a block after the blocks placed before it:
+// its line hint moved by the lines they added or removed, and its
+// read-tool numbers by those they added or removed above them.
+func prepareAt(c *patchparse.Chunk, n int, before lineEdits) *prepared {
 	p := prepare(c, n)
 	if p.hint >= 0 {
-		p.hint = max(0, p.hint+delta)
+		p.hint = max(0, p.hint+before.delta())
 	}
-	p.moved = moved
+	p.before = before
 	return p
 }
 
 // lineEdit is a block placed: file lines [start, end) replaced by n lines.
 type lineEdit struct{ start, end, n int }
 
-// movedBy is line i of the file before edits (a read-tool number) in the
-// file after them: moved down or up by the lines each edit above it added
-// or removed, and not by one below it. A line an edit replaced stays
-// where it was (its numbers then fit only where the file has the lines).
-func movedBy(edits []lineEdit, i int) int {
-	for _, e := range edits {
+// lineEdits are the blocks placed before one, in order.
+type lineEdits []lineEdit
+
+// delta is the lines the edits added, less those they removed.
+func (es lineEdits) delta() int {
+	d := 0
+	for _, e := range es {
+		d += e.n - (e.end - e.start)
+	}
+	return d
+}
+
+// moved is line i of the file before the edits (a read-tool number) in
+// the file after them: moved down or up by the lines each edit above it
+// added or removed, and not by one below it. A line an edit replaced
+// stays where it was (its numbers then fit only where the file has the
+// lines).
+func (es lineEdits) moved(i int) int {
+	for _, e := range es {
 		if i >= e.end {
 			i += e.n - (e.end - e.start)
 		}
@@ -167,7 +179,7 @@ func movedBy(edits []lineEdit, i int) int {
 // does, and that one does not fit (a mistake in it, or the shorter block
 // meant: no telling). When no reading is in the file as it is written, a
 // recovery may place one, and only one.
-func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int, moved func(int) int) (*patchparse.Chunk, error) {
+func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor int, before lineEdits) (*patchparse.Chunk, error) {
 	if len(c.Splits) < 2 {
 		return c, nil
 	}
@@ -176,7 +188,7 @@ func (lc *locator) decideSplit(c *patchparse.Chunk, n, cursor, delta int, moved 
 		r := *c
 		r.SetLines(s.Lines)
 		r.Guessed = s.Guessed
-		reads[i] = prepareAt(&r, n, delta, moved)
+		reads[i] = prepareAt(&r, n, before)
 	}
 	// The readings the file has, and where (-1: more than one place).
 	var found, whole []int
@@ -279,12 +291,8 @@ func removes(c *patchparse.Chunk) bool {
 
 // sameBlock reports whether two blocks are one block sent twice.
 func sameBlock(a, b *patchparse.Chunk) bool {
-	return sameLines(a.TextLines(), b.TextLines()) &&
-		slices.EqualFunc(a.Splits, b.Splits, func(x, y patchparse.Split) bool { return sameLines(x.Lines, y.Lines) })
-}
-
-func sameLines(a, b []patchparse.Line) bool {
-	return slices.EqualFunc(a, b, func(x, y patchparse.Line) bool { return x.Op == y.Op && x.Text == y.Text })
+	return patchparse.SameLines(a.TextLines(), b.TextLines()) &&
+		slices.EqualFunc(a.Splits, b.Splits, func(x, y patchparse.Split) bool { return patchparse.SameLines(x.Lines, y.Lines) })
 }
 
 // changes reports whether a block placed by rule changed the file: it was

@@ -125,7 +125,7 @@ func (p *prepared) numbered() *prepared {
 				}
 			}
 		}
-		q.hint = p.readLine(first - 1)
+		q.hint = p.before.moved(first - 1)
 		if !hasContext(q.lines) {
 			// A SEARCH/REPLACE block whose SEARCH lines carried numbers:
 			// the lines it only repeats are context once the numbers are

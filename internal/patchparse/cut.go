@@ -29,14 +29,15 @@ func (k cutter) at(text string) (int32, bool) {
 		return 0, false
 	}
 	p := uintptr(unsafe.Pointer(unsafe.StringData(text)))
-	if p < k.base || p-k.base > uintptr(len(k.src)) || p-k.base+uintptr(len(text)) > uintptr(len(k.src)) {
+	if p < k.base || p-k.base+uintptr(len(text)) > uintptr(len(k.src)) {
 		return 0, false
 	}
 	return int32(p - k.base), true
 }
 
-// cutLines sets c's lines to ls, their texts where they lie in k's text,
-// or copied when one of them is not cut from it.
+// cutLines sets c's n lines to those each gives to add, their texts where
+// they lie in k's text, or copied when one of them is not cut from it
+// (each is then called again).
 func (k cutter) cutLines(c *Chunk, n int, each func(add func(op byte, line int, text string))) {
 	c.Lines = make([]ChunkLine, 0, n)
 	ok := true

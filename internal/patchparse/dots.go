@@ -1,6 +1,9 @@
 package patchparse
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // DotPieces splits a SEARCH/REPLACE block at aider's "..." lines: where
 // both its SEARCH and its REPLACE hold the same number of lines that are
@@ -57,7 +60,7 @@ func DotPieces(c *Chunk) []*Chunk {
 		}
 		lines, guessed := BlockLines(s, r)
 		for _, q := range texts {
-			if sameChunkLines(q, lines) {
+			if SameLines(q, lines) {
 				return nil
 			}
 		}
@@ -69,16 +72,10 @@ func DotPieces(c *Chunk) []*Chunk {
 	return pieces
 }
 
-func sameChunkLines(a, b []Line) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Op != b[i].Op || a[i].Text != b[i].Text {
-			return false
-		}
-	}
-	return true
+// SameLines reports whether two runs of lines are the same lines, each
+// with the same op and text.
+func SameLines(a, b []Line) bool {
+	return slices.EqualFunc(a, b, func(x, y Line) bool { return x.Op == y.Op && x.Text == y.Text })
 }
 
 // IsDots reports whether a line is aider's "..." alone (any indentation).
