@@ -52,10 +52,10 @@ func (h *BinaryHunk) Apply(old []byte) ([]byte, error) {
 // returns the patch and the index of the first line after it. A hunk whose
 // content would be over max bytes — as its header says, as a delta's
 // instructions would make it — is TOO_LARGE, refused before it is made.
-func readBinary(L []string, i, hi int, max int64) (*Binary, int, error) {
+func readBinary(L lines, i, hi int, max int64) (*Binary, int, error) {
 	b := &Binary{}
 	for k := 0; k < 2 && i < hi; k++ {
-		head := strings.TrimSuffix(L[i], "\r")
+		head := strings.TrimSuffix(L.at(i), "\r")
 		kind, size, ok := strings.Cut(head, " ")
 		if !ok || kind != "literal" && kind != "delta" {
 			if k == 0 {
@@ -75,12 +75,12 @@ func readBinary(L []string, i, hi int, max int64) (*Binary, int, error) {
 		start := i
 		i++
 		end := i
-		for end < hi && strings.TrimSuffix(L[end], "\r") != "" {
+		for end < hi && strings.TrimSuffix(L.at(end), "\r") != "" {
 			end++
 		}
 		deflated := make([]byte, 0, (end-i)*52) // 52 bytes at most a line
 		for ; i < end; i++ {
-			deflated, err = decodeBase85Line(deflated, strings.TrimSuffix(L[i], "\r"))
+			deflated, err = decodeBase85Line(deflated, strings.TrimSuffix(L.at(i), "\r"))
 			if err != nil {
 				return nil, i, hunkError(i, "make the diff again with git diff --binary; the binary patch is damaged",
 					"binary patch: %v", err)

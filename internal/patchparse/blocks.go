@@ -43,12 +43,12 @@ const (
 func ParseBlocks(text, path string) (*Patch, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	text, unwrapped := unwrapJSON(text)
-	L, _ := splitLines(text)
+	L := splitLines(text)
 	p := &Patch{Format: Cline, Unwrapped: unwrapped}
 	f := &FileOp{Kind: Update, Path: path, Line: 1}
 	var empty *Chunk
-	for i := 0; i < len(L); i++ {
-		t := strings.TrimSpace(L[i])
+	for i := 0; i < L.len(); i++ {
+		t := strings.TrimSpace(L.at(i))
 		if !blockStart(t) {
 			if blockEnd(t) {
 				return nil, hunkError(i, clineBlocks.shape, "%q without a SEARCH line before it", t)
@@ -58,8 +58,8 @@ func ParseBlocks(text, path string) (*Patch, error) {
 		c := &Chunk{Line: i + 1}
 		j := i + 1
 		// Roo's hints and separator.
-		for ; j < len(L); j++ {
-			h := strings.TrimSpace(L[j])
+		for ; j < L.len(); j++ {
+			h := strings.TrimSpace(L.at(j))
 			if n, ok := hintLine(h, ":start_line:"); ok {
 				c.OldStart = n
 				p.Format = Roo
@@ -72,13 +72,13 @@ func ParseBlocks(text, path string) (*Patch, error) {
 				p.Format = Roo
 				continue
 			}
-			if isRun(h, '-') && strings.HasPrefix(strings.TrimSpace(L[i]), "<") {
+			if isRun(h, '-') && strings.HasPrefix(strings.TrimSpace(L.at(i)), "<") {
 				p.Format = Roo
 				j++
 			}
 			break
 		}
-		reads, k, err := clineBlocks.body(L, i, j, len(L))
+		reads, k, err := clineBlocks.body(L, i, j, L.len())
 		if err != nil {
 			return nil, err
 		}

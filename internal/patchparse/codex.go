@@ -40,7 +40,7 @@ func parseCodexInput(in *input) (*Patch, error) {
 	return parseCodex(in.L, in.cut, in.tlo, in.thi, in.opt.Codex, in.opt.Codex || in.opt.Strict)
 }
 
-func parseCodex(L []string, k cutter, lo, hi int, strict, tight bool) (*Patch, error) {
+func parseCodex(L lines, k cutter, lo, hi int, strict, tight bool) (*Patch, error) {
 	var notes []string
 	noEnd := false
 	if !tight && lo < hi {
@@ -54,15 +54,15 @@ func parseCodex(L []string, k cutter, lo, hi int, strict, tight bool) (*Patch, e
 	if noEnd {
 		end = hi
 	}
-	if i < end && strings.HasPrefix(strings.TrimSpace(L[i]), environmentID) {
-		if strict && strings.TrimSpace(strings.TrimSpace(L[i])[len(environmentID):]) == "" {
+	if i < end && strings.HasPrefix(strings.TrimSpace(L.at(i)), environmentID) {
+		if strict && strings.TrimSpace(strings.TrimSpace(L.at(i))[len(environmentID):]) == "" {
 			return nil, hunkError(i, "give the environment's id after '*** Environment ID:', or drop the line",
-				"'%s' is not a valid hunk header. %s", strings.TrimSpace(L[i]), validHeaders)
+				"'%s' is not a valid hunk header. %s", strings.TrimSpace(L.at(i)), validHeaders)
 		}
 		i++
 	}
 	for i < end {
-		t := strings.TrimSpace(L[i])
+		t := strings.TrimSpace(L.at(i))
 		if t == "" {
 			if strict { // Codex reads a section header on every line here
 				return nil, hunkError(i, "remove the blank line: Codex reads a file section header on it",
@@ -88,7 +88,7 @@ func parseCodex(L []string, k cutter, lo, hi int, strict, tight bool) (*Patch, e
 }
 
 // parseSection reads the file section whose header t is at line i.
-func parseSection(L []string, k cutter, i, end int, t string, strict bool) (op *FileOp, next int, err error) {
+func parseSection(L lines, k cutter, i, end int, t string, strict bool) (op *FileOp, next int, err error) {
 	switch {
 	case strings.HasPrefix(t, addFile):
 		op, i = parseAdd(L, i, end, strings.TrimSpace(t[len(addFile):]), strict)
@@ -114,19 +114,19 @@ func parseSection(L []string, k cutter, i, end int, t string, strict bool) (op *
 // before '*** Begin Patch' or after '*** End Patch' (a model's prose, a
 // heredoc's end, a fence) is ignored, and input without '*** End Patch' is
 // read to its end (noEnd); each is noted.
-func looseEnvelope(L []string, lo, hi int) (int, int, []string, bool) {
+func looseEnvelope(L lines, lo, hi int) (int, int, []string, bool) {
 	var notes []string
 	noEnd := false
-	if strings.TrimSpace(L[lo]) != beginPatch {
+	if strings.TrimSpace(L.at(lo)) != beginPatch {
 		for k := lo + 1; k < hi; k++ {
-			if strings.TrimSpace(L[k]) == beginPatch {
+			if strings.TrimSpace(L.at(k)) == beginPatch {
 				notes = append(notes, fmt.Sprintf("ignored %s before '*** Begin Patch'", result.Count(k-lo, "line")))
 				lo = k
 				break
 			}
 		}
 	}
-	if strings.TrimSpace(L[lo]) == beginPatch && strings.TrimSpace(L[hi-1]) != endPatch {
+	if strings.TrimSpace(L.at(lo)) == beginPatch && strings.TrimSpace(L.at(hi-1)) != endPatch {
 		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
 			notes = append(notes, fmt.Sprintf("ignored %s after '*** End Patch'", result.Count(hi-1-k, "line")))
 			hi = k + 1
@@ -136,12 +136,12 @@ func looseEnvelope(L []string, lo, hi int) (int, int, []string, bool) {
 			// starts with a space, '+', '-', '@' or '*'), and the
 			// blank lines before it, is not the patch's.
 			k := hi
-			for k > lo+1 && (strings.TrimSpace(L[k-1]) == "" || !strings.ContainsAny(L[k-1][:1], " +-@*\t\\")) {
+			for k > lo+1 && (strings.TrimSpace(L.at(k-1)) == "" || !strings.ContainsAny(L.at(k - 1)[:1], " +-@*\t\\")) {
 				k--
 			}
 			prose := 0
 			for j := k; j < hi; j++ {
-				if strings.TrimSpace(L[j]) != "" {
+				if strings.TrimSpace(L.at(j)) != "" {
 					prose++
 				}
 			}
@@ -158,8 +158,8 @@ func looseEnvelope(L []string, lo, hi int) (int, int, []string, bool) {
 
 // checkEnvelope refuses a patch that does not start with '*** Begin Patch'
 // or (but where it was read to its end) end with '*** End Patch'.
-func checkEnvelope(L []string, lo, hi int, noEnd bool) error {
-	if lo >= hi || strings.TrimSpace(L[lo]) != beginPatch {
+func checkEnvelope(L lines, lo, hi int, noEnd bool) error {
+	if lo >= hi || strings.TrimSpace(L.at(lo)) != beginPatch {
 		line := 0
 		if lo < hi {
 			line = lo + 1
@@ -167,12 +167,12 @@ func checkEnvelope(L []string, lo, hi int, noEnd bool) error {
 		hint := "a Codex patch starts with '*** Begin Patch' and ends with '*** End Patch'; a unified diff starts with '--- a/PATH' and '+++ b/PATH' lines"
 		if k := findMarker(L, lo, hi, beginPatch); k > lo {
 			hint = fmt.Sprintf("remove the %s before '*** Begin Patch' (line %d)", result.Count(k-lo, "line"), k+1)
-		} else if lo < hi && isFileHeader(strings.TrimSpace(L[lo])) {
+		} else if lo < hi && isFileHeader(strings.TrimSpace(L.at(lo))) {
 			hint = "add a line '*** Begin Patch' before the first file operation"
 		}
 		return patchError(line, "The first line of the patch must be '*** Begin Patch'", hint)
 	}
-	if !noEnd && (hi-lo < 2 || strings.TrimSpace(L[hi-1]) != endPatch) {
+	if !noEnd && (hi-lo < 2 || strings.TrimSpace(L.at(hi-1)) != endPatch) {
 		hint := "end the patch with a line '*** End Patch'"
 		if k := findMarker(L, lo+1, hi, endPatch); k >= 0 {
 			hint = fmt.Sprintf("remove the %s after '*** End Patch' (line %d)", result.Count(hi-1-k, "line"), k+1)
@@ -184,9 +184,9 @@ func checkEnvelope(L []string, lo, hi int, noEnd bool) error {
 
 // findMarker returns the index of the last line in [lo,hi) that is marker
 // (padding allowed), or -1.
-func findMarker(L []string, lo, hi int, marker string) int {
+func findMarker(L lines, lo, hi int, marker string) int {
 	for k := hi - 1; k >= lo; k-- {
-		if strings.TrimSpace(L[k]) == marker {
+		if strings.TrimSpace(L.at(k)) == marker {
 			return k
 		}
 	}
@@ -203,15 +203,15 @@ func isFileHeader(t string) bool {
 }
 
 // headerHint says what to do about a line that is not a file operation.
-func headerHint(L []string, i int, t string) string {
+func headerHint(L lines, i int, t string) string {
 	prev := ""
 	for k := i - 1; k >= 0; k-- {
-		if p := strings.TrimSpace(L[k]); strings.HasPrefix(p, "***") {
+		if p := strings.TrimSpace(L.at(k)); strings.HasPrefix(p, "***") {
 			prev = p
 			break
 		}
 	}
-	bodyLine := len(t) > 0 && (t[0] == '-' || t[0] == '+' || t[0] == '@') || len(L[i]) > 0 && L[i][0] == ' '
+	bodyLine := len(t) > 0 && (t[0] == '-' || t[0] == '+' || t[0] == '@') || len(L.at(i)) > 0 && L.at(i)[0] == ' '
 	switch {
 	case strings.HasPrefix(prev, deleteFile) && bodyLine:
 		return "'*** Delete File: PATH' takes no lines after it; remove them"
@@ -227,29 +227,29 @@ func headerHint(L []string, i int, t string) string {
 
 // afterAddBody reports whether line i directly follows a file-operation header or a
 // '+' line (an Add File body that went astray).
-func afterAddBody(L []string, i int) bool {
-	return i > 0 && len(L[i-1]) > 0 && (L[i-1][0] == '+' || strings.HasPrefix(strings.TrimSpace(L[i-1]), "***"))
+func afterAddBody(L lines, i int) bool {
+	return i > 0 && len(L.at(i-1)) > 0 && (L.at(i - 1)[0] == '+' || strings.HasPrefix(strings.TrimSpace(L.at(i-1)), "***"))
 }
 
 // parseAdd reads an Add File section starting at header line i. Its body is
 // the "+" lines that follow; an empty line between "+" lines is read as an
 // empty line of the file (Codex, and strict, stop there and fail on the next
 // line).
-func parseAdd(L []string, i, end int, path string, strict bool) (*FileOp, int) {
+func parseAdd(L lines, i, end int, path string, strict bool) (*FileOp, int) {
 	op := &FileOp{Kind: Add, Path: path, Line: i + 1}
 	j := i + 1
 	n := 0
 	for j < end {
-		if l := L[j]; len(l) > 0 && l[0] == '+' {
+		if l := L.at(j); len(l) > 0 && l[0] == '+' {
 			j++
 			n++
 			continue
 		}
 		k := j
-		for k < end && isBlank(L[k]) {
+		for k < end && isBlank(L.at(k)) {
 			k++
 		}
-		if !strict && k > j && k < end && len(L[k]) > 0 && L[k][0] == '+' {
+		if !strict && k > j && k < end && len(L.at(k)) > 0 && L.at(k)[0] == '+' {
 			n += k - j
 			j = k
 			continue
@@ -258,8 +258,8 @@ func parseAdd(L []string, i, end int, path string, strict bool) (*FileOp, int) {
 	}
 	if n > 0 {
 		op.Content = make([]string, 0, n)
-		for _, l := range L[i+1 : j] {
-			if len(l) > 0 && l[0] == '+' {
+		for k := i + 1; k < j; k++ {
+			if l := L.at(k); len(l) > 0 && l[0] == '+' {
 				op.Content = append(op.Content, l[1:])
 			} else {
 				op.Content = append(op.Content, "")
@@ -272,17 +272,17 @@ func parseAdd(L []string, i, end int, path string, strict bool) (*FileOp, int) {
 // parseUpdate reads an Update File (or Move File) section starting at
 // header line i: an optional "*** Move to:" line, then chunks until a line
 // starting with "*".
-func parseUpdate(L []string, k cutter, i, end int, path, to string, isMove bool) (*FileOp, int, error) {
+func parseUpdate(L lines, k cutter, i, end int, path, to string, isMove bool) (*FileOp, int, error) {
 	op := &FileOp{Kind: Update, Path: path, MoveTo: to, Line: i + 1}
 	j := i + 1
 	if !isMove && j < end {
-		if t := strings.TrimSpace(L[j]); strings.HasPrefix(t, moveTo) {
+		if t := strings.TrimSpace(L.at(j)); strings.HasPrefix(t, moveTo) {
 			op.MoveTo = strings.TrimSpace(t[len(moveTo):])
 			j++
 		}
 	}
 	for j < end {
-		l := L[j]
+		l := L.at(j)
 		if isBlank(l) {
 			k := -1
 			if len(op.Chunks) == 0 {
@@ -318,16 +318,16 @@ func parseUpdate(L []string, k cutter, i, end int, path, to string, isMove bool)
 // context line of an empty file line, and dropping it can make the chunk fit
 // another place. It returns the index of the first such line when the blank
 // run at j is followed by a headerless chunk, or -1 (skip the run).
-func leadingContext(L []string, j, end int) int {
+func leadingContext(L lines, j, end int) int {
 	k := j
-	for k < end && isBlank(L[k]) {
+	for k < end && isBlank(L.at(k)) {
 		k++
 	}
-	if k >= end || strings.IndexByte(" +-", L[k][0]) < 0 {
+	if k >= end || strings.IndexByte(" +-", L.at(k)[0]) < 0 {
 		return -1
 	}
 	for i := j; i < k; i++ {
-		if L[i] == " " {
+		if L.at(i) == " " {
 			return i
 		}
 	}
@@ -337,14 +337,14 @@ func leadingContext(L []string, j, end int) int {
 // parseChunk reads one chunk starting at line i: a "@@" header (optional for
 // the first chunk) and its ' ', '-', '+' and empty lines, up to a line that
 // is none of these or "*** End of File".
-func parseChunk(L []string, k cutter, i, end int, first bool) (*Chunk, int, error) {
+func parseChunk(L lines, k cutter, i, end int, first bool) (*Chunk, int, error) {
 	c := &Chunk{Line: i + 1}
-	h := strings.TrimRight(L[i], " \t")
+	h := strings.TrimRight(L.at(i), " \t")
 	switch {
 	case h == "@@":
 		i++
 	case strings.HasPrefix(h, "@@ "):
-		rest := L[i][3:]
+		rest := L.at(i)[3:]
 		if os, ol, ns, nl, ctx, ok := parseRange(rest); ok {
 			c.OldStart, c.OldLines, c.NewStart, c.NewLines = os, ol, ns, nl
 			rest = ctx
@@ -357,7 +357,7 @@ func parseChunk(L []string, k cutter, i, end int, first bool) (*Chunk, int, erro
 		c.NoHeader = true
 	default:
 		return nil, 0, hunkError(i, "start every chunk after the first with a line '@@' or '@@ CONTEXT'",
-			"Expected update hunk to start with a @@ context marker, got: '%s'", L[i])
+			"Expected update hunk to start with a @@ context marker, got: '%s'", L.at(i))
 	}
 	if i >= end {
 		return nil, 0, hunkError(i, "put the chunk's ' ', '-' and '+' lines after its '@@' line", "Update hunk does not contain any lines")
@@ -365,28 +365,28 @@ func parseChunk(L []string, k cutter, i, end int, first bool) (*Chunk, int, erro
 	// Find the chunk's extent first so that its lines get one allocation.
 	j := i
 	for ; j < end; j++ {
-		l := L[j]
+		l := L.at(j)
 		if l == "" || l[0] == ' ' || l[0] == '+' || l[0] == '-' {
 			continue
 		}
 		break
 	}
 	if j == i {
-		if isEndOfFile(L[i]) {
+		if isEndOfFile(L.at(i)) {
 			return nil, 0, hunkError(i, "put the chunk's ' ', '-' and '+' lines before '*** End of File'", "Update hunk does not contain any lines")
 		}
 		return nil, 0, unprefixed(L, i)
 	}
 	k.cutLines(c, j-i, func(add func(op byte, line int, text string)) {
 		for n := i; n < j; n++ {
-			if l := L[n]; l == "" {
+			if l := L.at(n); l == "" {
 				add(' ', n+1, "")
 			} else {
 				add(l[0], n+1, l[1:])
 			}
 		}
 	})
-	if j < end && isEndOfFile(L[j]) {
+	if j < end && isEndOfFile(L.at(j)) {
 		c.EndOfFile = true
 		j++
 	}

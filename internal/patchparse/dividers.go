@@ -25,16 +25,16 @@ type reading struct {
 // dividers returns the readings of the block whose start marker is at
 // line i, whose SEARCH lines begin at j and whose end marker is at k: one
 // per divider line in [j,k), less those its grammar rules out.
-func (g blockGrammar) dividers(L []string, i, j, k int) []reading {
+func (g blockGrammar) dividers(L lines, i, j, k int) []reading {
 	text := func(n int) string {
 		if g.unescape != nil {
-			return g.unescape(L[n])
+			return g.unescape(L.at(n))
 		}
-		return L[n]
+		return L.at(n)
 	}
 	var cands []int
 	for n := j; n < k; n++ {
-		if g.divider(strings.TrimSpace(L[n])) {
+		if g.divider(strings.TrimSpace(L.at(n))) {
 			cands = append(cands, n)
 		}
 	}
@@ -45,11 +45,11 @@ func (g blockGrammar) dividers(L []string, i, j, k int) []reading {
 		// An empty SEARCH (a new file): no text begins with its divider.
 		cands = cands[:1]
 	case len(cands) > 1:
-		cands = sameLength(L, cands, strings.TrimSpace(L[i]), strings.TrimSpace(L[k]))
+		cands = sameLength(L, cands, strings.TrimSpace(L.at(i)), strings.TrimSpace(L.at(k)))
 	}
 	reads := make([]reading, 0, len(cands))
 	for _, d := range cands {
-		r := reading{divider: d, mark: strings.TrimSpace(L[d])}
+		r := reading{divider: d, mark: strings.TrimSpace(L.at(d))}
 		for n := j; n < k; n++ {
 			l := Line{Text: text(n), Line: int32(n + 1)}
 			switch {
@@ -82,14 +82,14 @@ const maxReadings = 16
 // markers (a block written <<<<<<< … >>>>>>> is divided by =======, a
 // heading underlined ===== is text), when the two markers agree and some
 // divider does; otherwise all of them.
-func sameLength(L []string, cands []int, start, end string) []int {
+func sameLength(L lines, cands []int, start, end string) []int {
 	n := runLen(start)
 	if n != runLen(end) {
 		return cands
 	}
 	var keep []int
 	for _, d := range cands {
-		if runLen(strings.TrimSpace(L[d])) == n {
+		if runLen(strings.TrimSpace(L.at(d))) == n {
 			keep = append(keep, d)
 		}
 	}
@@ -100,9 +100,9 @@ func sameLength(L []string, cands []int, start, end string) []int {
 }
 
 // blankRun reports whether lines [j,k) are all blank.
-func blankRun(L []string, j, k int) bool {
+func blankRun(L lines, j, k int) bool {
 	for ; j < k; j++ {
-		if !isBlank(L[j]) {
+		if !isBlank(L.at(j)) {
 			return false
 		}
 	}

@@ -63,13 +63,17 @@ func (o Options) maxBinary() int64 {
 func Parse(text string, opt Options) (*Patch, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	text, unwrapped := unwrapJSON(text)
-	L, cr := splitLines(text)
+	if len(text) > maxText {
+		return nil, &result.Error{Code: result.TooLarge, Msg: fmt.Sprintf("the patch is %d bytes; hunk reads patches of up to %d", len(text), maxText),
+			Hints: []string{"split the patch into smaller ones"}}
+	}
+	L := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.
-	in := &input{L: L, cr: cr, lo: 0, hi: len(L), opt: opt, cut: newCutter(text)}
+	in := &input{L: L, lo: 0, hi: L.len(), opt: opt, cut: newCutter(text)}
 	in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	if ilo, ihi, ok := unwrapHeredoc(L, in.tlo, in.thi); ok {
-		unwrapped = append(unwrapped, "a shell heredoc ("+strings.TrimSpace(L[in.tlo])+")")
+		unwrapped = append(unwrapped, "a shell heredoc ("+strings.TrimSpace(L.at(in.tlo))+")")
 		in.lo, in.hi = ilo, ihi
 		in.tlo, in.thi = trimBlank(L, in.lo, in.hi)
 	}
@@ -138,12 +142,10 @@ func jsonPatch(v any) (string, string) {
 	return "", ""
 }
 
-// input is the patch text Parse hands a format's parser: its lines, which
-// of them ended in "\r" (cr, nil when none did), the window [lo,hi) the patch
+// input is the patch text Parse hands a format's parser: its lines, the window [lo,hi) the patch
 // lies in and the same without blank lines around it [tlo,thi).
 type input struct {
-	L        []string
-	cr       []bool
+	L        lines
 	cut      cutter // the chunks' lines, where they lie in the text L was cut from
 	lo, hi   int
 	tlo, thi int
@@ -178,7 +180,7 @@ func pick(in *input) (format, error) {
 			if f.name != Codex && !f.is(in) {
 				detected := in.opt
 				detected.Format = ""
-				g, _ := pick(&input{L: in.L, cr: in.cr, lo: in.lo, hi: in.hi, tlo: in.tlo, thi: in.thi, opt: detected, cut: in.cut})
+				g, _ := pick(&input{L: in.L, lo: in.lo, hi: in.hi, tlo: in.tlo, thi: in.thi, opt: detected, cut: in.cut})
 				return format{}, patchError(0, fmt.Sprintf("the patch is not in the %s format (--format %s): it reads as %s", f.name, f.name, g.name),
 					"drop --format (or give --format auto) to detect the format")
 			}
@@ -197,49 +199,76 @@ func pick(in *input) (format, error) {
 	return format{}, &result.Error{Code: result.InvalidArgument, Msg: fmt.Sprintf("unknown patch format %q (known: %s)", in.opt.Format, strings.Join(names, ", "))}
 }
 
-// splitLines splits text at "\n" and drops one "\r" before each: CRLF patch
-// text reads like LF text. A final newline does not start another line. cr
-// says which lines had the "\r" (nil when none had).
-func splitLines(text string) (L []string, cr []bool) {
+// lines are a text's lines, split at "\n" with one "\r" before each
+// dropped: CRLF patch text reads like LF text. A final newline does not
+// start another line. Each line is kept as where it starts in the text, 4
+// bytes, not as a 16-byte string: a big diff's million lines are held
+// while its chunks are built from them.
+type lines struct {
+	text  string
+	start []uint32 // line i is text[start[i]:start[i+1]], less its ending
+	crs   int      // how many lines ended in "\r"
+}
+
+// maxText is the longest text lines splits (its offsets are 32-bit).
+const maxText = 1<<32 - 2
+
+// splitLines splits text, at most maxText bytes, into its lines.
+func splitLines(text string) lines {
 	n := strings.Count(text, "\n")
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		n++
 	}
-	L = make([]string, 0, n)
-	for len(text) > 0 {
-		i := strings.IndexByte(text, '\n')
-		var l string
+	L := lines{text: text, start: make([]uint32, 0, n+1)}
+	for p := 0; p < len(text); {
+		L.start = append(L.start, uint32(p))
+		i := strings.IndexByte(text[p:], '\n')
 		if i < 0 {
-			l, text = text, ""
-		} else {
-			l, text = text[:i], text[i+1:]
+			i = len(text) - p
 		}
-		if len(l) > 0 && l[len(l)-1] == '\r' {
-			l = l[:len(l)-1]
-			if cr == nil {
-				cr = make([]bool, n)
-			}
-			cr[len(L)] = true
+		if i > 0 && text[p+i-1] == '\r' {
+			L.crs++
 		}
-		L = append(L, l)
+		p += i + 1
 	}
-	return L, cr
+	L.start = append(L.start, uint32(len(text)))
+	return L
+}
+
+// len is the number of lines.
+func (L lines) len() int { return len(L.start) - 1 }
+
+// at is line i's text, without its ending.
+func (L lines) at(i int) string {
+	s, e := L.start[i], L.start[i+1]
+	if e > s && L.text[e-1] == '\n' {
+		e--
+	}
+	if e > s && L.text[e-1] == '\r' {
+		e--
+	}
+	return L.text[s:e]
+}
+
+// cr reports whether line i ended in "\r" (before its "\n", if any).
+func (L lines) cr(i int) bool {
+	s, e := L.start[i], L.start[i+1]
+	if e > s && L.text[e-1] == '\n' {
+		e--
+	}
+	return e > s && L.text[e-1] == '\r'
 }
 
 // lineEndings is the ending each patch line of a unified diff gives its
 // text: "\r\n" for a line that had a "\r", "\n" for one that did not —
 // unless every line had one, which is a CRLF patch (text converted on its
 // way), whose endings say nothing of the files': then nil.
-func lineEndings(cr []bool) func(i int) Ending {
-	all := cr != nil
-	for _, c := range cr {
-		all = all && c
-	}
-	if all {
+func lineEndings(L lines) func(i int) Ending {
+	if L.crs > 0 && L.crs == L.len() {
 		return nil
 	}
 	return func(i int) Ending {
-		if cr != nil && i < len(cr) && cr[i] {
+		if L.crs > 0 && i < L.len() && L.cr(i) {
 			return CRLF
 		}
 		return LF
@@ -247,11 +276,11 @@ func lineEndings(cr []bool) func(i int) Ending {
 }
 
 // trimBlank narrows [lo,hi) to exclude blank lines at both ends.
-func trimBlank(L []string, lo, hi int) (int, int) {
-	for lo < hi && isBlank(L[lo]) {
+func trimBlank(L lines, lo, hi int) (int, int) {
+	for lo < hi && isBlank(L.at(lo)) {
 		lo++
 	}
-	for hi > lo && isBlank(L[hi-1]) {
+	for hi > lo && isBlank(L.at(hi-1)) {
 		hi--
 	}
 	return lo, hi
@@ -272,11 +301,11 @@ func isBlank(s string) bool {
 // `<<'EOF'`, `<<EOF`, `<<"EOF"`, optionally after the word apply_patch — whose
 // last line is the delimiter, and returns the lines inside it. Codex accepts
 // the delimiter EOF only; any shell word is accepted here.
-func unwrapHeredoc(L []string, lo, hi int) (int, int, bool) {
+func unwrapHeredoc(L lines, lo, hi int) (int, int, bool) {
 	if hi-lo < 3 {
 		return lo, hi, false
 	}
-	first := strings.TrimSpace(L[lo])
+	first := strings.TrimSpace(L.at(lo))
 	for _, w := range []string{"apply_patch", "applypatch"} {
 		if rest, ok := strings.CutPrefix(first, w); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
 			first = strings.TrimSpace(rest)
@@ -299,7 +328,7 @@ func unwrapHeredoc(L []string, lo, hi int) (int, int, bool) {
 	if delim == "" || !isWord(delim) {
 		return lo, hi, false
 	}
-	last := strings.TrimSpace(L[hi-1])
+	last := strings.TrimSpace(L.at(hi - 1))
 	if !strings.HasSuffix(last, delim) {
 		return lo, hi, false
 	}

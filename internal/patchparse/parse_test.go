@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,6 +212,33 @@ func TestLooseEnvelopeStrict(t *testing.T) {
 		p, err := Parse(string(src), Options{Strip: DefaultStrip})
 		if err != nil || len(p.Notes) != 1 {
 			t.Errorf("%s: %v, notes %q; want it read, with one note", name, err, p.Notes)
+		}
+	}
+}
+
+// TestSplitLines: lines give what strings.Split gives with the one "\r"
+// before each "\n" dropped, and no line after a final newline.
+func TestSplitLines(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+		crs  int
+	}{
+		{"", nil, 0},
+		{"a", []string{"a"}, 0},
+		{"a\n", []string{"a"}, 0},
+		{"a\r\nb\n\nc", []string{"a", "b", "", "c"}, 1},
+		{"\n\n", []string{"", ""}, 0},
+		{"a\r\r\nb\r", []string{"a\r", "b"}, 2},
+		{"\r\n", []string{""}, 1},
+	} {
+		L := splitLines(c.text)
+		var got []string
+		for i := 0; i < L.len(); i++ {
+			got = append(got, L.at(i))
+		}
+		if !slices.Equal(got, c.want) || L.crs != c.crs {
+			t.Errorf("splitLines(%q) = %q (%d with \\r), want %q (%d)", c.text, got, L.crs, c.want, c.crs)
 		}
 	}
 }

@@ -33,13 +33,13 @@ import (
 // before them.
 func isSearchReplace(in *input) bool {
 	for i := in.tlo; i < in.thi; i++ {
-		l := strings.TrimSpace(in.L[i])
+		l := strings.TrimSpace(in.L.at(i))
 		if l == "*** Begin Patch" {
 			return false
 		}
 		if searchMarker(l) {
 			for j := i + 1; j < in.thi; j++ {
-				if replaceMarker(strings.TrimSpace(in.L[j])) {
+				if replaceMarker(strings.TrimSpace(in.L.at(j))) {
 					return true
 				}
 			}
@@ -98,11 +98,11 @@ var (
 // beginning at j (after any header), to its end marker, whose index it
 // returns with the block's readings (dividers): the first the one its
 // first divider line makes; hi bounds the text.
-func (g blockGrammar) body(L []string, i, j, hi int) (reads []reading, end int, err error) {
+func (g blockGrammar) body(L lines, i, j, hi int) (reads []reading, end int, err error) {
 	first := -1 // the first divider line
 	k := j
 	for ; k < hi; k++ {
-		t := strings.TrimSpace(L[k])
+		t := strings.TrimSpace(L.at(k))
 		switch {
 		case first < 0 && (g.start(t) || g.end(t)):
 			return nil, 0, hunkError(k, g.shape, "expected ======= before %q (the block begun on line %d)", t, i+1)
@@ -157,8 +157,8 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 	var blocks []block
 	path, last := "", in.tlo-1 // the previous block's path and last line
 	for i := in.tlo; i < in.thi; i++ {
-		if !searchMarker(strings.TrimSpace(L[i])) {
-			if t := strings.TrimSpace(L[i]); replaceMarker(t) {
+		if !searchMarker(strings.TrimSpace(L.at(i))) {
+			if t := strings.TrimSpace(L.at(i)); replaceMarker(t) {
 				return nil, hunkError(i, aiderBlocks.shape, "%q without a <<<<<<< SEARCH line before it", t)
 			}
 			continue
@@ -189,10 +189,10 @@ func parseSearchReplaceInput(in *input) (*Patch, error) {
 // it (within [lo,i), at most three lines up) that is not blank or a fence,
 // when it reads as a path — one word, maybe in backticks or bold, maybe
 // followed by a colon.
-func blockPath(L []string, lo, i int) (string, bool) {
+func blockPath(L lines, lo, i int) (string, bool) {
 	// The first line above that is neither blank nor a fence decides.
 	for j := i - 1; j >= lo; j-- {
-		t := strings.TrimSpace(L[j])
+		t := strings.TrimSpace(L.at(j))
 		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			continue
 		}

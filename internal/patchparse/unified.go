@@ -73,18 +73,18 @@ type uFile struct {
 // Codex's ("*** ..."), which keeps Codex's errors even when the text holds
 // diff-like lines.
 func isUnified(in *input) bool {
-	return in.tlo < in.thi && !strings.HasPrefix(strings.TrimSpace(in.L[in.tlo]), "***") && looksUnified(in.L, in.tlo, in.thi)
+	return in.tlo < in.thi && !strings.HasPrefix(strings.TrimSpace(in.L.at(in.tlo)), "***") && looksUnified(in.L, in.tlo, in.thi)
 }
 
 // looksUnified reports whether the window holds a unified diff: a git
 // header, or a "--- " line followed by a "+++ " line.
-func looksUnified(L []string, lo, hi int) bool {
+func looksUnified(L lines, lo, hi int) bool {
 	for i := lo; i < hi; i++ {
-		l := L[i]
+		l := L.at(i)
 		if strings.HasPrefix(l, "diff --git ") {
 			return true
 		}
-		if strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L[i+1], "+++ ") {
+		if strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L.at(i+1), "+++ ") {
 			return true
 		}
 	}
@@ -93,14 +93,14 @@ func looksUnified(L []string, lo, hi int) bool {
 
 // parseUnifiedInput parses in as a unified diff (formats).
 func parseUnifiedInput(in *input) (*Patch, error) {
-	return parseUnified(in.L, in.cut, lineEndings(in.cr), in.tlo, in.hi, in.opt)
+	return parseUnified(in.L, in.cut, lineEndings(in.L), in.tlo, in.hi, in.opt)
 }
 
-func parseUnified(L []string, k cutter, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
+func parseUnified(L lines, k cutter, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
 	u := &unifiedParser{L: L, cut: k, eol: eol, hi: hi, opt: opt, p: &Patch{Format: Unified}}
 	var err error
 	for i := lo; i < hi && err == nil; {
-		l := L[i]
+		l := L.at(i)
 		switch {
 		case strings.HasPrefix(l, "diff --cc ") || strings.HasPrefix(l, "diff --combined ") || strings.HasPrefix(l, "@@@ "):
 			err = combined(l, i)
@@ -110,7 +110,7 @@ func parseUnified(L []string, k cutter, eol func(int) Ending, lo, hi int, opt Op
 				u.cur.gitOld, u.cur.gitNew = splitGitHeader(l[len("diff --git "):])
 				i = u.cur.extended(L, i+1, hi)
 			}
-		case strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L[i+1], "+++ "):
+		case strings.HasPrefix(l, "--- ") && i+1 < hi && strings.HasPrefix(L.at(i+1), "+++ "):
 			i, err = u.header(i)
 		case strings.HasPrefix(l, "@@"):
 			i, err = u.hunk(i)
@@ -146,7 +146,7 @@ func parseUnified(L []string, k cutter, eol func(int) Ending, lo, hi int, opt Op
 // unifiedParser is parseUnified's state: the patch so far and the file
 // being read.
 type unifiedParser struct {
-	L   []string
+	L   lines
 	cut cutter
 	eol func(int) Ending
 	hi  int
@@ -191,12 +191,12 @@ func (u *unifiedParser) header(i int) (int, error) {
 	}
 	cur := u.cur
 	cur.hasOld = true
-	cur.oldName = headerName(L[i][4:])
-	cur.newName = headerName(L[i+1][4:])
-	cur.oldEpoch, cur.newEpoch = epochStamp(L[i][4:]), epochStamp(L[i+1][4:])
-	cur.gnuTrees = !cur.git && i > 0 && strings.HasPrefix(L[i-1], "diff -") && strings.HasSuffix(L[i-1], " "+cur.oldName+" "+cur.newName)
+	cur.oldName = headerName(L.at(i)[4:])
+	cur.newName = headerName(L.at(i + 1)[4:])
+	cur.oldEpoch, cur.newEpoch = epochStamp(L.at(i)[4:]), epochStamp(L.at(i + 1)[4:])
+	cur.gnuTrees = !cur.git && i > 0 && strings.HasPrefix(L.at(i-1), "diff -") && strings.HasSuffix(L.at(i-1), " "+cur.oldName+" "+cur.newName)
 	i += 2
-	if i < hi && (L[i] == "" && moreHunkLines(L, i, hi) || L[i] != "" && strings.IndexByte(" +-", L[i][0]) >= 0 && isHunkLine(L, i, hi)) {
+	if i < hi && (L.at(i) == "" && moreHunkLines(L, i, hi) || L.at(i) != "" && strings.IndexByte(" +-", L.at(i)[0]) >= 0 && isHunkLine(L, i, hi)) {
 		// The first hunk without its "@@" line.
 		c, next := readHunk(L, u.cut, i, hi, true)
 		cur.chunks = append(cur.chunks, c)
@@ -213,11 +213,11 @@ func (u *unifiedParser) hunk(i int) (int, error) {
 	L, hi := u.L, u.hi
 	if u.cur == nil {
 		return i, hunkError(i, "start each file of a unified diff with '--- a/PATH' and '+++ b/PATH' lines",
-			"unified diff hunk '%s' has no file header", L[i])
+			"unified diff hunk '%s' has no file header", L.at(i))
 	}
 	c, next := readHunk(L, u.cut, i, hi, false)
 	if len(c.Lines) == 0 {
-		if j := i + 1; j < hi && L[j] != "" && !isDiffMarker(L[j]) && !strings.HasPrefix(L[j], "@@") && !strings.HasPrefix(L[j], "diff ") {
+		if j := i + 1; j < hi && L.at(j) != "" && !isDiffMarker(L.at(j)) && !strings.HasPrefix(L.at(j), "@@") && !strings.HasPrefix(L.at(j), "diff ") {
 			return i, unprefixed(L, j)
 		}
 		return i, hunkError(i, "put the hunk's ' ', '-' and '+' lines after its '@@' line", "Update hunk does not contain any lines")
@@ -233,7 +233,7 @@ func (u *unifiedParser) hunk(i int) (int, error) {
 // patch outside a git diff): inside a git diff it marks the file binary;
 // anywhere else the diff holds no data for the file, which is refused.
 func (u *unifiedParser) binaryNotice(i int) error {
-	l := u.L[i]
+	l := u.L.at(i)
 	if u.cur == nil || !u.cur.git {
 		// GNU diff's "Binary files A and B differ", with no header.
 		name := strings.TrimPrefix(l, "Binary files ")
@@ -292,7 +292,7 @@ func gnuNotice(l string, i int) error {
 // them would apply part of the change). A git format-patch signature ("-- ")
 // or the next mail ("From ") ends the file.
 func (u *unifiedParser) other(i int) error {
-	l, cur := u.L[i], u.cur
+	l, cur := u.L.at(i), u.cur
 	if cur == nil || !cur.hasOld || cur.closed {
 		return nil
 	}

@@ -9,9 +9,9 @@ import (
 )
 
 // extended reads git's extended header lines after "diff --git".
-func (f *uFile) extended(L []string, i, hi int) int {
+func (f *uFile) extended(L lines, i, hi int) int {
 	for ; i < hi; i++ {
-		l := L[i]
+		l := L.at(i)
 		switch {
 		case strings.HasPrefix(l, "new file mode "), strings.HasPrefix(l, "deleted file mode "),
 			strings.HasPrefix(l, "old mode "), strings.HasPrefix(l, "new mode "), strings.HasPrefix(l, "index "):
@@ -78,7 +78,7 @@ func (f *uFile) noteType(l string, i int) {
 }
 
 // op turns a file's headers and hunks into its operation.
-func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
+func (f *uFile) op(L lines, opt Options) (*FileOp, error) {
 	line := f.header
 	oldName, newName := f.oldName, f.newName
 	if !f.git {
@@ -157,11 +157,11 @@ func (f *uFile) op(L []string, opt Options) (*FileOp, error) {
 }
 
 // fileOp is op's operation once names and types are known.
-func (f *uFile) fileOp(L []string, oldName, newName string, line int, name string) (*FileOp, error) {
+func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) (*FileOp, error) {
 	if f.binary >= 0 {
 		// git diff without --binary: the new content is not there at all.
 		return nil, hunkError(f.binary, "the diff holds no data for it: make the diff with git diff --binary and apply it with git apply, or leave the file out",
-			"'%s' is a binary file whose change the diff does not hold ('%s')", name, L[f.binary])
+			"'%s' is a binary file whose change the diff does not hold ('%s')", name, L.at(f.binary))
 	}
 	if f.copy >= 0 {
 		if oldName == "" || newName == "" {

@@ -24,11 +24,11 @@ func chunksAll(chunks []*Chunk, op byte) bool {
 // checkHunkEnd refuses a hunk cut in two by a line that is no hunk line (a
 // context line that lost its leading space, say): reading on would apply
 // half of it. j is the line after the hunk.
-func checkHunkEnd(L []string, j, hi int) error {
-	if j+1 >= hi || L[j] == "" || isDiffMarker(L[j]) || strings.HasPrefix(L[j], "@@") || strings.HasPrefix(L[j], "diff ") {
+func checkHunkEnd(L lines, j, hi int) error {
+	if j+1 >= hi || L.at(j) == "" || isDiffMarker(L.at(j)) || strings.HasPrefix(L.at(j), "@@") || strings.HasPrefix(L.at(j), "diff ") {
 		return nil
 	}
-	if n := L[j+1]; n != "" && strings.IndexByte(" +-", n[0]) >= 0 && isHunkLine(L, j+1, hi) {
+	if n := L.at(j + 1); n != "" && strings.IndexByte(" +-", n[0]) >= 0 && isHunkLine(L, j+1, hi) {
 		return unprefixed(L, j)
 	}
 	return nil
@@ -37,20 +37,20 @@ func checkHunkEnd(L []string, j, hi int) error {
 // unprefixed is the error for hunk line j that starts with none of ' ', '-'
 // and '+' (Codex's wording), with a hint naming the line: most often a
 // context line that lost its leading space.
-func unprefixed(L []string, j int) error {
-	return hunkError(j, fmt.Sprintf("if line %d is context, prefix it with a space: ' %s' (removed lines start with '-', added ones with '+')", j+1, L[j]),
-		"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L[j])
+func unprefixed(L lines, j int) error {
+	return hunkError(j, fmt.Sprintf("if line %d is context, prefix it with a space: ' %s' (removed lines start with '-', added ones with '+')", j+1, L.at(j)),
+		"Unexpected line found in update hunk: '%s'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line)", L.at(j))
 }
 
 // readHunk reads the hunk whose "@@" header is line i (headerless: whose
 // first line is line i) and returns it and the index of the line after it.
-func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
+func readHunk(L lines, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 	c := &Chunk{Line: i + 1, NoHeader: headerless}
 	hasCounts := false
 	start := i + 1
 	if headerless {
 		start = i
-	} else if h := L[i]; strings.HasPrefix(h, "@@ ") {
+	} else if h := L.at(i); strings.HasPrefix(h, "@@ ") {
 		if os, ol, ns, nl, _, ok := parseRange(h[3:]); ok {
 			c.OldStart, c.OldLines, c.NewStart, c.NewLines = os, ol, ns, nl
 			hasCounts = true
@@ -61,7 +61,7 @@ func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 		// Read by the counts while the lines agree with them.
 		remOld, remNew := c.OldLines, c.NewLines
 		for j < hi && (remOld > 0 || remNew > 0) {
-			l := L[j]
+			l := L.at(j)
 			var op byte = ' '
 			if l != "" {
 				op = l[0]
@@ -84,7 +84,7 @@ func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 			}
 			j++
 		}
-		for j < hi && len(L[j]) > 0 && L[j][0] == '\\' {
+		for j < hi && len(L.at(j)) > 0 && L.at(j)[0] == '\\' {
 			j++
 		}
 		if remOld == 0 && remNew == 0 && !moreHunkLines(L, j, hi) {
@@ -98,7 +98,7 @@ func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 		if !isHunkLine(L, j, hi) {
 			break
 		}
-		if L[j] == "" && !moreHunkLines(L, j, hi) {
+		if L.at(j) == "" && !moreHunkLines(L, j, hi) {
 			break
 		}
 		j++
@@ -107,8 +107,8 @@ func readHunk(L []string, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 }
 
 // isHunkLine reports whether line j continues a hunk body read without counts.
-func isHunkLine(L []string, j, hi int) bool {
-	l := L[j]
+func isHunkLine(L lines, j, hi int) bool {
+	l := L.at(j)
 	if l == "" {
 		return true
 	}
@@ -116,10 +116,10 @@ func isHunkLine(L []string, j, hi int) bool {
 	case ' ', '+', '\\':
 		return true
 	case '-':
-		if strings.HasPrefix(l, "--- ") && j+1 < hi && strings.HasPrefix(L[j+1], "+++ ") {
+		if strings.HasPrefix(l, "--- ") && j+1 < hi && strings.HasPrefix(L.at(j+1), "+++ ") {
 			return false // the next file
 		}
-		if l == "-- " && (j+1 >= hi || !isDiffMarker(L[j+1])) {
+		if l == "-- " && (j+1 >= hi || !isDiffMarker(L.at(j+1))) {
 			return false // git format-patch's signature separator
 		}
 		return true
@@ -133,14 +133,14 @@ func isDiffMarker(l string) bool {
 
 // moreHunkLines reports whether, after any empty lines from j, a line
 // follows that continues the hunk (not the next file's header).
-func moreHunkLines(L []string, j, hi int) bool {
-	for j < hi && L[j] == "" {
+func moreHunkLines(L lines, j, hi int) bool {
+	for j < hi && L.at(j) == "" {
 		j++
 	}
-	if j >= hi || L[j] == "" {
+	if j >= hi || L.at(j) == "" {
 		return false
 	}
-	switch L[j][0] {
+	switch L.at(j)[0] {
 	case ' ', '+', '-':
 		return isHunkLine(L, j, hi)
 	}
@@ -148,17 +148,17 @@ func moreHunkLines(L []string, j, hi int) bool {
 }
 
 // fill sets c's lines from L[start:end] ("\" lines mark the line before).
-func (c *Chunk) fill(L []string, k cutter, start, end int) *Chunk {
+func (c *Chunk) fill(L lines, k cutter, start, end int) *Chunk {
 	n := 0
-	for _, l := range L[start:end] {
-		if l == "" || l[0] != '\\' {
+	for i := start; i < end; i++ {
+		if l := L.at(i); l == "" || l[0] != '\\' {
 			n++
 		}
 	}
 	k.cutLines(c, n, func(add func(op byte, line int, text string)) {
 		last := byte(0)
 		for n := start; n < end; n++ {
-			l := L[n]
+			l := L.at(n)
 			switch {
 			case l == "":
 				add(' ', n+1, "")
