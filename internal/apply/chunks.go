@@ -64,9 +64,9 @@ type prepared struct {
 
 func prepare(c *patchparse.Chunk, n int) *prepared {
 	p := &prepared{src: c, n: n, hint: -1, guessed: c.Guessed}
-	p.lines = make([]cline, 0, len(c.Lines))
-	p.old = make([]string, 0, len(c.Lines)) // (sized once: a big diff has a million lines)
-	for _, l := range c.Lines {
+	p.lines = make([]cline, 0, c.Len())
+	p.old = make([]string, 0, c.Len()) // (sized once: a big diff has a million lines)
+	for l := range c.All() {
 		// A file line never holds a CR (textfile.Text ends lines at
 		// one), so a CR at the end of a patch line is the patch's own line
 		// ending (a CRLF patch) and never meant as content.

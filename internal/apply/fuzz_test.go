@@ -188,7 +188,7 @@ func FuzzRecoverChunks(f *testing.F) {
 		}
 		c := chunks[0]
 		var ctxAt []int
-		for i, l := range c.Lines {
+		for i, l := range c.Lines() {
 			if l.Op == ' ' {
 				ctxAt = append(ctxAt, i)
 			}

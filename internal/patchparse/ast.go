@@ -5,6 +5,7 @@ package patchparse
 
 import (
 	"io/fs"
+	"iter"
 	"slices"
 	"strings"
 
@@ -101,9 +102,16 @@ type Chunk struct {
 	// header carries none. They are hints only: a wrong number must not
 	// prevent a unique match elsewhere.
 	OldStart, OldLines, NewStart, NewLines int
-	Lines                                  []ChunkLine
-	src                                    string // where the lines' texts lie
-	EndOfFile                              bool   // "*** End of File": the chunk ends at the end of the file
+	lines                                  []ChunkLine // (Lines)
+	src                                    string      // where the lines' texts lie
+	// from: a unified diff's hunk keeps no lines, only where they lie in
+	// the patch: its text's bytes [off,stop), patch lines from first on
+	// ("\" lines included), n of them hunk lines. Lines reads them from
+	// there when asked. A big diff then holds the chunk lines of the files
+	// in flight, not a million.
+	from                *hunkText
+	first, off, stop, n int32
+	EndOfFile           bool // "*** End of File": the chunk ends at the end of the file
 	// Unified "\ No newline at end of file" after the last old / new line.
 	OldNoNewline, NewNoNewline bool
 	// NoHeader is set for a Codex first chunk written without "@@".
@@ -182,17 +190,45 @@ func (e Ending) String() string {
 // Text is line l's text (no marker, no line ending).
 func (c *Chunk) Text(l ChunkLine) string { return c.src[l.at : l.at+l.n] }
 
+// Lines are the chunk's lines. A unified diff's hunk reads them from the
+// patch each time they are asked for: hold the slice while it is needed;
+// change a chunk's lines with SetLines only.
+func (c *Chunk) Lines() []ChunkLine {
+	if c.from == nil {
+		return c.lines
+	}
+	return slices.AppendSeq(make([]ChunkLine, 0, c.n), c.All())
+}
+
+// All yields the chunk's lines, as Lines gives them, without making a
+// slice of them.
+func (c *Chunk) All() iter.Seq[ChunkLine] {
+	if c.from == nil {
+		return slices.Values(c.lines)
+	}
+	return func(yield func(ChunkLine) bool) { c.from.each(c, yield) }
+}
+
+// Len is the number of the chunk's lines.
+func (c *Chunk) Len() int {
+	if c.from == nil {
+		return len(c.lines)
+	}
+	return int(c.n)
+}
+
 // SetLines makes the chunk's lines ls, their texts copied into one string.
 func (c *Chunk) SetLines(ls []Line) {
+	c.from = nil
 	n := 0
 	for _, l := range ls {
 		n += len(l.Text)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	c.Lines = make([]ChunkLine, len(ls))
+	c.lines = make([]ChunkLine, len(ls))
 	for i, l := range ls {
-		c.Lines[i] = ChunkLine{Op: l.Op, EOL: l.EOL, Line: l.Line, at: int32(b.Len()), n: int32(len(l.Text))}
+		c.lines[i] = ChunkLine{Op: l.Op, EOL: l.EOL, Line: l.Line, at: int32(b.Len()), n: int32(len(l.Text))}
 		b.WriteString(l.Text)
 	}
 	c.src = b.String()
@@ -200,8 +236,9 @@ func (c *Chunk) SetLines(ls []Line) {
 
 // TextLines returns the chunk's lines with their texts.
 func (c *Chunk) TextLines() []Line {
-	out := make([]Line, len(c.Lines))
-	for i, l := range c.Lines {
+	ls := c.Lines()
+	out := make([]Line, len(ls))
+	for i, l := range ls {
 		out[i] = Line{Op: l.Op, EOL: l.EOL, Line: l.Line, Text: c.Text(l)}
 	}
 	return out
@@ -209,8 +246,8 @@ func (c *Chunk) TextLines() []Line {
 
 // Old returns the lines the chunk expects in the file (context and removed).
 func (c *Chunk) Old() []string {
-	out := make([]string, 0, len(c.Lines))
-	for _, l := range c.Lines {
+	out := make([]string, 0, c.Len())
+	for l := range c.All() {
 		if l.Op != '+' {
 			out = append(out, c.Text(l))
 		}
@@ -224,8 +261,8 @@ func (f Format) Blocks() bool { return f == SearchReplace || f == Cline || f == 
 
 // New returns the lines the chunk leaves in the file (context and added).
 func (c *Chunk) New() []string {
-	out := make([]string, 0, len(c.Lines))
-	for _, l := range c.Lines {
+	out := make([]string, 0, c.Len())
+	for l := range c.All() {
 		if l.Op != '-' {
 			out = append(out, c.Text(l))
 		}
@@ -281,7 +318,7 @@ func Reverse(p *Patch) (*Patch, error) {
 				rc.OldStart, rc.NewStart = c.NewStart, c.OldStart
 				rc.OldLines, rc.NewLines = c.NewLines, c.OldLines
 				rc.OldNoNewline, rc.NewNoNewline = c.NewNoNewline, c.OldNoNewline
-				rc.Lines = reverseLines(c.Lines)
+				rc.lines, rc.from = reverseLines(c.Lines()), nil
 				rc.Splits = nil
 				for _, s := range c.Splits {
 					rc.Splits = append(rc.Splits, Split{Divider: s.Divider, Mark: s.Mark, Lines: reverseTextLines(s.Lines), Guessed: s.Guessed})
@@ -338,7 +375,7 @@ func (p *Patch) Stat() []FileStat {
 			st.Removed = f.Removed
 		case Update:
 			for _, c := range f.Chunks {
-				for _, l := range c.Lines {
+				for l := range c.All() {
 					switch l.Op {
 					case '+':
 						st.Added++

@@ -116,7 +116,7 @@ func TestBigPatch(t *testing.T) {
 			t.Fatalf("%d files", len(p.Files))
 		}
 		u := p.Files[3]
-		if u.Kind != Update || u.Path != "src/d03/file_00003.py" || len(u.Chunks) != 3 || len(u.Chunks[1].Lines) != 10 {
+		if u.Kind != Update || u.Path != "src/d03/file_00003.py" || len(u.Chunks) != 3 || u.Chunks[1].Len() != 10 {
 			t.Errorf("unified=%v: update = %+v", unified, u)
 		}
 		if a := p.Files[23]; a.Kind != Add || len(a.Content) != 5 {

@@ -83,7 +83,7 @@ func ParseBlocks(text, path string) (*Patch, error) {
 			return nil, err
 		}
 		read := blockChunk(reads, c.Line)
-		c.Lines, c.src, c.Guessed, c.Splits = read.Lines, read.src, read.Guessed, read.Splits
+		c.lines, c.src, c.Guessed, c.Splits = read.lines, read.src, read.Guessed, read.Splits
 		if emptySearch(reads[0].search) {
 			empty = c
 		}

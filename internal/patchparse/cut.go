@@ -39,12 +39,12 @@ func (k cutter) at(text string) (int32, bool) {
 // they lie in k's text, or copied when one of them is not cut from it
 // (each is then called again).
 func (k cutter) cutLines(c *Chunk, n int, each func(add func(op byte, line int, text string))) {
-	c.Lines = make([]ChunkLine, 0, n)
+	c.lines = make([]ChunkLine, 0, n)
 	ok := true
 	each(func(op byte, line int, text string) {
 		at, in := k.at(text)
 		ok = ok && in
-		c.Lines = append(c.Lines, ChunkLine{Op: op, Line: int32(line), at: at, n: int32(len(text))})
+		c.lines = append(c.lines, ChunkLine{Op: op, Line: int32(line), at: at, n: int32(len(text))})
 	})
 	if ok {
 		c.src = k.src

@@ -43,7 +43,7 @@ func renderCodex(p *Patch, eol string) string {
 				default:
 					w("@@")
 				}
-				for _, l := range c.Lines {
+				for _, l := range c.Lines() {
 					w(string(l.Op) + c.Text(l))
 				}
 				if c.EndOfFile {
@@ -152,10 +152,11 @@ func clearLines(p *Patch) {
 		f.Line = 0
 		for _, c := range f.Chunks {
 			c.Line = 0
-			for i := range c.Lines {
-				c.Lines[i].Line = 0
+			ls := c.TextLines()
+			for i := range ls {
+				ls[i].Line = 0
 			}
-			c.SetLines(c.TextLines()) // (the texts in a string of their own, as the AST made was)
+			c.SetLines(ls) // (the texts in a string of their own, as the AST made was)
 		}
 	}
 }
@@ -207,6 +208,8 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(string(b), -1)
 	}
+	// Mixed line endings, a "\ No newline" mark, no final newline.
+	f.Add("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\r\n-b\n+c\r\n\n\\ No newline at end of file\n@@ -9 +9 @@\n-y\r\n+z\r", -1)
 	f.Fuzz(func(t *testing.T, text string, strip int) {
 		p, err := Parse(text, Options{Strip: strip%4 - 1, Codex: strip%8 >= 4})
 		if err != nil {
@@ -230,15 +233,31 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("update without chunks, move, mode or binary patch: %+v", f)
 			}
 			for _, c := range f.Chunks {
-				if len(c.Lines) == 0 {
+				if c.Len() == 0 {
 					t.Fatal("chunk without lines")
 				}
-				for _, l := range c.Lines {
+				for _, l := range c.Lines() {
 					if l.Op != ' ' && l.Op != '+' && l.Op != '-' {
 						t.Fatalf("op %q", l.Op)
 					}
 					if l.Line < 1 || int(l.Line) > nlines {
 						t.Fatalf("chunk line %d out of 1..%d", l.Line, nlines)
+					}
+				}
+			}
+		}
+		if p.Format == Unified {
+			// A hunk's lines read when asked are those read at once.
+			e, err := Parse(text, Options{Strip: strip%4 - 1, Codex: strip%8 >= 4, eagerHunks: true})
+			if err != nil || len(e.Files) != len(p.Files) {
+				t.Fatalf("read at once: %v, %d files, want %d", err, len(e.Files), len(p.Files))
+			}
+			for i, f := range p.Files {
+				for k, c := range f.Chunks {
+					d := e.Files[i].Chunks[k]
+					if d.from != nil || !reflect.DeepEqual(c.TextLines(), d.TextLines()) || c.Len() != d.Len() ||
+						c.OldNoNewline != d.OldNoNewline || c.NewNoNewline != d.NewNoNewline {
+						t.Fatalf("file %d chunk %d: lines %q, read at once %q", i, k, c.TextLines(), d.TextLines())
 					}
 				}
 			}
@@ -259,7 +278,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("reversed twice: %+v, want %+v", g, f)
 			}
 			for k, c := range f.Chunks {
-				if !reflect.DeepEqual(c.Lines, g.Chunks[k].Lines) || c.OldStart != g.Chunks[k].OldStart {
+				if !reflect.DeepEqual(c.Lines(), g.Chunks[k].Lines()) || c.OldStart != g.Chunks[k].OldStart {
 					t.Fatalf("chunk %d reversed twice differs", k)
 				}
 			}

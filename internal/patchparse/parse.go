@@ -36,6 +36,9 @@ type Options struct {
 	// few bytes of deflated data or of delta instructions can stand for
 	// gigabytes, and a patch is untrusted input.
 	MaxBinary int64
+	// eagerHunks reads a unified diff's hunk lines as it reads the diff,
+	// as a patch too long to cut is read (tests compare the two).
+	eagerHunks bool
 }
 
 // DefaultMaxBinary is MaxBinary's default: apply-patch.max-bytes's.

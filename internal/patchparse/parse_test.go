@@ -89,7 +89,7 @@ func golden(p *Patch, err error) goldenPatch {
 			if c.OldStart != 0 || c.OldLines != 0 || c.NewStart != 0 || c.NewLines != 0 {
 				gc.Hint = fmt.Sprintf("-%d,%d +%d,%d", c.OldStart, c.OldLines, c.NewStart, c.NewLines)
 			}
-			for _, l := range c.Lines {
+			for _, l := range c.Lines() {
 				gc.Lines = append(gc.Lines, string(l.Op)+c.Text(l))
 			}
 			gf.Chunks = append(gf.Chunks, gc)
@@ -177,7 +177,7 @@ func checkLines(t *testing.T, src string, p *Patch) {
 			if h := at(c.Line); !c.NoHeader && !strings.HasPrefix(h, "@@") {
 				t.Errorf("chunk header line %d is %q", c.Line, h)
 			}
-			for _, l := range c.Lines {
+			for _, l := range c.Lines() {
 				want := string(l.Op) + c.Text(l)
 				if got := at(int(l.Line)); got != want && !(got == "" && want == " ") {
 					t.Errorf("chunk line %d is %q, AST has %q", l.Line, got, want)

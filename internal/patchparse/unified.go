@@ -97,7 +97,10 @@ func parseUnifiedInput(in *input) (*Patch, error) {
 }
 
 func parseUnified(L lines, k cutter, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
-	u := &unifiedParser{L: L, cut: k, eol: eol, hi: hi, opt: opt, p: &Patch{Format: Unified}}
+	if opt.eagerHunks {
+		k = cutter{}
+	}
+	u := &unifiedParser{L: L, from: &hunkReader{L: L, k: k, eol: eol, text: &hunkText{text: L.text, endings: eol != nil}}, hi: hi, opt: opt, p: &Patch{Format: Unified}}
 	var err error
 	for i := lo; i < hi && err == nil; {
 		l := L.at(i)
@@ -146,13 +149,12 @@ func parseUnified(L lines, k cutter, eol func(int) Ending, lo, hi int, opt Optio
 // unifiedParser is parseUnified's state: the patch so far and the file
 // being read.
 type unifiedParser struct {
-	L   lines
-	cut cutter
-	eol func(int) Ending
-	hi  int
-	opt Options
-	p   *Patch
-	cur *uFile
+	L    lines
+	from *hunkReader // (the hunks')
+	hi   int
+	opt  Options
+	p    *Patch
+	cur  *uFile
 }
 
 // flush ends the file being read: its operation joins the patch.
@@ -162,13 +164,6 @@ func (u *unifiedParser) flush() error {
 		return nil
 	}
 	u.cur = nil
-	if u.eol != nil {
-		for _, c := range cur.chunks {
-			for k := range c.Lines {
-				c.Lines[k].EOL = u.eol(int(c.Lines[k].Line) - 1)
-			}
-		}
-	}
 	op, err := cur.op(u.L, u.opt)
 	if err != nil {
 		return err
@@ -198,7 +193,7 @@ func (u *unifiedParser) header(i int) (int, error) {
 	i += 2
 	if i < hi && (L.at(i) == "" && moreHunkLines(L, i, hi) || L.at(i) != "" && strings.IndexByte(" +-", L.at(i)[0]) >= 0 && isHunkLine(L, i, hi)) {
 		// The first hunk without its "@@" line.
-		c, next := readHunk(L, u.cut, i, hi, true)
+		c, next := readHunk(u.from, i, hi, true)
 		cur.chunks = append(cur.chunks, c)
 		if err := checkHunkEnd(L, next, hi); err != nil {
 			return i, err
@@ -215,8 +210,8 @@ func (u *unifiedParser) hunk(i int) (int, error) {
 		return i, hunkError(i, "start each file of a unified diff with '--- a/PATH' and '+++ b/PATH' lines",
 			"unified diff hunk '%s' has no file header", L.at(i))
 	}
-	c, next := readHunk(L, u.cut, i, hi, false)
-	if len(c.Lines) == 0 {
+	c, next := readHunk(u.from, i, hi, false)
+	if c.Len() == 0 {
 		if j := i + 1; j < hi && L.at(j) != "" && !isDiffMarker(L.at(j)) && !strings.HasPrefix(L.at(j), "@@") && !strings.HasPrefix(L.at(j), "diff ") {
 			return i, unprefixed(L, j)
 		}

@@ -182,13 +182,13 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 		op := &FileOp{Kind: Add, Path: newName, Line: line + 1, Mode: f.mode}
 		n := 0
 		for _, c := range f.chunks {
-			n += len(c.Lines)
+			n += c.Len()
 		}
 		if n > 0 {
 			op.Content = make([]string, 0, n)
 		}
 		for _, c := range f.chunks {
-			for _, cl := range c.Lines {
+			for _, cl := range c.Lines() {
 				if cl.Op != '+' {
 					return nil, hunkError(int(cl.Line)-1, "every line of a new file's hunk starts with '+'",
 						"new file '%s' has a hunk with context or removed lines", newName)
@@ -207,7 +207,7 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 	case newName == "" || f.isDel:
 		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode}
 		for _, c := range f.chunks {
-			for _, cl := range c.Lines {
+			for _, cl := range c.Lines() {
 				if cl.Op == '-' {
 					op.Removed++
 					op.Content = append(op.Content, c.Text(cl))

@@ -12,7 +12,7 @@ import (
 // has none, and is no creation or removal).
 func chunksAll(chunks []*Chunk, op byte) bool {
 	for _, c := range chunks {
-		for _, l := range c.Lines {
+		for _, l := range c.Lines() {
 			if l.Op != op {
 				return false
 			}
@@ -44,7 +44,8 @@ func unprefixed(L lines, j int) error {
 
 // readHunk reads the hunk whose "@@" header is line i (headerless: whose
 // first line is line i) and returns it and the index of the line after it.
-func readHunk(L lines, k cutter, i, hi int, headerless bool) (*Chunk, int) {
+func readHunk(r *hunkReader, i, hi int, headerless bool) (*Chunk, int) {
+	L := r.L
 	c := &Chunk{Line: i + 1, NoHeader: headerless}
 	hasCounts := false
 	start := i + 1
@@ -88,7 +89,7 @@ func readHunk(L lines, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 			j++
 		}
 		if remOld == 0 && remNew == 0 && !moreHunkLines(L, j, hi) {
-			return c.fill(L, k, start, j), j
+			return c.fill(r, start, j), j
 		}
 		j = start
 	}
@@ -103,7 +104,7 @@ func readHunk(L lines, k cutter, i, hi int, headerless bool) (*Chunk, int) {
 		}
 		j++
 	}
-	return c.fill(L, k, start, j), j
+	return c.fill(r, start, j), j
 }
 
 // isHunkLine reports whether line j continues a hunk body read without counts.
@@ -147,37 +148,104 @@ func moreHunkLines(L lines, j, hi int) bool {
 	return false
 }
 
-// fill sets c's lines from L[start:end] ("\" lines mark the line before).
-func (c *Chunk) fill(L lines, k cutter, start, end int) *Chunk {
-	n := 0
+// hunkReader is what a unified diff's hunks are read with: the patch's
+// lines, the cutter of its text, the ending each line gives (nil: none),
+// and what the hunks keep to read their lines again (text).
+type hunkReader struct {
+	L    lines
+	k    cutter
+	eol  func(int) Ending
+	text *hunkText
+}
+
+// hunkText is what a unified diff's hunk keeps of the patch to read its
+// lines when asked (Chunk.Lines, Chunk.All): the patch's text, and whether
+// its lines' endings are the lines' own (lineEndings).
+type hunkText struct {
+	text    string
+	endings bool
+}
+
+// fill makes c the hunk of patch lines [start,end) ("\" lines mark the
+// line before): its "\ No newline" marks and its number of lines now, the
+// lines themselves when asked for (hunkText.each) — or now, when the
+// patch's text is too long for a line to say where its text lies in it.
+func (c *Chunk) fill(r *hunkReader, start, end int) *Chunk {
+	L := r.L
+	n, last := 0, byte(0)
 	for i := start; i < end; i++ {
-		if l := L.at(i); l == "" || l[0] != '\\' {
-			n++
+		switch l := L.at(i); {
+		case l == "":
+			n, last = n+1, ' '
+		case l[0] == '\\':
+			switch last {
+			case 0:
+			case '-':
+				c.OldNoNewline = true
+			case '+':
+				c.NewNoNewline = true
+			default:
+				c.OldNoNewline, c.NewNoNewline = true, true
+			}
+		default:
+			n, last = n+1, l[0]
 		}
 	}
-	k.cutLines(c, n, func(add func(op byte, line int, text string)) {
-		last := byte(0)
-		for n := start; n < end; n++ {
-			l := L.at(n)
-			switch {
+	if r.k.src != "" {
+		c.from, c.src = r.text, r.k.src
+		c.first, c.n = int32(start), int32(n)
+		c.off, c.stop = int32(L.start[start]), int32(L.start[end])
+		return c
+	}
+	r.k.cutLines(c, n, func(add func(op byte, line int, text string)) {
+		for i := start; i < end; i++ {
+			switch l := L.at(i); {
 			case l == "":
-				add(' ', n+1, "")
-				last = ' '
-			case l[0] == '\\':
-				switch last {
-				case 0:
-				case '-':
-					c.OldNoNewline = true
-				case '+':
-					c.NewNoNewline = true
-				default:
-					c.OldNoNewline, c.NewNoNewline = true, true
-				}
-			default:
-				add(l[0], n+1, l[1:])
-				last = l[0]
+				add(' ', i+1, "")
+			case l[0] != '\\':
+				add(l[0], i+1, l[1:])
 			}
 		}
 	})
+	if r.eol != nil {
+		for k := range c.lines {
+			c.lines[k].EOL = r.eol(int(c.lines[k].Line) - 1)
+		}
+	}
 	return c
+}
+
+// each yields hunk c's lines, read from the patch's text as splitLines
+// and fill read them.
+func (h *hunkText) each(c *Chunk, yield func(ChunkLine) bool) {
+	text := h.text[:c.stop]
+	line := c.first
+	for p := int(c.off); p < len(text); line++ {
+		e := strings.IndexByte(text[p:], '\n')
+		if e < 0 {
+			e = len(text) - p
+		}
+		l, at := text[p:p+e], p
+		p += e + 1
+		cl := ChunkLine{Op: ' ', Line: line + 1}
+		if n := len(l); n > 0 && l[n-1] == '\r' {
+			l = l[:n-1]
+			cl.EOL = CRLF
+		} else {
+			cl.EOL = LF
+		}
+		if !h.endings {
+			cl.EOL = Unknown
+		}
+		switch {
+		case l == "":
+		case l[0] == '\\':
+			continue
+		default:
+			cl.Op, cl.at, cl.n = l[0], int32(at)+1, int32(len(l)-1)
+		}
+		if !yield(cl) {
+			return
+		}
+	}
 }

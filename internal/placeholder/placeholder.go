@@ -196,7 +196,7 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 		asked, trust := false, false
 		markers := commentMarkers(f.Path)
 		for _, c := range f.Chunks {
-			if !slices.ContainsFunc(c.Lines, func(l patchparse.ChunkLine) bool {
+			if !anyLine(c, func(l patchparse.ChunkLine) bool {
 				return l.Op != '-' && isPlaceholder(strings.TrimSpace(c.Text(l)), markers)
 			}) {
 				continue // (most chunks: no line to look at twice)
@@ -209,7 +209,7 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 				continue
 			}
 			n := -1
-			for _, l := range c.Lines {
+			for l := range c.All() {
 				if l.Op == '-' {
 					continue
 				}
@@ -220,6 +220,16 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 		}
 	}
 	return nil
+}
+
+// anyLine reports whether a line of c is f.
+func anyLine(c *patchparse.Chunk, f func(patchparse.ChunkLine) bool) bool {
+	for l := range c.All() {
+		if f(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // InText refuses new text (an edit's, or a file's whole content
