@@ -147,11 +147,15 @@ func isPlaceholder(t string, markers []marker) bool {
 
 // elision reports whether a comment's text stands for code left out.
 func elision(body string) bool {
-	b := strings.ToLower(body)
-	lead := strings.HasPrefix(b, "...") || strings.HasPrefix(b, "…")
-	trail := strings.HasSuffix(b, "...") || strings.HasSuffix(b, "…")
+	lead := strings.HasPrefix(body, "...") || strings.HasPrefix(body, "…")
+	trail := strings.HasSuffix(body, "...") || strings.HasSuffix(body, "…")
 	dots := lead || trail
-	b = strings.Trim(b, ".… \t[]()")
+	if !dots && ascii(body) {
+		// Most comments of a diff: what follows, without lowering a copy.
+		b := strings.Trim(body, ".… \t[]()")
+		return b != "" && opens(b)
+	}
+	b := strings.Trim(strings.ToLower(body), ".… \t[]()")
 	if b == "" {
 		return dots // "// ...", "# …"
 	}
@@ -168,6 +172,52 @@ func elision(body string) bool {
 		}
 	}
 	return false
+}
+
+// opens reports what elision's phrase loop does for a comment b without
+// dots, b being ASCII and compared as lowered.
+func opens(b string) bool {
+	lead3 := b
+	for _, w := range []string{"the ", "all "} {
+		if hasLowerPrefix(lead3, w) {
+			lead3 = lead3[len(w):]
+		}
+	}
+	if hasLowerPrefix(b, "the rest") {
+		return false
+	}
+	for _, phrase := range phrases {
+		if len(lead3) <= len(phrase)+30 && hasLowerPrefix(lead3, phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLowerPrefix reports whether ASCII s lowered begins with lower-case p.
+func hasLowerPrefix(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // phrases are what models write in a placeholder comment.

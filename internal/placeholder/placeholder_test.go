@@ -43,3 +43,40 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// elisionLowered is elision as it was written first: the whole comment
+// lowered, then read.
+func elisionLowered(body string) bool {
+	b := strings.ToLower(body)
+	lead := strings.HasPrefix(b, "...") || strings.HasPrefix(b, "…")
+	trail := strings.HasSuffix(b, "...") || strings.HasSuffix(b, "…")
+	dots := lead || trail
+	b = strings.Trim(b, ".… \t[]()")
+	if b == "" {
+		return dots
+	}
+	if lead && trail && len(b) <= 60 {
+		return true
+	}
+	lead3 := strings.TrimPrefix(strings.TrimPrefix(b, "the "), "all ")
+	for _, phrase := range phrases {
+		if dots && strings.Contains(b, phrase) || strings.HasPrefix(lead3, phrase) && len(lead3) <= len(phrase)+30 && !strings.HasPrefix(b, "the rest") {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzElision: elision, which lowers no copy of an ASCII comment without
+// dots, reads every comment as lowering the whole of it does.
+func FuzzElision(f *testing.F) {
+	for _, s := range []string{"...", "Rest of the code", "The REST of the loop", "all existing code here", "existing code ...", "…",
+		"Unchanged", "the unchanged part of a rather long comment that goes on and on", "[...]", "keep existing ()", "ALL Other Code"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := elision(s), elisionLowered(s); got != want {
+			t.Fatalf("elision(%q) = %v, lowered whole: %v", s, got, want)
+		}
+	})
+}
