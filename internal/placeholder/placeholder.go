@@ -7,9 +7,11 @@ package placeholder
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -242,20 +244,15 @@ func refusal(path, where, text string) *result.Error {
 // lines it removes — but in a file trusted says is git's own diff of the
 // file as it is (asked only of a file with such a chunk).
 func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
-	for _, f := range p.Files {
+	for i, cs := range suspects(p) {
+		f := p.Files[i]
 		asked, trust := false, false
-		markers := commentMarkers(f.Path)
-		for _, c := range f.Chunks {
-			if !anyLine(c, func(l patchparse.ChunkLine) bool {
-				return l.Op != '-' && isPlaceholder(strings.TrimSpace(c.Text(l)), markers)
-			}) {
-				continue // (most chunks: no line to look at twice)
-			}
-			i := Find(f.Path, c.Old(), c.New())
-			if i >= 0 && !asked && trusted != nil {
+		for _, c := range cs {
+			k := Find(f.Path, c.Old(), c.New())
+			if k >= 0 && !asked && trusted != nil {
 				asked, trust = true, trusted(f) // (it reads the file: once)
 			}
-			if i < 0 || trust {
+			if k < 0 || trust {
 				continue
 			}
 			n := -1
@@ -263,13 +260,44 @@ func InPatch(p *patchparse.Patch, trusted func(*patchparse.FileOp) bool) error {
 				if l.Op == '-' {
 					continue
 				}
-				if n++; n == i {
+				if n++; n == k {
 					return refusal(f.Path, "an added line", c.Text(l)).AtLine(int(l.Line))
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// suspects are, for each file of p, its chunks that keep or add a line
+// that reads as a placeholder comment: most chunks have none, and a big
+// patch's files are looked at by as many goroutines as there are
+// processors.
+func suspects(p *patchparse.Patch) [][]*patchparse.Chunk {
+	out := make([][]*patchparse.Chunk, len(p.Files))
+	look := func(i int) {
+		f := p.Files[i]
+		markers := commentMarkers(f.Path)
+		for _, c := range f.Chunks {
+			if anyLine(c, func(l patchparse.ChunkLine) bool {
+				return l.Op != '-' && isPlaceholder(strings.TrimSpace(c.Text(l)), markers)
+			}) {
+				out[i] = append(out[i], c)
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(p.Files)/64+1)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(p.Files); i = int(next.Add(1) - 1) {
+				look(i)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // anyLine reports whether a line of c is f.
