@@ -279,6 +279,9 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 			r.order = i
 			reps = append(reps, r)
 			rules = append(rules, "addition")
+			if r.start == len(lc.file) && c.NewNoNewline {
+				finalNL = false // "\ No newline at end of file" after the lines it adds at the end
+			}
 			continue
 		}
 		m, err := lc.locate(p, cursor, taken)

@@ -61,9 +61,16 @@ func (lc *locator) addition(p *prepared, cursor int) (r replacement, next int, e
 		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N
 	}
 	r = replacement{start: at, end: at}
+	// An empty file has no ending of its own: the added lines take the
+	// patch's, as a new file's do (git writes the patch's bytes).
+	own := len(lc.file) == 0 && patchEndings(p)
 	for _, l := range p.lines {
 		if l.op == '+' {
-			r.lines = append(r.lines, outLine{text: l.text})
+			ol := outLine{text: l.text}
+			if own {
+				ol.eol, ol.patchEOL = l.eol.String(), true
+			}
+			r.lines = append(r.lines, ol)
 		}
 	}
 	return r, next, nil
