@@ -279,9 +279,7 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 			r.order = i
 			reps = append(reps, r)
 			rules = append(rules, "addition")
-			if r.start == len(lc.file) && c.NewNoNewline {
-				finalNL = false // "\ No newline at end of file" after the lines it adds at the end
-			}
+			finalNL = endMarks(c, r, len(lc.file), finalNL)
 			continue
 		}
 		m, err := lc.locate(p, cursor, taken)
@@ -299,17 +297,26 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 		rules = append(rules, m.rule)
 		taken = append(taken, span{r.start, r.end})
 		cursor = max(cursor, r.end) // the cursor never goes back
-		// Unified "\ No newline at end of file" markers decide the final
-		// newline when the chunk reaches the end of the file.
-		if r.end == len(lc.file) {
-			if c.NewNoNewline {
-				finalNL = false
-			} else if c.OldNoNewline {
-				finalNL = true
-			}
-		}
+		finalNL = endMarks(c, r, len(lc.file), finalNL)
 	}
 	return reps, rules, finalNL, fails
+}
+
+// endMarks is whether the file ends in a newline after chunk c's
+// replacement r (finalNL before it): unified "\ No newline at end of
+// file" markers decide it when the chunk reaches the end of the file
+// (lines added at the end, too).
+func endMarks(c *patchparse.Chunk, r replacement, fileLen int, finalNL bool) bool {
+	if r.end != fileLen {
+		return finalNL
+	}
+	if c.NewNoNewline {
+		return false
+	}
+	if c.OldNoNewline {
+		return true
+	}
+	return finalNL
 }
 
 // assemble writes the patched file: untouched runs of lines copied as they

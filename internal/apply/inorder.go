@@ -264,7 +264,7 @@ func dividerLines(c *patchparse.Chunk) string {
 // applied reports where block n's change is in the file already: the
 // block adds lines, and undone it is found exactly, there.
 func (lc *locator) applied(c *patchparse.Chunk, n int) (span, bool) {
-	if !slices.ContainsFunc(c.Lines(), func(l patchparse.ChunkLine) bool { return l.Op == '+' }) {
+	if !c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '+' }) {
 		return span{}, false
 	}
 	r, err := patchparse.Reverse(&patchparse.Patch{Files: []*patchparse.FileOp{{Kind: patchparse.Update, Chunks: []*patchparse.Chunk{c}}}})
@@ -286,7 +286,7 @@ func (lc *locator) applied(c *patchparse.Chunk, n int) (span, bool) {
 
 // removes reports whether a block removes a line.
 func removes(c *patchparse.Chunk) bool {
-	return slices.ContainsFunc(c.Lines(), func(l patchparse.ChunkLine) bool { return l.Op == '-' })
+	return c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '-' })
 }
 
 // sameBlock reports whether two blocks are one block sent twice.

@@ -209,6 +209,16 @@ func (c *Chunk) All() iter.Seq[ChunkLine] {
 	return func(yield func(ChunkLine) bool) { c.from.each(c, yield) }
 }
 
+// Any reports whether a line of the chunk is f.
+func (c *Chunk) Any(f func(ChunkLine) bool) bool {
+	for l := range c.All() {
+		if f(l) {
+			return true
+		}
+	}
+	return false
+}
+
 // Len is the number of the chunk's lines.
 func (c *Chunk) Len() int {
 	if c.from == nil {

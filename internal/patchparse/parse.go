@@ -225,17 +225,29 @@ func splitLines(text string) lines {
 	L := lines{text: text, start: make([]uint32, 0, n+1)}
 	for p := 0; p < len(text); {
 		L.start = append(L.start, uint32(p))
-		i := strings.IndexByte(text[p:], '\n')
-		if i < 0 {
-			i = len(text) - p
-		}
-		if i > 0 && text[p+i-1] == '\r' {
+		_, cr, next := cutLine(text, p)
+		if cr {
 			L.crs++
 		}
-		p += i + 1
+		p = next
 	}
 	L.start = append(L.start, uint32(len(text)))
 	return L
+}
+
+// cutLine is the line of text that starts at p: its text, less its ending
+// ("\n", and one "\r" before it or at the text's end), whether it had
+// that "\r", and where the next line starts.
+func cutLine(text string, p int) (l string, cr bool, next int) {
+	e := strings.IndexByte(text[p:], '\n')
+	if e < 0 {
+		e = len(text) - p
+	}
+	l, next = text[p:p+e], p+e+1
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l, cr = l[:n-1], true
+	}
+	return l, cr, next
 }
 
 // len is the number of lines.
@@ -243,39 +255,41 @@ func (L lines) len() int { return len(L.start) - 1 }
 
 // at is line i's text, without its ending.
 func (L lines) at(i int) string {
+	l, _ := L.line(i)
+	return l
+}
+
+// line is line i's text, without its ending, and whether it ended in "\r"
+// (before its "\n", if any): cutLine's reading, from where lines start.
+func (L lines) line(i int) (string, bool) {
 	s, e := L.start[i], L.start[i+1]
 	if e > s && L.text[e-1] == '\n' {
 		e--
 	}
-	if e > s && L.text[e-1] == '\r' {
+	cr := e > s && L.text[e-1] == '\r'
+	if cr {
 		e--
 	}
-	return L.text[s:e]
+	return L.text[s:e], cr
 }
 
-// cr reports whether line i ended in "\r" (before its "\n", if any).
-func (L lines) cr(i int) bool {
-	s, e := L.start[i], L.start[i+1]
-	if e > s && L.text[e-1] == '\n' {
-		e--
-	}
-	return e > s && L.text[e-1] == '\r'
-}
+// ownEndings reports whether a unified diff's lines give their texts
+// their own endings: "\r\n" for a line that had a "\r", "\n" for one
+// that did not — unless every line had one, which is a CRLF patch (text
+// converted on its way), whose endings say nothing of the files'.
+func (L lines) ownEndings() bool { return L.crs == 0 || L.crs < L.len() }
 
-// lineEndings is the ending each patch line of a unified diff gives its
-// text: "\r\n" for a line that had a "\r", "\n" for one that did not —
-// unless every line had one, which is a CRLF patch (text converted on its
-// way), whose endings say nothing of the files': then nil.
-func lineEndings(L lines) func(i int) Ending {
-	if L.crs > 0 && L.crs == L.len() {
-		return nil
+// ending is the ending a unified diff's line gives its text: Unknown when
+// the diff's lines have none of their own (ownEndings), else CRLF or LF as
+// the line had a "\r".
+func ending(own, cr bool) Ending {
+	switch {
+	case !own:
+		return Unknown
+	case cr:
+		return CRLF
 	}
-	return func(i int) Ending {
-		if L.crs > 0 && i < L.len() && L.cr(i) {
-			return CRLF
-		}
-		return LF
-	}
+	return LF
 }
 
 // trimBlank narrows [lo,hi) to exclude blank lines at both ends.

@@ -93,14 +93,14 @@ func looksUnified(L lines, lo, hi int) bool {
 
 // parseUnifiedInput parses in as a unified diff (formats).
 func parseUnifiedInput(in *input) (*Patch, error) {
-	return parseUnified(in.L, in.cut, lineEndings(in.L), in.tlo, in.hi, in.opt)
+	return parseUnified(in.L, in.cut, in.tlo, in.hi, in.opt)
 }
 
-func parseUnified(L lines, k cutter, eol func(int) Ending, lo, hi int, opt Options) (*Patch, error) {
+func parseUnified(L lines, k cutter, lo, hi int, opt Options) (*Patch, error) {
 	if opt.eagerHunks {
 		k = cutter{}
 	}
-	u := &unifiedParser{L: L, from: &hunkReader{L: L, k: k, eol: eol, text: &hunkText{text: L.text, endings: eol != nil}}, hi: hi, opt: opt, p: &Patch{Format: Unified}}
+	u := &unifiedParser{L: L, from: &hunkReader{L: L, k: k, text: &hunkText{text: L.text, endings: L.ownEndings()}}, hi: hi, opt: opt, p: &Patch{Format: Unified}}
 	var err error
 	for i := lo; i < hi && err == nil; {
 		l := L.at(i)

@@ -149,18 +149,17 @@ func moreHunkLines(L lines, j, hi int) bool {
 }
 
 // hunkReader is what a unified diff's hunks are read with: the patch's
-// lines, the cutter of its text, the ending each line gives (nil: none),
-// and what the hunks keep to read their lines again (text).
+// lines, the cutter of its text, and what the hunks keep to read their
+// lines again (text).
 type hunkReader struct {
 	L    lines
 	k    cutter
-	eol  func(int) Ending
 	text *hunkText
 }
 
 // hunkText is what a unified diff's hunk keeps of the patch to read its
 // lines when asked (Chunk.Lines, Chunk.All): the patch's text, and whether
-// its lines' endings are the lines' own (lineEndings).
+// its lines' endings are the lines' own (lines.ownEndings).
 type hunkText struct {
 	text    string
 	endings bool
@@ -207,10 +206,9 @@ func (c *Chunk) fill(r *hunkReader, start, end int) *Chunk {
 			}
 		}
 	})
-	if r.eol != nil {
-		for k := range c.lines {
-			c.lines[k].EOL = r.eol(int(c.lines[k].Line) - 1)
-		}
+	for k := range c.lines {
+		_, cr := L.line(int(c.lines[k].Line) - 1)
+		c.lines[k].EOL = ending(r.text.endings, cr)
 	}
 	return c
 }
@@ -221,29 +219,17 @@ func (h *hunkText) each(c *Chunk, yield func(ChunkLine) bool) {
 	text := h.text[:c.stop]
 	line := c.first
 	for p := int(c.off); p < len(text); line++ {
-		e := strings.IndexByte(text[p:], '\n')
-		if e < 0 {
-			e = len(text) - p
-		}
-		l, at := text[p:p+e], p
-		p += e + 1
-		cl := ChunkLine{Op: ' ', Line: line + 1}
-		if n := len(l); n > 0 && l[n-1] == '\r' {
-			l = l[:n-1]
-			cl.EOL = CRLF
-		} else {
-			cl.EOL = LF
-		}
-		if !h.endings {
-			cl.EOL = Unknown
-		}
+		l, cr, next := cutLine(text, p)
+		cl := ChunkLine{Op: ' ', Line: line + 1, EOL: ending(h.endings, cr)}
 		switch {
 		case l == "":
 		case l[0] == '\\':
+			p = next
 			continue
 		default:
-			cl.Op, cl.at, cl.n = l[0], int32(at)+1, int32(len(l)-1)
+			cl.Op, cl.at, cl.n = l[0], int32(p)+1, int32(len(l)-1)
 		}
+		p = next
 		if !yield(cl) {
 			return
 		}

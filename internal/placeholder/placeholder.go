@@ -164,20 +164,15 @@ func elision(body string) bool {
 	if lead && trail && len(b) <= 60 {
 		return true // "// ... anything short ..."
 	}
-	// Without dots, only a short comment that opens with the phrase: "//
-	// rest of the code remains the same", not "// the rest of the loop
-	// retries".
-	lead3 := strings.TrimPrefix(strings.TrimPrefix(b, "the "), "all ")
-	for _, phrase := range phrases {
-		if dots && strings.Contains(b, phrase) || strings.HasPrefix(lead3, phrase) && len(lead3) <= len(phrase)+30 && !strings.HasPrefix(b, "the rest") {
-			return true
-		}
+	if dots && slices.ContainsFunc(phrases, func(phrase string) bool { return strings.Contains(b, phrase) }) {
+		return true // "// ... existing code here ..."
 	}
-	return false
+	return opens(b)
 }
 
-// opens reports what elision's phrase loop does for a comment b without
-// dots, b being ASCII and compared as lowered.
+// opens reports whether comment b (lowered, or ASCII and compared as
+// lowered) opens with a placeholder's phrase and is short: "// rest of the
+// code remains the same", not "// the rest of the loop retries".
 func opens(b string) bool {
 	lead3 := b
 	for _, w := range []string{"the ", "all "} {
@@ -279,7 +274,7 @@ func suspects(p *patchparse.Patch) [][]*patchparse.Chunk {
 		f := p.Files[i]
 		markers := commentMarkers(f.Path)
 		for _, c := range f.Chunks {
-			if anyLine(c, func(l patchparse.ChunkLine) bool {
+			if c.Any(func(l patchparse.ChunkLine) bool {
 				return l.Op != '-' && isPlaceholder(strings.TrimSpace(c.Text(l)), markers)
 			}) {
 				out[i] = append(out[i], c)
@@ -298,16 +293,6 @@ func suspects(p *patchparse.Patch) [][]*patchparse.Chunk {
 	}
 	wg.Wait()
 	return out
-}
-
-// anyLine reports whether a line of c is f.
-func anyLine(c *patchparse.Chunk, f func(patchparse.ChunkLine) bool) bool {
-	for l := range c.All() {
-		if f(l) {
-			return true
-		}
-	}
-	return false
 }
 
 // InText refuses new text (an edit's, or a file's whole content
