@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -320,6 +321,7 @@ func TestMistakeCorpus(t *testing.T) {
 type captureFS struct {
 	ws      *workspace.Workspace
 	files   fstest.MapFS
+	mu      sync.Mutex // a Txn's stages come from several workers
 	out     map[string][]byte
 	lastOld string
 }
@@ -381,6 +383,8 @@ func (c *captureFS) WriteFile(name string, parts [][]byte, _ workspace.WriteOpti
 type captureTxn struct{ c *captureFS }
 
 func (x *captureTxn) Stage(name string, data []byte, _ workspace.WriteOptions) error {
+	x.c.mu.Lock()
+	defer x.c.mu.Unlock()
 	x.c.out[name] = bytes.Clone(data)
 	return nil
 }

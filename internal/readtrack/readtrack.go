@@ -267,9 +267,14 @@ func (f *trackedFS) Begin() workspace.Txn {
 	return &trackedTxn{Txn: f.FS.Begin(), f: f, after: map[string][]byte{}, removed: map[string]bool{}}
 }
 
+// trackedTxn is safe for concurrent use, as a Txn must be: apply-patch
+// stages a patch's files from several workers (planAll). One path is
+// staged by one worker at a time, so the maps' reads and writes need the
+// lock and the checks between them do not.
 type trackedTxn struct {
 	workspace.Txn
 	f       *trackedFS
+	mu      sync.Mutex
 	after   map[string][]byte // what the session will know of each file
 	removed map[string]bool
 }
@@ -277,26 +282,35 @@ type trackedTxn struct {
 func (t *trackedTxn) Stage(name string, data []byte, opt workspace.WriteOptions) error {
 	// A file the transaction removes and writes again (a patch's Delete
 	// File and Add File of one path) is replaced whole.
-	known, err := t.f.t.check(t.f.FS, name, data, false, t.f.whole || opt.Whole || t.removed[name])
+	t.mu.Lock()
+	removed := t.removed[name]
+	t.mu.Unlock()
+	known, err := t.f.t.check(t.f.FS, name, data, false, t.f.whole || opt.Whole || removed)
 	if err != nil {
 		return err
 	}
 	if err := t.Txn.Stage(name, data, opt); err != nil {
 		return err
 	}
+	t.mu.Lock()
 	t.after[name] = known
+	t.mu.Unlock()
 	return nil
 }
 
 func (t *trackedTxn) Remove(name string) error {
+	t.mu.Lock()
 	_, staged := t.after[name] // written by this transaction too: replaced whole
+	t.mu.Unlock()
 	if _, err := t.f.t.check(t.f.FS, name, nil, true, staged); err != nil {
 		return err
 	}
 	if err := t.Txn.Remove(name); err != nil {
 		return err
 	}
+	t.mu.Lock()
 	t.removed[name] = true
+	t.mu.Unlock()
 	return nil
 }
 

@@ -1,9 +1,11 @@
 package readtrack
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -71,5 +73,53 @@ func TestCheck(t *testing.T) {
 		}
 		fsys.Done()
 		ws.Close()
+	}
+}
+
+// TestTxnConcurrentStage: apply-patch plans a patch's files on several
+// workers, each staging into the one transaction, so a session's guarded
+// transaction takes stages and removals from many goroutines at once
+// (before, hunk serve died of "concurrent map writes" on a patch of two
+// files), and knows each file once committed.
+func TestTxnConcurrentStage(t *testing.T) {
+	dir := t.TempDir()
+	const n = 64
+	for i := range n {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("old\n"), 0o644)
+	}
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	tr := New()
+	fsys := FS(workspace.Disk(ws), tr, false, false)
+	defer fsys.Done()
+	txn := fsys.Begin()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			name := fmt.Sprintf("f%d", i)
+			var err error
+			if i%4 == 0 {
+				err = txn.Remove(name)
+			} else {
+				err = txn.Stage(name, []byte("new "+name+"\n"), workspace.WriteOptions{})
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		name := fmt.Sprintf("f%d", i)
+		_, known := tr.readContent(name)
+		if want := i%4 != 0; known != want {
+			t.Errorf("%s: the session knows it: %v, want %v", name, known, want)
+		}
 	}
 }

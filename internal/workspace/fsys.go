@@ -59,7 +59,9 @@ type FS interface {
 }
 
 // Txn is a multi-file transaction: every staged write and removal becomes
-// visible at Commit, or none does (see diskTxn for how).
+// visible at Commit, or none does (see diskTxn for how). Stage, StageLink,
+// Mkdir, Remove and RemoveDir must be safe for concurrent use: apply-patch
+// stages a patch's files from several workers, one path by one worker.
 type Txn interface {
 	Stage(name string, data []byte, opt WriteOptions) error
 	// StageLink stages name as a symbolic link to target (name itself is
