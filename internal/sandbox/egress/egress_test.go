@@ -42,6 +42,8 @@ func TestParseRule(t *testing.T) {
 		{"foo.*.org", "error"},
 		{"-bad.org", "error"},
 		{"http://example.org", "error"},
+		{"fe80::1%eth0", "error"},
+		{"[::1%lo]:80", "error"},
 	} {
 		r, err := ParseRule(c.in)
 		got := "error"
@@ -180,6 +182,62 @@ func TestProxyDecides(t *testing.T) {
 	}
 	if len(r.Denied) != 8 {
 		t.Errorf("denied: %d entries, want 8: %+v", len(r.Denied), r.Denied)
+	}
+}
+
+// TestProxyZonedAddress: with every name allowed ('*', the documented
+// pattern beside --deny-host), a service on the host's ::1 is not reached
+// by writing the address with a zone (::1%lo): the deny set's prefixes hold
+// no zoned address, so the literal is refused and a zoned answer of a
+// name is decided without its zone.
+func TestProxyZonedAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	}
+	hits := 0
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++; io.WriteString(w, "secret") })}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	zoned := func(name string, _ int) []netip.Addr {
+		if name == "zoned.test" {
+			return []netip.Addr{netip.MustParseAddr("::1%lo")}
+		}
+		return nil
+	}
+	p, c, sock := startProxy(t, []string{"*:" + port}, nil, zoned)
+	for _, u := range []string{"http://[::1%25lo]:" + port + "/secret.txt", "http://[::1%251]:" + port + "/", "http://zoned.test:" + port + "/"} {
+		if code, body := get(t, c, u); code != http.StatusForbidden {
+			t.Errorf("GET %s: %d %q, want 403", u, code, body)
+		}
+	}
+	for _, a := range []string{"[::1%25lo]:" + port, "[::1%lo]:" + port, "[fe80::1%25lo]:" + port} {
+		if got := connect(t, sock, a); !strings.HasPrefix(got, "HTTP/1.1 4") {
+			t.Errorf("CONNECT %s: %q, want a refusal", a, got)
+		}
+	}
+	for _, target := range []string{"http://[::1%25lo]:" + port + "/secret.txt", "http://[::1%lo]:" + port + "/"} { // as curl writes it
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: [::1%%25lo]:%s\r\n\r\n", target, port)
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if !strings.HasPrefix(line, "HTTP/1.1 4") {
+			t.Errorf("GET %s: %q, want a refusal", target, line)
+		}
+	}
+	r := p.Close()
+	if hits != 0 || len(r.Reached) != 0 {
+		t.Errorf("the host's ::1 was reached %d times: %+v", hits, r.Reached)
+	}
+	rs, _ := Parse([]string{"*"}, nil)
+	for _, a := range []string{"fe80::1%eth0", "fd00:ec2::254%eth0", "::ffff:127.0.0.1%lo"} {
+		if ok, why := rs.checkAddrs([]netip.Addr{netip.MustParseAddr(a)}, 80, nil); len(ok) != 0 || why == nil {
+			t.Errorf("checkAddrs(%s) kept %v", a, ok)
+		}
 	}
 }
 

@@ -141,6 +141,9 @@ func target(authority string, def int) (string, int, error) {
 	}
 	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
 	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" { // fe80::1%eth0: a zone picks the host's interface, and no prefix holds a zoned address
+			return "", 0, fmt.Errorf("bad host %q: an IPv6 address with a zone (%%%s) is not accepted; name the address without it", authority, a.Zone())
+		}
 		return a.Unmap().String(), port, nil // ::ffff:127.0.0.1 is 127.0.0.1
 	}
 	if !validName(host) {
@@ -235,15 +238,24 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 		return
 	}
+	refused := false
 	sent, rx := splice(up, client, buf.Reader, func(r *bufio.Reader) ([]byte, error) {
 		raw, sni, err := readHello(r)
-		if err == nil && sni != "" && sni != host && p.rules.decideName(sni, port) != nil {
+		var eh errHello
+		switch {
+		case errors.As(err, &eh):
+			err = p.refuse(&refusal{host: host, port: port, deny: &Denial{
+				Reason: "the tunnel's TLS server name cannot be checked: " + eh.why}})
+		case err == nil && sni != "" && sni != host && p.rules.decideName(sni, port) != nil:
 			err = p.refuse(&refusal{host: sni, port: port, deny: &Denial{
 				Reason: "the TLS server name in a tunnel to " + host, Fix: sni}})
 		}
+		refused = err != nil
 		return raw, err
 	})
-	p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent, rx)
+	if !refused { // a refused tunnel reached nothing: the model is told so
+		p.count(net.JoinHostPort(host, strconv.Itoa(port)), sent, rx)
+	}
 }
 
 // reach decides authority (def: its port when it names none) and

@@ -51,6 +51,9 @@ func ParseRule(s string) (Rule, error) {
 		return r, nil
 	}
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if a.Zone() != "" {
+			return r, fmt.Errorf("host pattern %q: an IPv6 address with a zone (%%%s) is not accepted; give the address without it", s, a.Zone())
+		}
 		r.Prefix = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
 		return r, nil
 	}
@@ -110,7 +113,7 @@ func (r Rule) matchName(host string) bool {
 		return true
 	case r.Name == "":
 		a, err := netip.ParseAddr(host)
-		return err == nil && r.Prefix.Contains(a.Unmap())
+		return err == nil && r.Prefix.Contains(a.Unmap().WithZone(""))
 	case r.Suffix:
 		return strings.HasSuffix(host, "."+r.Name)
 	}
@@ -138,7 +141,7 @@ func (r Rule) matchPort(port int, allow bool) bool {
 // address or CIDR rule containing it, on any port unless it names one):
 // the deny set then yields, for the ports the name's own rule allows.
 func (r Rule) names(a netip.Addr, port int) bool {
-	return !r.Any && r.Name == "" && r.Prefix.IsValid() && r.Prefix.Contains(a.Unmap()) && (r.Port == 0 || r.Port == port)
+	return !r.Any && r.Name == "" && r.Prefix.IsValid() && r.Prefix.Contains(a.Unmap().WithZone("")) && (r.Port == 0 || r.Port == port)
 }
 
 // Rules are a run's allow and deny rules.
@@ -219,7 +222,7 @@ func (rs Rules) checkAddrs(addrs []netip.Addr, port int, own func(netip.Addr) bo
 	var ok []netip.Addr
 	var why *Denial
 	for _, a := range addrs {
-		a = a.Unmap()
+		a = a.Unmap().WithZone("") // decided (and dialled) as the address alone: no prefix holds a zoned one
 		if d := rs.checkAddr(a, port, own); d != nil {
 			if why == nil {
 				why = d

@@ -3,6 +3,7 @@ package egress
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -14,13 +15,27 @@ import (
 // What TLS hides is not seen: an encrypted inner name (ECH) nor the HTTP
 // Host inside the tunnel (domain fronting).
 
-// maxHello bounds the ClientHello read (TLS allows a record of 16 KiB;
-// a hello in several records is read up to this).
+// maxHello bounds the ClientHello message, not the bytes it comes in:
+// TLS lets a handshake message be cut into records of any size (one byte
+// each, if the client likes), so a bound on the wire bytes is one a client
+// can pass by writing small records. A hello is ~0.5-2 KiB (a
+// post-quantum key share included); 64 KiB is far above any real one.
 const maxHello = 64 << 10
+
+// errHello is a tunnel whose first bytes are a TLS handshake hunk cannot
+// judge: it is refused (fail closed), never passed on unread.
+type errHello struct{ why string }
+
+func (e errHello) Error() string { return e.why }
 
 // readHello reads the client's first TLS handshake message from r when
 // the stream starts with one: its bytes (to send on as read) and its
-// server name ("" none). A stream that is not TLS yields nothing read.
+// server name ("" none). A stream that is not TLS yields nothing read. A
+// stream that starts as TLS but whose ClientHello cannot be read whole
+// within maxHello — too long, cut by another kind of record, an empty
+// record, or not a ClientHello — is an errHello: the caller refuses the
+// tunnel. The bytes read stay bounded: every record adds at least one
+// byte to the message, so at most maxHello+4 records of 5+n bytes.
 func readHello(r interface {
 	Peek(int) ([]byte, error)
 	io.Reader
@@ -30,23 +45,37 @@ func readHello(r interface {
 		return nil, "", nil
 	}
 	var msg []byte
-	for len(msg) < 4 || len(msg) < 4+(int(msg[1])<<16|int(msg[2])<<8|int(msg[3])) {
+	need := 4 // the handshake header, then the whole message
+	for len(msg) < need {
 		var hdr [5]byte
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return raw, "", err
 		}
 		n := int(binary.BigEndian.Uint16(hdr[3:5]))
+		switch {
+		case hdr[0] != 0x16:
+			return raw, "", errHello{"a TLS ClientHello cut by a record of another type"}
+		case n == 0 || n > 16<<10+2048:
+			return raw, "", errHello{fmt.Sprintf("a TLS handshake record of %d bytes", n)}
+		}
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r, body); err != nil {
 			return append(raw, hdr[:]...), "", err
 		}
 		raw = append(append(raw, hdr[:]...), body...)
-		if hdr[0] != 0x16 || len(raw) > maxHello {
-			return raw, "", nil // not a hello hunk can read: not judged
-		}
 		msg = append(msg, body...)
+		if need == 4 && len(msg) >= 4 {
+			l := int(msg[1])<<16 | int(msg[2])<<8 | int(msg[3])
+			if l > maxHello {
+				return raw, "", errHello{fmt.Sprintf("a TLS ClientHello of %d bytes, over hunk's bound of %d KiB", l, maxHello>>10)}
+			}
+			need = 4 + l
+		}
 	}
-	sni, _ = helloServerName(msg)
+	sni, err = helloServerName(msg[:need])
+	if err != nil {
+		return raw, "", errHello{"a TLS handshake that is not a ClientHello hunk can read"}
+	}
 	return raw, sni, nil
 }
 
