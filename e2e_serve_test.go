@@ -586,3 +586,52 @@ func TestServePolicy(t *testing.T) {
 		t.Errorf("/call read of a read-denied file: %v", out)
 	}
 }
+
+// TestServeCallToolSet: /call answers only the tools its server serves,
+// as /mcp does — every shape mapped to the tool it runs. A server of the
+// filesystem set runs no command and no hunk writer through any shape; a
+// server of hunk's set runs none of the filesystem set's.
+func TestServeCallToolSet(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
+	s := startServe(t, dir, "--tools", "filesystem", "--driver", "none")
+	for _, c := range []struct{ name, body string }{
+		{"hunk exec", `{"tool":"exec","arguments":{"command":"touch ran1"}}`},
+		{"Anthropic bash", `{"type":"tool_use","id":"t1","name":"bash","input":{"command":"touch ran2"}}`},
+		{"OpenAI shell_call", `{"type":"shell_call","call_id":"c1","action":{"commands":["touch ran3"]}}`},
+		{"OpenAI local_shell_call", `{"type":"local_shell_call","call_id":"c2","action":{"type":"exec","command":["touch","ran4"]}}`},
+		{"Codex shell function", `{"type":"function_call","call_id":"c3","name":"shell","arguments":"{\"command\":[\"touch\",\"ran5\"]}"}`},
+		{"Chat shell function", `{"type":"function","id":"c4","function":{"name":"shell_command","arguments":"{\"command\":\"touch ran6\"}"}}`},
+		{"OpenAI apply_patch_call", `{"type":"apply_patch_call","call_id":"c5","operation":{"type":"create_file","path":"ran7","diff":"+x\n"}}`},
+		{"Codex apply_patch", `{"type":"custom_tool_call","call_id":"c6","name":"apply_patch","input":"*** Begin Patch\n*** Add File: ran8\n+x\n*** End Patch\n"}`},
+		{"hunk write", `{"tool":"write","arguments":{"path":"ran9","content":"x"}}`},
+		{"hunk apply_patch function", `{"type":"function_call","call_id":"c7","name":"apply_patch","arguments":"{\"patch\":\"*** Begin Patch\\n*** Add File: ran10\\n+x\\n*** End Patch\\n\"}"}`},
+		{"Anthropic undo_edit", `{"type":"tool_use","id":"t2","name":"str_replace_based_edit_tool","input":{"command":"undo_edit","path":"a.txt"}}`},
+	} {
+		status, failed, out := postCall(t, s.url, c.body, nil)
+		if j := asJSON(out); status != 200 || failed != "true" || !strings.Contains(j, "this server does not serve") && !strings.Contains(j, "unknown tool") {
+			t.Errorf("%s on a filesystem server: %d %q %v", c.name, status, failed, out)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "a.txt" {
+			t.Errorf("%s was made through /call on a filesystem server", e.Name())
+		}
+	}
+	// What the set serves is answered, in any shape.
+	if _, failed, out := postCall(t, s.url, `{"tool":"read_text_file","arguments":{"path":"a.txt"}}`, nil); failed != "" || !strings.Contains(asJSON(out), "alpha") {
+		t.Errorf("read_text_file through /call: %q %v", failed, out)
+	}
+	if _, failed, out := postCall(t, s.url, `{"type":"tool_use","id":"t3","name":"str_replace_based_edit_tool","input":{"command":"view","path":"a.txt"}}`, nil); failed != "" || !strings.Contains(asJSON(out), "alpha") {
+		t.Errorf("Anthropic view on a filesystem server: %q %v", failed, out)
+	}
+
+	h := startServe(t, dir, "--driver", "none")
+	if _, failed, out := postCall(t, h.url, `{"tool":"write_file","arguments":{"path":"fs.txt","content":"x"}}`, nil); failed != "true" || !strings.Contains(asJSON(out), "unknown tool") {
+		t.Errorf("write_file on a hunk server: %q %v", failed, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fs.txt")); err == nil {
+		t.Errorf("fs.txt was made through /call on a hunk server")
+	}
+}

@@ -19,6 +19,7 @@ import (
 var anthropicShape = shape{
 	name:   Anthropic,
 	detect: func(e envelope) bool { return e.Type == "tool_use" },
+	runs:   anthropicRuns,
 	run:    anthropic,
 	fail:   anthropicFail,
 }
@@ -43,6 +44,29 @@ type editorInput struct {
 	NewStr     *string `json:"new_str"`
 	InsertLine *int    `json:"insert_line"`
 	InsertText *string `json:"insert_text"`
+}
+
+// anthropicRuns maps Anthropic's own tools to the tool each command runs.
+func anthropicRuns(e envelope) []string {
+	switch e.Name {
+	case "bash":
+		return []string{"exec"}
+	case "Grep", "Glob":
+		return []string{"search", "search_files"}
+	case "str_replace_based_edit_tool", "str_replace_editor":
+		var in editorInput
+		_ = json.Unmarshal(e.Input, &in)
+		switch in.Command {
+		case "view":
+			return []string{"read", "read_text_file", "read_file"}
+		case "create":
+			return []string{"write", "write_file"}
+		case "undo_edit":
+			return []string{"undo"}
+		}
+		return []string{"edit", "edit_file"}
+	}
+	return nil
 }
 
 func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {

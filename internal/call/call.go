@@ -34,8 +34,12 @@ const (
 type shape struct {
 	name   string
 	detect func(e envelope) bool
-	run    func(ctx context.Context, s *tools.Session, e envelope) (any, bool)
-	fail   func(e envelope, err error) any
+	// runs names the tool a call of the shape's own runs — any one of
+	// the names, hunk's or the filesystem set's alike (nil: a tool the
+	// call names itself, looked up among the session's tools).
+	runs func(e envelope) []string
+	run  func(ctx context.Context, s *tools.Session, e envelope) (any, bool)
+	fail func(e envelope, err error) any
 }
 
 // shapes are every shape, in the order Detect tries them.
@@ -143,8 +147,36 @@ func runOne(ctx context.Context, s *tools.Session, raw []byte, format string) (o
 	case err != nil:
 		return sh.fail(e, result.Errorf(result.InvalidArgument, "the call is not a JSON object: %v", err)), true
 	}
+	if err := serves(s, sh, e); err != nil {
+		return sh.fail(e, err), true
+	}
 	return sh.run(ctx, s, e)
 }
+
+// serves is the guard every call passes: a call runs only a tool the
+// session's surface serves (Session.Tools). A shape's own operation (a
+// shell call, Anthropic's editor, an apply_patch call) is mapped to the
+// tool it runs; a call that names a tool is looked up among the served
+// ones by its shape (declared), so it is refused as unknown there.
+func serves(s *tools.Session, sh *shape, e envelope) error {
+	if s.Tools == nil || sh.runs == nil {
+		return nil
+	}
+	names := sh.runs(e)
+	if names == nil {
+		return nil
+	}
+	for _, n := range names {
+		if s.Tools.Lookup(n) != nil {
+			return nil
+		}
+	}
+	return result.Errorf(result.Denied, "this server does not serve %s: the call would run it", names[0]).
+		WithHint("its tools: " + strings.Join(s.Tools.Names(), ", "))
+}
+
+// one is a runs that names the same tools for every call.
+func one(names ...string) func(envelope) []string { return func(envelope) []string { return names } }
 
 func describe(raw []byte, err error) string {
 	if err != nil {
@@ -183,9 +215,13 @@ func modelText(r result.ToolResult) string {
 	return text
 }
 
-// declared is every tool hunk declares (hunk tools): its own, insert and
-// the filesystem set.
+// declared is the session's tools (Session.Tools), or, when it names
+// none, every tool hunk declares (hunk tools): its own, insert and the
+// filesystem set.
 func declared(s *tools.Session) tools.Set {
+	if s.Tools != nil {
+		return s.Tools
+	}
 	all := append(tools.Hunk(s.Exec.Network), tools.Insert())
 	return append(all, tools.Filesystem()...)
 }

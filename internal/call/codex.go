@@ -17,6 +17,7 @@ import (
 var codexApplyPatchShape = shape{
 	name:   CodexApplyPatch,
 	detect: func(e envelope) bool { return e.Type == "custom_tool_call" },
+	runs:   one("apply_patch"),
 	run:    codexApplyPatch,
 	fail:   customFail,
 }
@@ -28,6 +29,7 @@ func customFail(e envelope, err error) any {
 var localShellShape = shape{
 	name:   OpenAILocalShell,
 	detect: func(e envelope) bool { return e.Type == "local_shell_call" },
+	runs:   one("exec"),
 	run:    localShell,
 	fail:   localShellFail,
 }

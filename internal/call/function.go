@@ -15,6 +15,7 @@ import (
 var functionShape = shape{
 	name:   OpenAIFunction,
 	detect: func(e envelope) bool { return e.Type == "function_call" },
+	runs:   func(e envelope) []string { return functionRuns(e.Name) },
 	run: func(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		return function(ctx, s, e.Name, e.Arguments, functionAnswer(e))
 	},
@@ -24,6 +25,12 @@ var functionShape = shape{
 var chatShape = shape{
 	name:   OpenAIChat,
 	detect: func(e envelope) bool { return e.Type == "function" && e.Function != nil },
+	runs: func(e envelope) []string {
+		if e.Function == nil {
+			return nil
+		}
+		return functionRuns(e.Function.Name)
+	},
 	run: func(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		if e.Function == nil {
 			return chatAnswer(e)(say(result.Errorf(result.InvalidArgument, "a Chat Completions tool call has a function: {name, arguments}"))), true
@@ -61,6 +68,15 @@ type chatToolMessage struct {
 // tool call, in the same API's shape: the text the model reads (a failure's
 // with its hints). Its arguments are a JSON string (or an object). Codex's
 // function-style apply_patch ({"input": PATCH}) is read too.
+// functionRuns: Codex's function-style shell tools run exec; any other
+// name is a tool the session's set must hold.
+func functionRuns(name string) []string {
+	if name == "shell" || name == "shell_command" {
+		return []string{"exec"}
+	}
+	return nil
+}
+
 func function(ctx context.Context, s *tools.Session, name string, args json.RawMessage, answer func(string) any) (any, bool) {
 	var str string
 	if json.Unmarshal(args, &str) == nil {

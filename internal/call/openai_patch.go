@@ -16,6 +16,7 @@ import (
 var openAIApplyPatchShape = shape{
 	name:   OpenAIApplyPatch,
 	detect: func(e envelope) bool { return e.Type == "apply_patch_call" },
+	runs:   one("apply_patch"),
 	run:    openAIApplyPatch,
 	fail:   applyPatchFail,
 }

@@ -19,6 +19,7 @@ import (
 var openAIShellShape = shape{
 	name:   OpenAIShell,
 	detect: func(e envelope) bool { return e.Type == "shell_call" },
+	runs:   one("exec"),
 	run:    openAIShell,
 	fail:   shellFail,
 }

@@ -56,6 +56,11 @@ type Session struct {
 	// Ready, when set, is closed once an interrupt would reach a call's
 	// command (hunk call's signal handlers are in place).
 	Ready <-chan struct{}
+	// Tools are the tools this session's surface serves (hunk serve's
+	// --tools set, for /mcp and /call alike); nil: every tool hunk
+	// declares (hunk call). A call of any shape is answered only when it
+	// runs one of them.
+	Tools Set
 }
 
 // Set is a list of tools, by name.
