@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,8 +48,13 @@ type served struct {
 func startServe(t *testing.T, dir string, args ...string) *served {
 	t.Helper()
 	addrFile := filepath.Join(t.TempDir(), "addr")
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--auth" || a == "--token-file" }) {
+		// These tests are of what the server answers: no token (the
+		// default makes one; TestServeDefaultToken tries it).
+		args = append(args, "--auth", "none")
+	}
 	cmd := exec.Command(buildHunk(t), append([]string{"serve", "-C", dir, "--listen", "127.0.0.1:0", "--addr-file", addrFile}, args...)...)
-	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null", "XDG_STATE_HOME="+t.TempDir())
 	s := &served{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
@@ -633,5 +639,57 @@ func TestServeCallToolSet(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fs.txt")); err == nil {
 		t.Errorf("fs.txt was made through /call on a hunk server")
+	}
+}
+
+// TestServeDefaultToken: a default hunk serve (loopback, no token, no
+// --auth) is not open to every local user: another uid's request, as the
+// attack made it (a write of .git/config's core.fsmonitor, which root's
+// next git status would run), is 401 and nothing is written; the token
+// hunk made is in a 0600 file the log names, that uid cannot read it, a
+// request carrying it is answered, and the file goes with the server.
+func TestServeDefaultToken(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	cfg := "[core]\n\trepositoryformatversion = 0\n"
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte(cfg), 0o644)
+	s := startServe(t, dir, "--auth", "", "--driver", "none")
+	m := regexp.MustCompile(`"token_file":"([^"]+)"`).FindStringSubmatch(s.stderr.String())
+	if m == nil {
+		t.Fatalf("the log names no token file:\n%s", s.stderr)
+	}
+	fi, err := os.Stat(m[1])
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file %s: %v %v, want mode 0600", m[1], fi, err)
+	}
+	tok, _ := os.ReadFile(m[1])
+	token := strings.TrimSpace(string(tok))
+	attack := `{"tool":"write","arguments":{"path":".git/config","content":"[core]\n\tfsmonitor = touch /tmp/pwned\n"}}`
+	if status, _, out := postCall(t, s.url, attack, nil); status != http.StatusUnauthorized {
+		t.Errorf("a request without the token: %d %v", status, out)
+	}
+	if _, err := exec.LookPath("curl"); err == nil && os.Geteuid() == 0 {
+		// Another local user: uid 65534, with curl, as the attack was made.
+		c := exec.Command("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
+			"--data-binary", attack, s.url+"/call")
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		if out, err := c.Output(); err != nil || string(out) != "401" {
+			t.Errorf("uid 65534's request: %q %v, want 401", out, err)
+		}
+		r := exec.Command("cat", m[1])
+		r.SysProcAttr = c.SysProcAttr
+		if out, err := r.Output(); err == nil {
+			t.Errorf("uid 65534 read the token file: %q", out)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(b) != cfg {
+		t.Errorf(".git/config was written without the token: %q", b)
+	}
+	if status, failed, out := postCall(t, s.url, `{"tool":"read","arguments":{"path":".git/config"}}`, map[string]string{"Authorization": "Bearer " + token}); status != 200 || failed != "" {
+		t.Errorf("a request with the token: %d %q %v", status, failed, out)
+	}
+	s.stop(t)
+	if _, err := os.Stat(m[1]); err == nil {
+		t.Errorf("the token file %s outlived the server", m[1])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
+	"github.com/hunk-dev/hunk/internal/ownstate"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/serve"
 	"github.com/hunk-dev/hunk/internal/tools"
@@ -59,8 +60,10 @@ Who may call (--auth): token (a token from --token-file or HUNK_SERVE_TOKEN,
 sent as Authorization: Bearer TOKEN, or X-Hunk-Token: TOKEN behind
 agent-sandbox's router, which strips Authorization); router (agent-sandbox's
 router decides, a network policy admitting only it); none. With no --auth, a
-token means token, and a loopback address without one means none; any other
-address needs a token or an explicit --auth.
+token means token; a loopback address without one gets a token hunk makes,
+written to a 0600 file under hunk's state directory (the log names it; every
+local user can reach 127.0.0.1, so none is only what --auth none says); any
+other address needs a token or an explicit --auth.
 
 SIGTERM or SIGINT: no new request is taken; running calls get
 --shutdown-timeout to finish, then are cancelled (exec stops its command).
@@ -78,7 +81,7 @@ arguments or secrets.`,
 	addAgentFlags(f, &o.agentOptions)
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:8888", "the address to serve on, host:port (port 0: any free one)")
 	f.StringVar(&o.AddrFile, "addr-file", "", "write the address served on to this file once ready (for --listen HOST:0)")
-	f.StringVar(&o.Auth, "auth", "", "who may call: token, router or none (default: token when one is given, none on a loopback address)")
+	f.StringVar(&o.Auth, "auth", "", "who may call: token, router or none (default: token — the one given, or on a loopback address one hunk makes)")
 	f.StringVar(&o.TokenFile, "token-file", "", "the file holding the token (default: $HUNK_SERVE_TOKEN)")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the key file of --tls-cert (PEM)")
@@ -116,7 +119,7 @@ func serveRun(app *App, o *serveOptions) error {
 	wsDir := sess.Env.Workspace.Dir()
 	return serve.Run(ctx, serve.Options{
 		Listen: o.Listen, AddrFile: o.AddrFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey,
-		Auth: serve.Auth(o.Auth), Token: token, MaxBody: maxBody, MaxCalls: o.MaxCalls,
+		Auth: serve.Auth(o.Auth), Token: token, TokenDir: serveTokenDir(), MaxBody: maxBody, MaxCalls: o.MaxCalls,
 		ShutdownTimeout: o.ShutdownTimeout, Log: app.Stderr,
 		Ready: func() error {
 			if fi, err := os.Stat(wsDir); err != nil || !fi.IsDir() {
@@ -130,6 +133,16 @@ func serveRun(app *App, o *serveOptions) error {
 			MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout, CallTimeout: o.CallTimeout,
 		},
 	})
+}
+
+// serveTokenDir is where a token hunk serve makes is written: hunk's
+// state directory, which exec's commands never see ("" none: the
+// temporary directory).
+func serveTokenDir() string {
+	if b := ownstate.StateBase(os.Getenv); b != "" {
+		return filepath.Join(b, "hunk", "serve")
+	}
+	return ""
 }
 
 // serveToken is the token of --token-file, or of HUNK_SERVE_TOKEN ("":

@@ -3,12 +3,15 @@ package serve
 // Who may call, and the guards against a browser page.
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -34,9 +37,11 @@ const (
 // Auths are the modes, for --auth's help.
 var Auths = []Auth{AuthToken, AuthRouter, AuthNone}
 
-// decideAuth settles the mode: unset, a token means AuthToken, none
-// AuthNone on a loopback address; a non-loopback address without a token
-// is refused unless the operator chose router or none.
+// decideAuth settles the mode: unset, a token means AuthToken; on a
+// loopback address without one, AuthToken with a token hunk makes (Run:
+// Token stays "" here) — every local user can reach 127.0.0.1, so none is
+// only ever what the operator says; a non-loopback address without a
+// token is refused unless the operator chose router or none.
 func (o *Options) decideAuth() error {
 	switch o.Auth {
 	case "":
@@ -44,7 +49,7 @@ func (o *Options) decideAuth() error {
 		case o.Token != "":
 			o.Auth = AuthToken
 		case loopback(o.Listen):
-			o.Auth = AuthNone
+			o.Auth = AuthToken // Run makes the token
 		default:
 			return result.Usagef("hunk serve on %s, a non-loopback address, needs a token", o.Listen).
 				WithHint("give one with --token-file FILE or HUNK_SERVE_TOKEN; or say --auth router (behind agent-sandbox's router, its authz and a network policy the boundary) or --auth none")
@@ -58,6 +63,35 @@ func (o *Options) decideAuth() error {
 		return result.Usagef("--auth must be token, router or none, not %q", o.Auth)
 	}
 	return nil
+}
+
+// makeToken makes a random token and writes it to a new file of its own
+// in dir (made 0700 if missing; the temporary directory when dir is ""),
+// mode 0600, created exclusively: nothing planted there is followed.
+func makeToken(dir string) (token, file string, err error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", "", err
+	}
+	token = hex.EncodeToString(b[:])
+	if dir == "" {
+		dir = os.TempDir()
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("the token's directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "serve-token-*")
+	if err != nil {
+		return "", "", fmt.Errorf("writing the token: %w", err)
+	}
+	_, werr := f.WriteString(token + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", "", fmt.Errorf("writing the token: %w", werr)
+	}
+	return token, f.Name(), nil
 }
 
 // loopback reports whether a listen address is on a loopback interface
@@ -110,22 +144,28 @@ func (sv *server) authorized(r *http.Request) (ok bool, how, msg string) {
 // browserGuard refuses what only a browser page would send: a request
 // from another origin (Origin not the request's own host), and — on a
 // loopback server — a Host that is not a loopback name (DNS rebinding).
+// The Host check holds on any address under --auth none too: with nothing
+// else between a page and the tools, a Host must be an address or
+// localhost, never a name a page can make resolve to the server.
 // "" lets r through.
-func browserGuard(r *http.Request, listen string) string {
+func browserGuard(r *http.Request, listen string, auth Auth) string {
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || u.Host != r.Host {
 			return fmt.Sprintf("Forbidden: a request from origin %q: hunk serve answers no web page", o)
 		}
 	}
-	if loopback(listen) {
-		host, _, err := net.SplitHostPort(r.Host)
-		if err != nil {
-			host = r.Host
-		}
-		if ip := net.ParseIP(strings.Trim(host, "[]")); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return fmt.Sprintf("Forbidden: Host %q on a loopback server (a DNS rebinding?): use 127.0.0.1, [::1] or localhost", r.Host)
-		}
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = r.Host
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	switch {
+	case host == "localhost":
+	case loopback(listen) && (ip == nil || !ip.IsLoopback()):
+		return fmt.Sprintf("Forbidden: Host %q on a loopback server (a DNS rebinding?): use 127.0.0.1, [::1] or localhost", r.Host)
+	case auth == AuthNone && ip == nil:
+		return fmt.Sprintf("Forbidden: Host %q on a server without authentication (--auth none; a DNS rebinding?): use the server's address, or give it a token", r.Host)
 	}
 	return ""
 }

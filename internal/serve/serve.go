@@ -41,6 +41,10 @@ type Options struct {
 	// Auth is who may call (see Auth); Token the token of AuthToken.
 	Auth  Auth
 	Token string
+	// TokenDir is where a token hunk makes itself is written (a loopback
+	// server given neither a token nor --auth): a file of its own, mode
+	// 0600, named in the log, removed when the server ends.
+	TokenDir string
 	// MaxBody bounds a request's body.
 	MaxBody int64
 	// MaxCalls bounds the tool calls running at once, MCP's and /call's.
@@ -71,6 +75,14 @@ type server struct {
 func Run(ctx context.Context, o Options) error {
 	if err := o.decideAuth(); err != nil {
 		return err
+	}
+	tokenFile := ""
+	if o.Auth == AuthToken && o.Token == "" { // decided: a token of our own
+		var err error
+		if o.Token, tokenFile, err = makeToken(o.TokenDir); err != nil {
+			return err
+		}
+		defer os.Remove(tokenFile)
 	}
 	sv := &server{opts: o, log: slog.New(slog.NewJSONHandler(o.Log, nil))}
 	if o.MaxCalls > 0 {
@@ -111,6 +123,10 @@ func Run(ctx context.Context, o Options) error {
 		"workspace", o.MCP.Session.Env.Workspace.Dir(), "max_calls", o.MaxCalls, "max_sessions", o.MCP.MaxSessions)
 	if o.Auth == AuthNone {
 		sv.log.Warn("no authentication (--auth none): anyone who can reach " + addr + " can read, write and run commands in the workspace")
+	}
+	if tokenFile != "" {
+		sv.log.Info("no token given: hunk made one; every request carries it as Authorization: Bearer TOKEN",
+			"token_file", tokenFile)
 	}
 	if err := writeAddr(o.AddrFile, addr); err != nil {
 		ln.Close()
@@ -195,7 +211,7 @@ func (sv *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
 	defer sv.access(rec, rw, r)
-	if msg := browserGuard(r, sv.opts.Listen); msg != "" {
+	if msg := browserGuard(r, sv.opts.Listen, sv.opts.Auth); msg != "" {
 		rec.auth = "refused"
 		sv.fail(rw, r, http.StatusForbidden, msg)
 		return
