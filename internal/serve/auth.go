@@ -5,8 +5,8 @@ package serve
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
