@@ -31,29 +31,30 @@ func placeOwnState(workspace string, rw, ro []string, readOnly bool) (own, outsi
 	for _, o := range ownstate.Paths(os.Getenv) {
 		held := false
 		for _, p := range shown {
-			rel := ownstate.Held(p.dir, []string{o})
-			if len(rel) == 0 {
-				continue
-			}
-			held = true
-			if rel[0] == "." {
-				return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: %s lies inside hunk's own state (%s): a command there could change what later hunk runs do", p.dir, o).
-					WithHint("run it over a directory of your project, not one of hunk's")
-			}
-			at := filepath.Join(p.dir, rel[0])
-			if _, err := os.Lstat(at); err != nil {
-				if !p.writable {
-					continue // nothing there to see
-				}
-				if filepath.Base(o) != "hunk" {
-					return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: the config file %s does not exist yet, in a place the command may write (%s): the command could make it, and a later hunk run would read it", o, p.dir).
-						WithHint("create it (it may be empty), or point HUNK_CONFIG elsewhere")
-				}
-				if err := os.MkdirAll(at, 0o700); err != nil {
-					return nil, nil, result.Wrap(result.IOError, err, "hunk's own state "+at)
+			rels := ownstate.Held(p.dir, []string{o}) // at its path, and wherever a mount under p.dir shows it
+			for _, rel := range rels {
+				held = true
+				if rel == "." {
+					return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: %s lies inside hunk's own state (%s): a command there could change what later hunk runs do", p.dir, o).
+						WithHint("run it over a directory of your project, not one of hunk's")
 				}
 			}
-			own = append(own, at)
+			for _, rel := range rels {
+				at := filepath.Join(p.dir, rel)
+				if _, err := os.Lstat(at); err != nil {
+					if !p.writable {
+						continue // nothing there to see
+					}
+					if filepath.Base(o) != "hunk" {
+						return nil, nil, result.Errorf(result.LimitUnenforceable, "exec: the config file %s does not exist yet, in a place the command may write (%s): the command could make it, and a later hunk run would read it", o, p.dir).
+							WithHint("create it (it may be empty), or point HUNK_CONFIG elsewhere")
+					}
+					if err := os.MkdirAll(at, 0o700); err != nil {
+						return nil, nil, result.Wrap(result.IOError, err, "hunk's own state "+at)
+					}
+				}
+				own = append(own, at)
+			}
 		}
 		if !held {
 			if real := ownstate.Real(o); real != "" {

@@ -61,12 +61,16 @@ func StateBase(getenv func(string) string) string {
 // it). An own path that does not exist yet is placed by its deepest
 // existing directory. Directories are compared by device and inode: dir
 // holds own when dir is own or one of own's directories, however either
-// is spelled.
+// is spelled. And dir holds own where a mount under it shows own, a
+// directory above it or one inside it (a bind mount of ~/.local/state into
+// the workspace): each such place is listed too, wherever it is mounted.
 func Held(dir string, owns []string) []string {
 	var ds syscall.Stat_t
 	if len(owns) == 0 || syscall.Stat(dir, &ds) != nil {
 		return nil
 	}
+	realDir := Real(dir)
+	ms := mounts()
 	var above map[[2]uint64]bool // dir and the directories above it, for "dir inside own"
 	var out []string
 	for _, own := range owns {
@@ -74,8 +78,15 @@ func Held(dir string, owns []string) []string {
 		if real == "" {
 			continue
 		}
+		for _, rel := range mountedHolds(ms, realDir, real) {
+			if !contains(out, rel) {
+				out = append(out, rel)
+			}
+		}
 		if rel, ok := within(&ds, real); ok {
-			out = append(out, rel)
+			if !contains(out, rel) {
+				out = append(out, rel)
+			}
 			continue
 		}
 		var st syscall.Stat_t
