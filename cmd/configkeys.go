@@ -54,13 +54,25 @@ func checkConfigKeys(file string, text []byte) error {
 		if n.Kind != yaml.MappingNode {
 			return nil
 		}
+		seen := map[string]int{} // a key's line, for one set twice
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			key := strings.ToLower(k.Value)
+			key := k.Value
 			if prefix != "" {
 				key = prefix + "." + key
 			}
-			switch {
+			if line, ok := seen[key]; ok {
+				return result.Usagef("config file %s:%d: %q is set twice (also on line %d): one would silently replace the other", file, k.Line, key, line).
+					WithHint("keep one of them")
+			}
+			seen[key] = k.Line
+			switch lower := strings.ToLower(key); {
+			case lower != key && (keys[lower] || sections[lower]):
+				// Keys are case-sensitive: hunk's readers would read one
+				// spelling and drop the other (a policy rule silently not
+				// applied), so another case is refused, naming the key.
+				return result.Usagef("config file %s:%d: %q is written in another case: the key is %q", file, k.Line, key, lower).
+					WithHint(fmt.Sprintf("write it %q (every key is lower case)", lower))
 			case sections[key] && v.Kind == yaml.MappingNode:
 				if err := walk(v, key); err != nil {
 					return err
