@@ -11,6 +11,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/textfile"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // The filesystem operations below serve the reference MCP filesystem
@@ -176,7 +177,11 @@ func SearchFiles(env *Env, p, pattern string, exclude []string) (*Output, error)
 	}
 	text := "No matches found"
 	if len(matches) > 0 {
-		text = strings.Join(matches, "\n")
+		shown := make([]string, len(matches)) // a name with a newline forges no line (Matches keep them as they are)
+		for i, m := range matches {
+			shown[i] = workspace.Quote(m)
+		}
+		text = strings.Join(shown, "\n")
 	}
 	return &Output{Text: text, Message: text, Data: true, Details: &FSSearch{Matches: matches, Content: text}}, nil
 }

@@ -3,6 +3,8 @@ package search
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Page says how to ask for the next window, in the words of the surface
@@ -12,7 +14,10 @@ type Page func(offset int) string
 // Text is r as a person and a model read it, without headings as grep and
 // ripgrep print it: path:line:text for a match, path-line-text for
 // context, "--" between groups apart; a path a line (files); path:count
-// (counts). The last line says what was left out and how to page.
+// (counts). The last line says what was left out and how to page. A
+// name with a control character (a newline that would forge a result
+// line, an escape sequence) or invalid UTF-8 is quoted as read quotes it
+// (workspace.Quote); the JSON result keeps names as they are.
 func Text(r *Result, o *Options, page Page) string {
 	var b strings.Builder
 	switch o.Mode {
@@ -27,7 +32,7 @@ func Text(r *Result, o *Options, page Page) string {
 			if m.Context {
 				sep = "-"
 			}
-			fmt.Fprintf(&b, "%s%s%d%s%s", m.Path, sep, m.Line, sep, m.Text)
+			fmt.Fprintf(&b, "%s%s%d%s%s", workspace.Quote(m.Path), sep, m.Line, sep, m.Text)
 			if m.Cut > 0 {
 				fmt.Fprintf(&b, " [... %d bytes cut]", m.Cut)
 			}
@@ -36,11 +41,11 @@ func Text(r *Result, o *Options, page Page) string {
 		}
 	case Files:
 		for _, f := range r.Files {
-			b.WriteString(f.Path + "\n")
+			b.WriteString(workspace.Quote(f.Path) + "\n")
 		}
 	case Count:
 		for _, f := range r.Files {
-			fmt.Fprintf(&b, "%s:%d\n", f.Path, f.Count)
+			fmt.Fprintf(&b, "%s:%d\n", workspace.Quote(f.Path), f.Count)
 		}
 	}
 	if r.Truncated {
@@ -60,7 +65,7 @@ func Text(r *Result, o *Options, page Page) string {
 func NamesText(r *NameResult, o *NameOptions, page Page) string {
 	var b strings.Builder
 	for _, f := range r.Files {
-		b.WriteString(f.Path + "\n")
+		b.WriteString(workspace.Quote(f.Path) + "\n")
 	}
 	if r.Truncated {
 		shown := o.Offset + len(r.Files)
