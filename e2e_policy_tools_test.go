@@ -51,6 +51,11 @@ var policyToolAttacks = []struct {
 	{"move_file", `{"tool":"move_file","arguments":{"source":".github/ci.yml","destination":"ci.yml"}}`},
 	{"move_file", `{"tool":"move_file","arguments":{"source":".env","destination":"public.txt"}}`},
 	{"move_file", `{"tool":"move_file","arguments":{"source":"src/main.go","destination":".github/main.go"}}`},
+	{"move_file", `{"tool":"move_file","arguments":{"source":"link","destination":"moved-link"}}`},   // a link to the read-denied file
+	{"move_file", `{"tool":"move_file","arguments":{"source":"wlink","destination":"moved-wlink"}}`}, // a link into the write-denied directory
+	{"move_file", `{"tool":"move_file","arguments":{"source":"src/main.go","destination":"wlink"}}`},
+	{"write_file", `{"tool":"write_file","arguments":{"path":"wlink","content":"x"}}`},
+	{"edit_file", `{"tool":"edit_file","arguments":{"path":"wlink","edits":[{"oldText":"push","newText":"x"}]}}`},
 	{"search_files", `{"tool":"search_files","arguments":{"path":".","pattern":"**/.env"}}`},
 	{"get_file_info", `{"tool":"get_file_info","arguments":{"path":".env"}}`},
 	{"list_allowed_directories", `{"tool":"list_allowed_directories","arguments":{}}`},
@@ -109,6 +114,9 @@ func TestPolicyEveryTool(t *testing.T) {
 	if err := os.Symlink(".env", filepath.Join(ws, "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(".github/ci.yml", filepath.Join(ws, "wlink")); err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
 	seedHistory(t, bin, ws, env)
 	protected := snapshotTree(t, filepath.Join(ws, ".github")) + "\n" + snapshotTree(t, filepath.Join(ws, ".env"))
@@ -125,9 +133,14 @@ func TestPolicyEveryTool(t *testing.T) {
 		if got := snapshotTree(t, filepath.Join(ws, ".github")) + "\n" + snapshotTree(t, filepath.Join(ws, ".env")); got != protected {
 			t.Fatalf("%s changed what the policy protects:\n%s\nwas:\n%s\n%s", a.call, got, protected, out)
 		}
-		for _, p := range []string{"public.txt", "ci.yml", "g2"} {
+		for _, p := range []string{"public.txt", "ci.yml", "g2", "moved-link", "moved-wlink"} {
 			if _, err := os.Lstat(filepath.Join(ws, p)); err == nil {
 				t.Fatalf("%s: %s was made from a protected path: %s", a.call, p, out)
+			}
+		}
+		for _, l := range []string{"link", "wlink"} { // the links the policy denies stay as they are
+			if to, err := os.Readlink(filepath.Join(ws, l)); err != nil || to != map[string]string{"link": ".env", "wlink": ".github/ci.yml"}[l] {
+				t.Fatalf("%s: the link %s is now %q %v: %s", a.call, l, to, err, out)
 			}
 		}
 	}

@@ -345,6 +345,12 @@ func (w *Workspace) renameIn(c *dirCache, oldname, newname string, flags uint) e
 			if err := w.decide(x.name, x.real, true); err != nil {
 				return err
 			}
+			// And where the name leads, as CheckWrite (and hunk policy
+			// check) decides it: a link to a denied file is not moved or
+			// replaced though the rename touches the link alone.
+			if err := w.checkIn(c, x.name, true); err != nil {
+				return err
+			}
 		}
 	}
 	if flags != 0 {
