@@ -73,7 +73,15 @@ type shellOutput struct {
 }
 
 func openAIShell(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
-	if where, hosted := hostedEnvironment(e.Environment); hosted {
+	var inAction struct {
+		Environment map[string]json.RawMessage `json:"environment"`
+	}
+	_ = json.Unmarshal(e.Action, &inAction) // the environment may come inside the action, too
+	where, hosted := hostedEnvironment(e.Environment)
+	if w, h := hostedEnvironment(inAction.Environment); h {
+		where, hosted = w, true
+	}
+	if hosted {
 		// Meant for a container OpenAI hosts: running it here would run it
 		// somewhere the model did not mean, with other files.
 		return shellFail(e, result.Errorf(result.InvalidArgument,
