@@ -88,6 +88,9 @@ func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(str
 		}
 		fi, err := ws.Stat(name)
 		if err != nil {
+			if derr := ws.CheckRead(name); derr != nil {
+				return nil, derr // DENIED whether it is there or not, as read says: a denied path's existence does not show
+			}
 			return nil, err
 		}
 		if !fi.IsDir() {
