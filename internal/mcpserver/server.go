@@ -162,6 +162,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	era      era                           // pinned by the first request
+	begun    bool                          // a legacy connection's initialize was answered
 	roots    bool                          // the client declared the roots capability
 	narrowed *tools.Session                // the session under the client's roots; nil: the base
 	ready    chan struct{}                 // closed once the roots asked for are known; nil: none asked
@@ -208,6 +209,12 @@ func (c *conn) handle(ctx context.Context, m *message, notify func(any)) *messag
 	if err == nil {
 		err = statelessOnly(e, m.Method)
 	}
+	if err == nil && e == eraLegacy && m.Method == "tools/call" && !c.hasBegun() {
+		// The legacy protocol begins with initialize (its version and
+		// capabilities decide what follows): no tool runs before it (a
+		// listing or a ping may be answered).
+		err = &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: %s before initialize: a session begins with initialize (or send %s's _meta with every request)", m.Method, statelessVersion)}
+	}
 	var res any
 	if err == nil {
 		res, err = c.answer(ctx, m, e, notify)
@@ -229,6 +236,13 @@ func (c *conn) handle(ctx context.Context, m *message, notify func(any)) *messag
 	}
 	reply.Result = b
 	return reply
+}
+
+// hasBegun reports whether the connection's initialize was answered.
+func (c *conn) hasBegun() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.begun
 }
 
 // cancelled reports whether the client cancelled request id (once).
@@ -284,6 +298,7 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	}
 	c.mu.Lock()
 	c.roots = c.send != nil && len(p.Capabilities.Roots) > 0 && string(p.Capabilities.Roots) != "null"
+	c.begun = true
 	c.mu.Unlock()
 	return InitializeResult{ProtocolVersion: version, ServerInfo: c.info(), Instructions: c.instructions()}, nil
 }

@@ -143,6 +143,16 @@ func (s *stdio) line(ctx context.Context, line []byte) {
 			s.write(errorReply(nil, -32600, "Invalid Request: a malformed batch"))
 			return
 		}
+		for _, m := range batch {
+			if m == nil {
+				continue
+			}
+			if e, _ := requestEra(m.Params); e == eraStateless {
+				// As hunk serve refuses it: the era has no batches.
+				s.write(errorReply(nil, -32600, fmt.Sprintf("Invalid Request: protocol %s has no batches: send one message a line", statelessVersion)))
+				return
+			}
+		}
 		s.calls.Add(1)
 		go func() {
 			defer s.calls.Done()
