@@ -537,7 +537,7 @@ func TestExecEgressRunsApart(t *testing.T) {
 			// bwrap as root: hunk put the proxy's listener in the first run's
 			// own network namespace, no socket on the host; else the
 			// door's socket, which the second run must not reach.
-			socks, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*", "proxy.sock"))
+			socks, _ := filepath.Glob(filepath.Join(rundir, "hunk-egress-*", "run-*", "proxy.sock"))
 			inside := driver == "bwrap" && os.Geteuid() == 0
 			if inside != (len(socks) == 0) {
 				t.Fatalf("the first run's proxy sockets: %v (bwrap as root: none expected)", socks)
@@ -556,6 +556,16 @@ func TestExecEgressRunsApart(t *testing.T) {
 			}
 			if !strings.Contains(r.text, "blocked: registry.test:"+in.http+" (not in --allow-host)") {
 				t.Errorf("the second run's own proxy did not refuse the first run's host:\n%s", r.text)
+			}
+			if ok, _ := driverCondition("driver:bwrap"); len(socks) == 1 && ok {
+				// A run shown the place of the first run's socket (--rw of
+				// its directory, as a --rw /tmp would be) cannot name it:
+				// the runs' parent is hidden as hunk's own state.
+				r := in.exec(t, bin, ws, "bwrap", "--allow-host", "other.test", "--rw", rundir, "--sh",
+					"curl -sS --max-time 5 --unix-socket "+socks[0]+" http://registry.test:"+in.http+"/f.txt; echo sock=$?; ls -a "+filepath.Dir(filepath.Dir(socks[0])))
+				if strings.Contains(r.stdout, "hello from the registry") || strings.Contains(r.stdout, "run-") {
+					t.Errorf("a run given --rw of the first run's socket place reached it:\n%s", r.text)
+				}
 			}
 			a.Process.Signal(os.Interrupt)
 			a.Wait()

@@ -3,9 +3,11 @@ package execrun
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hunk-dev/hunk/internal/ownstate"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 )
 
 // placeOwnState finds hunk's own state (ownstate.Paths) for a run over the
@@ -61,6 +63,15 @@ func placeOwnState(workspace string, rw, ro []string, readOnly bool) (own, outsi
 				if _, err := os.Lstat(real); err == nil {
 					outside = append(outside, real)
 				}
+			}
+		}
+	}
+	// Other runs' proxy sockets (sandbox.EgressParents): hidden like hunk's
+	// own state wherever a place the sandbox shows holds them.
+	for _, e := range sandbox.EgressParents() {
+		for _, p := range shown {
+			if sandbox.Under(e, []string{p.dir}) && !slices.Contains(own, e) {
+				own = append(own, e)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 
 	"github.com/hunk-dev/hunk/internal/sandbox/egress"
 )
@@ -114,6 +116,7 @@ func (e *Egress) Stop() *egress.Report {
 	r := e.proxy.Close()
 	if e.dir != "" {
 		os.RemoveAll(e.dir)
+		os.Remove(filepath.Dir(e.dir)) // the runs' parent, when no other run is in it
 	}
 	return &r
 }
@@ -123,29 +126,95 @@ func (e *Egress) Stop() *egress.Report {
 // /run is its own), else the temporary directory (so is its /tmp) — and
 // never under a path spec shows its command (the workspace, --rw, --ro,
 // the cache): another run's command must not reach this run's proxy.
-// Short enough for a socket's path.
+// Short enough for a socket's path. Every run's directory is in one
+// parent of the user's (EgressParents), which every other run hides where
+// a place it shows holds it (a --rw /tmp): another run's command cannot
+// name this run's socket either.
 func socketDir(spec *Spec) (string, error) {
 	shown := append(append([]string{spec.Workspace, spec.Cache}, spec.RW...), spec.RO...)
 	var err error
-	for _, place := range []string{os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), "/tmp"} {
-		if place == "" || len(place) > 64 {
-			continue
-		}
-		if real, e := filepath.EvalSymlinks(place); e == nil {
-			place = real
-		}
+	for _, place := range egressPlaces() {
 		if Under(place, shown) {
 			continue
 		}
-		var d string
-		if d, err = os.MkdirTemp(place, "hunk-egress-"); err == nil {
-			return d, nil
+		parent := egressParent(place)
+		for try := 0; try < 3; try++ { // a run ending may remove the empty parent between the two
+			if err = privateDir(parent); err != nil {
+				break
+			}
+			var d string
+			if d, err = os.MkdirTemp(parent, "run-"); err == nil {
+				return d, nil
+			}
+			if !os.IsNotExist(err) {
+				break
+			}
 		}
 	}
 	if err == nil {
 		err = fmt.Errorf("no private place for its socket (XDG_RUNTIME_DIR, TMPDIR and /tmp are all shown to the command)")
 	}
 	return "", err
+}
+
+// egressPlaces are where the runs' socket parents may be: the user's
+// runtime directory, the temporary directory, /tmp (real paths; a place
+// too long for a socket's path left out).
+func egressPlaces() []string {
+	var out []string
+	for _, place := range []string{os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), "/tmp"} {
+		if place == "" || len(place) > 56 {
+			continue
+		}
+		if real, e := filepath.EvalSymlinks(place); e == nil {
+			place = real
+		}
+		if !slices.Contains(out, place) {
+			out = append(out, place)
+		}
+	}
+	return out
+}
+
+// egressParent is the user's parent of run directories in place.
+func egressParent(place string) string {
+	return filepath.Join(place, fmt.Sprintf("hunk-egress-%d", os.Getuid()))
+}
+
+// privateDir makes dir (0700) or checks that it is a directory of the
+// user's, mode 0700, not a link: a directory another user made there in
+// advance is not used.
+func privateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || fi.Mode().Perm() != 0o700 || !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is not a private directory of this user's (mode 0700)", dir)
+	}
+	return nil
+}
+
+// EgressParents are the parents of the runs' proxy sockets that exist now:
+// a run that shows one of them (a --rw /tmp) hides it as hunk's own state,
+// so that its command cannot reach another run's proxy.
+func EgressParents() []string {
+	var out []string
+	for _, place := range egressPlaces() {
+		if p := egressParent(place); dirExists(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
 }
 
 // isStatic reports whether the ELF binary at path needs no dynamic loader.
