@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -691,5 +692,71 @@ func TestServeDefaultToken(t *testing.T) {
 	s.stop(t)
 	if _, err := os.Stat(m[1]); err == nil {
 		t.Errorf("the token file %s outlived the server", m[1])
+	}
+}
+
+// TestServeBodiesBounded: ten 40 MB bodies held open against --max-calls
+// 2 are not all read: two are, the other eight are refused (503) before
+// their bodies are read, and the server's memory stays near two bodies'
+// (it went to 687-771 MB when each was read whole first).
+func TestServeBodiesBounded(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--max-calls", "2", "--max-request", "64MiB", "--driver", "none")
+	host := strings.TrimPrefix(s.url, "http://")
+	const size, sent = 40 << 20, 39 << 20
+	var writers sync.WaitGroup
+	answers := make(chan string, 10)
+	var conns []net.Conn
+	for range 10 {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			fmt.Fprintf(c, "POST /call HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", host, size)
+			chunk := bytes.Repeat([]byte(" "), 1<<20)
+			for i := 0; i < sent>>20; i++ {
+				if _, err := c.Write(chunk); err != nil {
+					return // refused and closed
+				}
+			}
+		}()
+		go func() {
+			line, err := bufio.NewReader(c).ReadString('\n')
+			if err == nil {
+				answers <- strings.TrimSpace(line)
+			}
+		}()
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	writers.Wait()
+	refused := 0
+	for refused < 8 {
+		select {
+		case a := <-answers:
+			if !strings.Contains(a, " 503 ") {
+				t.Fatalf("an answer before its body was read: %q", a)
+			}
+			refused++
+		case <-time.After(time.Minute):
+			t.Fatalf("%d of 10 requests refused with every body sent: the rest were read whole", refused)
+		}
+	}
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	var rssKB int
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:")), "%d", &rssKB)
+		}
+	}
+	if rssKB > 300<<10 { // two bodies read: about 80-130 MB
+		t.Errorf("hunk serve holds %d MB with two 40 MB bodies being read", rssKB>>10)
 	}
 }

@@ -67,6 +67,7 @@ type server struct {
 	log      *slog.Logger
 	mcp      *mcpserver.HTTP
 	slots    chan struct{} // one per call running
+	bodies   chan struct{} // one per request body being read (bodies.go)
 	draining atomic.Bool
 }
 
@@ -87,6 +88,7 @@ func Run(ctx context.Context, o Options) error {
 	sv := &server{opts: o, log: slog.New(slog.NewJSONHandler(o.Log, nil))}
 	if o.MaxCalls > 0 {
 		sv.slots = make(chan struct{}, o.MaxCalls)
+		sv.bodies = make(chan struct{}, o.MaxCalls)
 	}
 	mo := o.MCP
 	mo.MaxBody, mo.Acquire, mo.Note = o.MaxBody, sv.acquire, note
@@ -234,10 +236,17 @@ func (sv *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.auth = how
 	}
 	switch r.URL.Path {
-	case "/mcp":
-		sv.mcp.ServeHTTP(rw, r)
-	case "/call":
-		sv.call(rw, r)
+	case "/mcp", "/call":
+		done, ok := sv.admitBody(rw, r)
+		if !ok {
+			return
+		}
+		defer done()
+		if r.URL.Path == "/mcp" {
+			sv.mcp.ServeHTTP(rw, r)
+		} else {
+			sv.call(rw, r)
+		}
 	default:
 		sv.fail(rw, r, http.StatusNotFound, "Not Found: hunk serve answers /mcp (MCP, Streamable HTTP), /call (hunk call's shapes), /healthz and /readyz")
 	}
@@ -299,6 +308,13 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 		sv.fail(w, r, http.StatusUnsupportedMediaType, "Unsupported Media Type: POST the call as Content-Type: application/json")
 		return
 	}
+	release, ok := sv.acquire() // before the body is read: a refused call costs no memory
+	if !ok {
+		w.Header().Set("Retry-After", "1")
+		sv.fail(w, r, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d calls are running (--max-calls); this one was not run: retry it", sv.opts.MaxCalls))
+		return
+	}
+	defer release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sv.opts.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -309,13 +325,6 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 		sv.fail(w, r, http.StatusBadRequest, "Bad Request: the body could not be read: "+err.Error())
 		return
 	}
-	release, ok := sv.acquire()
-	if !ok {
-		w.Header().Set("Retry-After", "1")
-		sv.fail(w, r, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d calls are running (--max-calls); this one was not run: retry it", sv.opts.MaxCalls))
-		return
-	}
-	defer release()
 	ctx := r.Context()
 	if t := sv.opts.MCP.CallTimeout; t > 0 {
 		var cancel context.CancelFunc
