@@ -3,6 +3,9 @@ package search
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -18,12 +21,53 @@ type ignoreRule struct {
 	anchored bool     // has a slash before its end: relative to the file's directory
 }
 
+// An ignore file is read within bounds, as ripgrep bounds what it reads:
+// its first maxIgnoreBytes, its first maxIgnoreRules rules (a real one has
+// hundreds; every file searched is matched against each). What is past
+// them is not applied, and the search says so (skipped): a 3 GB sparse
+// .gitignore no longer takes the search's memory, nor a million rules its
+// time.
+const (
+	maxIgnoreBytes = 4 << 20
+	maxIgnoreRules = 10000
+)
+
+// readIgnore reads the ignore file name through open (none there: no
+// rules), within the bounds; note says what was left out.
+func readIgnore(open func(string) (*os.File, error), name string) (rules []ignoreRule, note string) {
+	f, err := open(name)
+	if err != nil {
+		return nil, ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, ""
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreBytes+1))
+	if err != nil {
+		return nil, "not read: " + err.Error()
+	}
+	if len(data) > maxIgnoreBytes {
+		data = data[:bytes.LastIndexByte(data[:maxIgnoreBytes], '\n')+1]
+		note = fmt.Sprintf("an ignore file over %d MiB: only its first %d MiB applied", maxIgnoreBytes>>20, maxIgnoreBytes>>20)
+	}
+	rules = parseIgnoreN(data, maxIgnoreRules+1)
+	if len(rules) > maxIgnoreRules {
+		rules = rules[:maxIgnoreRules]
+		note = fmt.Sprintf("an ignore file of over %d rules: only its first %d applied", maxIgnoreRules, maxIgnoreRules)
+	}
+	return rules, note
+}
+
 // parseIgnore reads an ignore file's rules.
-func parseIgnore(data []byte) []ignoreRule {
+func parseIgnore(data []byte) []ignoreRule { return parseIgnoreN(data, -1) }
+
+// parseIgnoreN reads at most max rules (-1: all).
+func parseIgnoreN(data []byte, max int) []ignoreRule {
 	var rules []ignoreRule
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
+	for sc.Scan() && (max < 0 || len(rules) < max) {
 		line := strings.TrimSuffix(sc.Text(), "\r")
 		// Trailing spaces go unless escaped.
 		for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {

@@ -26,6 +26,7 @@ type NameResult struct {
 	Files     []NamedFile `json:"names" jsonschema:"the files found, in path order or newest first"`
 	Total     int         `json:"total"`
 	Truncated bool        `json:"truncated" jsonschema:"more files matched than shown: page with offset, or narrow the glob"`
+	Limits    []string    `json:"limits,omitempty" jsonschema:"what a bound left out (an ignore file's rules past its first 4 MiB or 10,000 rules)"`
 }
 
 // Names lists the files under o.Paths that the filters keep (ignore
@@ -33,7 +34,7 @@ type NameResult struct {
 func Names(ctx context.Context, ws *workspace.Workspace, o NameOptions) (*NameResult, error) {
 	b := ws.Batch()
 	defer b.Close()
-	files, _, err := list(ws, b, &o.Options)
+	files, _, limits, err := list(ws, b, &o.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +54,7 @@ func Names(ctx context.Context, ws *workspace.Workspace, o NameOptions) (*NameRe
 	if o.Newest {
 		sort.SliceStable(found, func(i, j int) bool { return found[i].Modified > found[j].Modified })
 	}
-	r := &NameResult{Total: len(found)}
+	r := &NameResult{Total: len(found), Limits: limits}
 	lo := min(o.Offset, len(found))
 	hi := len(found)
 	if o.Limit > 0 && lo+o.Limit < hi {

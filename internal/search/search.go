@@ -73,6 +73,7 @@ type Result struct {
 	Searched     int         `json:"filesSearched"`
 	Truncated    bool        `json:"truncated" jsonschema:"more matched than shown: page with offset, or narrow the search"`
 	Skipped      []string    `json:"skipped,omitempty" jsonschema:"files that could not be searched, and why"`
+	Limits       []string    `json:"limits,omitempty" jsonschema:"what a bound left out (an ignore file's rules past its first 4 MiB or 10,000 rules)"`
 }
 
 // Search runs o over the workspace.
@@ -83,11 +84,11 @@ func Search(ctx context.Context, ws *workspace.Workspace, o Options) (*Result, e
 	}
 	b := ws.Batch() // each directory walked once, each file opened by one call
 	defer b.Close()
-	files, results, skipped, err := scanAll(ctx, ws, b, m, &o)
+	files, results, skipped, limits, err := scanAll(ctx, ws, b, m, &o)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Searched: len(files), Skipped: skipped}
+	res := &Result{Searched: len(files), Skipped: skipped, Limits: limits}
 	want := o.Offset + o.Limit // matches (or files) kept; beyond, only counted
 	if o.Limit <= 0 {
 		want = -1
@@ -169,7 +170,7 @@ type fileResult struct {
 // scanAll walks the tree and scans each file as the walk finds it, on as
 // many goroutines as there are CPUs: the files in path order, each one's
 // result at its index, and what the walk could not list.
-func scanAll(ctx context.Context, ws *workspace.Workspace, b *workspace.Batch, m *matcher, o *Options) ([]string, []fileResult, []string, error) {
+func scanAll(ctx context.Context, ws *workspace.Workspace, b *workspace.Batch, m *matcher, o *Options) (files []string, out []fileResult, skipped, limits []string, err error) {
 	found := make(chan string, 256)
 	var mu sync.Mutex
 	byName := map[string]fileResult{}
@@ -190,7 +191,7 @@ func scanAll(ctx context.Context, ws *workspace.Workspace, b *workspace.Batch, m
 		}()
 	}
 	seen := map[string]bool{}
-	skipped, err := walk(ws, b, o, func(name string) {
+	skipped, limits, err = walk(ws, b, o, func(name string) {
 		if !seen[name] { // a file named twice is searched once
 			seen[name] = true
 			found <- name
@@ -199,18 +200,18 @@ func scanAll(ctx context.Context, ws *workspace.Workspace, b *workspace.Batch, m
 	close(found)
 	wg.Wait()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	files := make([]string, 0, len(byName))
+	files = make([]string, 0, len(byName))
 	for name := range byName {
 		files = append(files, name)
 	}
 	sort.Strings(files)
-	out := make([]fileResult, len(files))
+	out = make([]fileResult, len(files))
 	for i, name := range files {
 		out[i] = byName[name]
 	}
-	return files, out, skipped, nil
+	return files, out, skipped, limits, nil
 }
 
 // PatternError is a pattern that does not compile.

@@ -57,7 +57,17 @@ func Text(r *Result, o *Options, page Page) string {
 		fmt.Fprintf(&b, "[%d-%d of %d %s shown; the next: %s, or narrow the search (a path, a glob, a type)]\n",
 			o.Offset+1, shown, total, what, page(shown))
 	}
+	writeLimits(&b, r.Limits)
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writeLimits says what a bound left out, a line each, after the results:
+// an ignore file's rules past its bound were not applied, so files it
+// would leave out may be among them.
+func writeLimits(b *strings.Builder, limits []string) {
+	for _, l := range limits {
+		fmt.Fprintf(b, "[%s]\n", workspace.Quote(l))
+	}
 }
 
 // NamesText is a name search's result: a path a line, and what was left
@@ -71,5 +81,6 @@ func NamesText(r *NameResult, o *NameOptions, page Page) string {
 		shown := o.Offset + len(r.Files)
 		fmt.Fprintf(&b, "[%d-%d of %d files shown; the next: %s, or narrow the glob]\n", o.Offset+1, shown, r.Total, page(shown))
 	}
+	writeLimits(&b, r.Limits)
 	return strings.TrimSuffix(b.String(), "\n")
 }

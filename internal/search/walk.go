@@ -29,6 +29,7 @@ type walker struct {
 	emit    func(name string) // each file found, as it is found
 	found   int
 	skipped []string
+	limits  []string // what a bound left out (an ignore file's rules past its bound)
 	seen    map[[2]uint64]bool // directories entered (links followed)
 	inRepo  bool
 
@@ -39,24 +40,23 @@ type walker struct {
 	wg    sync.WaitGroup
 }
 
-// list returns the files o searches, in path order, and what it could not
-// list.
-func list(ws *workspace.Workspace, b *workspace.Batch, o *Options) ([]string, []string, error) {
-	var files []string
-	skipped, err := walk(ws, b, o, func(name string) { files = append(files, name) })
+// list returns the files o searches, in path order, what it could not
+// list, and what a bound left out.
+func list(ws *workspace.Workspace, b *workspace.Batch, o *Options) (files, skipped, limits []string, err error) {
+	skipped, limits, err = walk(ws, b, o, func(name string) { files = append(files, name) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sort.Strings(files)
-	return dedup(files), skipped, nil
+	return dedup(files), skipped, limits, nil
 }
 
 // walk gives emit each file o searches, as it finds them (not in order,
 // a file named twice twice), and returns what it could not list.
-func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(string)) ([]string, error) {
+func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(string)) (skipped, limits []string, err error) {
 	tf, err := newTypeFilter(o.Types, o.TypesNot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w := &walker{ws: ws, b: b, o: o, types: tf, seen: map[[2]uint64]bool{}, emit: emit, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	for _, g := range o.Globs {
@@ -77,28 +77,32 @@ func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(str
 	}
 	var base *ignoreSet
 	if !o.NoIgnore && w.inRepo {
-		if b, err := ws.ReadFile(".git/info/exclude"); err == nil {
-			base = &ignoreSet{rules: parseIgnore(b)}
+		rs, note := readIgnore(ws.Open, ".git/info/exclude")
+		if len(rs) > 0 {
+			base = &ignoreSet{rules: rs}
+		}
+		if note != "" {
+			w.limits = append(w.limits, ".git/info/exclude: "+note)
 		}
 	}
 	for _, r := range roots {
 		name, err := ws.Resolve(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fi, err := ws.Stat(name)
 		if err != nil {
 			if derr := ws.CheckRead(name); derr != nil {
-				return nil, derr // DENIED whether it is there or not, as read says: a denied path's existence does not show
+				return nil, nil, derr // DENIED whether it is there or not, as read says: a denied path's existence does not show
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if !fi.IsDir() {
 			// Named: searched whatever the filters say, refused as any
 			// read of it is (the path policy).
 			f, err := ws.Open(name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.Close()
 			w.add(name)
@@ -111,7 +115,8 @@ func walk(ws *workspace.Workspace, b *workspace.Batch, o *Options, emit func(str
 		w.dir(name, set, fi)
 	}
 	w.wg.Wait()
-	return w.skipped, nil
+	sort.Strings(w.limits) // found by walkers at once: said in one order
+	return w.skipped, w.limits, nil
 }
 
 func (w *walker) add(name string) {
@@ -144,8 +149,13 @@ func (w *walker) ignores(dir string, set *ignoreSet) *ignoreSet {
 		names = []string{".gitignore", ".ignore"} // .ignore wins over .gitignore
 	}
 	for _, n := range names {
-		if b, err := w.b.ReadFile(path.Join(dir, n)); err == nil {
-			rules = append(rules, parseIgnore(b)...)
+		name := path.Join(dir, n)
+		rs, note := readIgnore(w.b.Open, name)
+		rules = append(rules, rs...)
+		if note != "" {
+			w.mu.Lock()
+			w.limits = append(w.limits, name+": "+note)
+			w.mu.Unlock()
 		}
 	}
 	if len(rules) == 0 {
