@@ -29,7 +29,7 @@ type walker struct {
 	emit    func(name string) // each file found, as it is found
 	found   int
 	skipped []string
-	limits  []string // what a bound left out (an ignore file's rules past its bound)
+	limits  []string           // what a bound left out (an ignore file's rules past its bound)
 	seen    map[[2]uint64]bool // directories entered (links followed)
 	inRepo  bool
 
