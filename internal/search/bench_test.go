@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -35,5 +37,70 @@ func BenchmarkSearchGoroot(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// deepTree makes a chain of depth directories under a new temporary
+// directory (by openat: the path is longer than PATH_MAX) with one file at
+// its bottom.
+func deepTree(tb testing.TB, depth int) string {
+	tb.Helper()
+	root := tb.TempDir()
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for range depth {
+		if err := unix.Mkdirat(fd, "a", 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		next, err := unix.Openat(fd, "a", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		unix.Close(fd)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fd = next
+	}
+	f, err := unix.Openat(fd, "f.txt", unix.O_WRONLY|unix.O_CREAT, 0o644)
+	if err == nil {
+		unix.Write(f, []byte("needle\n"))
+		unix.Close(f)
+	}
+	unix.Close(fd)
+	tb.Cleanup(func() { exec.Command("rm", "-rf", root).Run() })
+	return root
+}
+
+// TestDeepTree: a file at the bottom of 3,000 directories (a path of
+// 6,000 bytes, past PATH_MAX) is found by name and by content.
+func TestDeepTree(t *testing.T) {
+	ws, err := workspace.Open(deepTree(t, 3000), workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	n, err := Names(context.Background(), ws, NameOptions{Glob: "f.txt", Options: Options{Limit: 10}})
+	if err != nil || n.Total != 1 || !strings.HasSuffix(n.Files[0].Path, "/a/f.txt") || strings.Count(n.Files[0].Path, "/") != 3000 {
+		t.Fatalf("names: %+v %v", n, err)
+	}
+	r, err := Search(context.Background(), ws, Options{Pattern: "needle", Mode: Lines, Limit: 10})
+	if err != nil || r.TotalMatches != 1 {
+		t.Fatalf("search: %+v %v", r, err)
+	}
+}
+
+// BenchmarkSearchDeepTree lists a 2,000-deep chain of directories: each
+// directory is opened from its parent, once (a walk from the root for each
+// made the listing quadratic in the depth, cubic with the per-entry stat).
+func BenchmarkSearchDeepTree(b *testing.B) {
+	ws, err := workspace.Open(deepTree(b, 2000), workspace.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	for i := 0; i < b.N; i++ {
+		if _, err := Names(context.Background(), ws, NameOptions{Options: Options{Limit: 10}}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -261,7 +261,7 @@ func (w *Workspace) readDirIn(c *dirCache, name string) ([]fs.DirEntry, error) {
 	}
 	ents := make([]fs.DirEntry, len(list))
 	for i, e := range list {
-		ents[i] = dirEntry{DirEntry: e, w: w, name: joinReal(real, e.Name())}
+		ents[i] = dirEntry{DirEntry: e, w: w, c: c, name: joinReal(real, e.Name())}
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	if !w.Restricted() {
@@ -282,10 +282,11 @@ func (w *Workspace) readDirIn(c *dirCache, name string) ([]fs.DirEntry, error) {
 type dirEntry struct {
 	fs.DirEntry
 	w    *Workspace
+	c    *dirCache // the listing's batch's: the entry's directory walked once, not again per entry
 	name string
 }
 
-func (e dirEntry) Info() (fs.FileInfo, error) { return e.w.Lstat(e.name) }
+func (e dirEntry) Info() (fs.FileInfo, error) { return e.w.statIn(e.c, e.name, false) }
 
 // hiddenIn reports whether a listing of dir (whose real name is real)
 // leaves the entry e out: reading it is denied, as named, as it really is

@@ -407,6 +407,9 @@ type dirCache struct {
 	// path it recorded is a real path, and a link there now is not what it
 	// recorded.
 	exact bool
+	// closed: the cache's directories were released (its batch closed); a
+	// later lookup walks uncached, as with no cache.
+	closed bool
 }
 
 func newDirCache() *dirCache {
@@ -430,14 +433,21 @@ func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 	c.mu.Lock()
 	d, ok := c.dirs[name]
 	merr, gone := c.missing[name]
+	closed := c.closed
 	c.mu.Unlock()
+	if closed {
+		return w.walkDir(name, c.exact)
+	}
 	if ok {
 		return d, nil
 	}
 	if gone {
 		return nil, merr
 	}
-	d, err := w.walkDir(name, c.exact)
+	d, err := c.fromParent(w, name)
+	if d == nil {
+		d, err = w.walkDir(name, c.exact)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
@@ -453,6 +463,32 @@ func (c *dirCache) dir(w *Workspace, name string) (*dirRef, error) {
 	d.cached = true
 	c.dirs[name] = d
 	return d, nil
+}
+
+// fromParent opens name from its parent's directory, itself walked once
+// through c: one openat of the last component, not a walk from the root —
+// a walk of a tree thousands of directories deep would otherwise take a
+// walk of every ancestor for each of them (longer than PATH_MAX, where one
+// openat2 cannot take the whole path). The component must be a directory,
+// not a link (O_NOFOLLOW): anything else is nil, and the full walk
+// decides (a link followed, or refused in an exact walk).
+func (c *dirCache) fromParent(w *Workspace, name string) (*dirRef, error) {
+	if filepath.IsAbs(name) || !strings.Contains(name, "/") {
+		return nil, nil // a name of the root walks one component anyway
+	}
+	parent, base := splitName(name)
+	if base == "." || base == ".." || base == "" {
+		return nil, nil
+	}
+	pd, err := c.dir(w, parent)
+	if err != nil {
+		return nil, nil
+	}
+	fd, err := openat(pd.fd, base, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil
+	}
+	return &dirRef{fd: fd, real: joinReal(pd.real, base), owned: true}, nil
 }
 
 // release closes d when it is not c's own (a place made without a cache,
@@ -490,6 +526,7 @@ func (c *dirCache) close() {
 		d.close()
 	}
 	c.dirs, c.missing = map[string]*dirRef{}, map[string]error{}
+	c.closed = true
 	c.mu.Unlock()
 }
 
