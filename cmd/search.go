@@ -15,6 +15,7 @@ import (
 type SearchOptions struct {
 	ops.SearchRequest
 	FilesWithMatches, Count, Names bool
+	MaxFilesizeText                string
 }
 
 // newSearchCmd builds the command; runF is its action (nil: searchRun;
@@ -72,6 +73,15 @@ first.`,
 				o.Limit = -1 // all
 			}
 			o.Page = func(n int) string { return fmt.Sprintf("--offset %d", n) }
+			if o.MaxFilesizeText != "" {
+				n, err := parseSize(o.MaxFilesizeText)
+				if err != nil || n < 0 {
+					return result.Usagef("--max-filesize %q: not a size", o.MaxFilesizeText).WithHint("sizes look like 1GiB, 512M or 0 (no bound)")
+				}
+				if o.MaxFilesize = n; n == 0 {
+					o.MaxFilesize = -1 // no bound
+				}
+			}
 			return runF(app, o)
 		},
 	}
@@ -96,6 +106,7 @@ first.`,
 	f.IntVar(&o.Limit, "limit", search.DefaultLimit, "most matches (files, with -l, -c, --files) shown; 0 for all")
 	f.IntVar(&o.Offset, "offset", 0, "matches (files) to skip first: the next page")
 	f.IntVarP(&o.MaxColumns, "max-columns", "M", 300, "bytes of a line shown; a longer one is cut")
+	f.StringVar(&o.MaxFilesizeText, "max-filesize", "", "files larger than `SIZE` are not searched, and said so (default 1GiB; 0: no bound)")
 	f.BoolVar(&o.Names, "files", false, "list files by name: those matching the optional GLOB")
 	f.BoolVar(&o.Newest, "newest", false, "with --files: the most recently modified first")
 	f.BoolP("line-number", "n", true, "line numbers (always shown)")

@@ -34,6 +34,9 @@ type Request struct {
 	TypesNot   []string `json:"-"`
 	Follow     bool     `json:"-"`
 	MaxColumns int      `json:"-"`
+	// MaxFilesize: files larger are not searched, and said so (0: the
+	// default, DefaultMaxFilesize; -1: no bound).
+	MaxFilesize int64 `json:"-"`
 	// Page says how to ask for the next window in the words of the
 	// surface that shows it (nil: the tool's offset argument).
 	Page Page `json:"-"`
@@ -42,6 +45,12 @@ type Request struct {
 // DefaultLimit is how many matches (files) a search shows unless
 // asked for another number.
 const DefaultLimit = 200
+
+// DefaultMaxFilesize is the largest file searched unless asked otherwise:
+// reading a bigger one (a 20 GB sparse file, a disk image) takes minutes
+// and is not what a search of code means. What it leaves out is said
+// (skipped), as ripgrep's --max-filesize does.
+const DefaultMaxFilesize = 1 << 30
 
 // defaultMaxColumns is how much of a matching line is shown by default.
 const defaultMaxColumns = 300
@@ -91,6 +100,12 @@ func (req Request) options() (Options, error) {
 	}
 	if o.MaxColumns == 0 {
 		o.MaxColumns = defaultMaxColumns
+	}
+	switch o.MaxFilesize = req.MaxFilesize; {
+	case o.MaxFilesize == 0:
+		o.MaxFilesize = DefaultMaxFilesize
+	case o.MaxFilesize < 0:
+		o.MaxFilesize = 0 // no bound
 	}
 	switch req.OutputMode {
 	case "", "content":

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -35,6 +36,11 @@ func scanFile(ws *workspace.Batch, name string, m *matcher, o *Options) fileResu
 		return fileResult{err: err}
 	}
 	defer f.Close()
+	if o.MaxFilesize > 0 {
+		if fi, err := f.Stat(); err == nil && fi.Size() > o.MaxFilesize {
+			return fileResult{err: tooBig(fmt.Sprintf("%d bytes, over the %s bound (--max-filesize): not searched", fi.Size(), sizeText(o.MaxFilesize)))}
+		}
+	}
 	s := &scanner{name: name, m: m, o: o}
 	if m.multiline {
 		err = s.whole(f)
@@ -45,6 +51,25 @@ func scanFile(ws *workspace.Batch, name string, m *matcher, o *Options) fileResu
 		return fileResult{}
 	}
 	return fileResult{lines: s.lines, count: s.count, err: err}
+}
+
+// tooBig is a file a bound left out: said with the results (Limits), not
+// among the files that could not be read.
+type tooBig string
+
+func (e tooBig) Error() string { return string(e) }
+
+// sizeText is n bytes as a person writes it (1 GiB, 512 MiB, 1000 bytes).
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.n && n%u.n == 0 {
+			return fmt.Sprintf("%d %s", n/u.n, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // scanner is one file's search.

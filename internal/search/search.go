@@ -39,12 +39,13 @@ type Options struct {
 	Before                                 int      // context lines before a match (-B)
 	After                                  int      // and after (-A)
 	Mode                                   Mode
-	NoIgnore                               bool // ignore files not honoured
-	Hidden                                 bool // hidden files and directories searched too
-	Follow                                 bool // symbolic links followed (within the workspace)
-	Limit                                  int  // matches (Files, Count: files) shown; 0 all
-	Offset                                 int  // matches (files) skipped first
-	MaxColumns                             int  // bytes of a line shown; 0 all
+	NoIgnore                               bool  // ignore files not honoured
+	Hidden                                 bool  // hidden files and directories searched too
+	Follow                                 bool  // symbolic links followed (within the workspace)
+	Limit                                  int   // matches (Files, Count: files) shown; 0 all
+	Offset                                 int   // matches (files) skipped first
+	MaxColumns                             int   // bytes of a line shown; 0 all
+	MaxFilesize                            int64 // larger files are not searched (skipped, said); 0 no bound
 }
 
 // Match is one line of a result: a matching line, or a context line.
@@ -73,7 +74,7 @@ type Result struct {
 	Searched     int         `json:"filesSearched"`
 	Truncated    bool        `json:"truncated" jsonschema:"more matched than shown: page with offset, or narrow the search"`
 	Skipped      []string    `json:"skipped,omitempty" jsonschema:"files that could not be searched, and why"`
-	Limits       []string    `json:"limits,omitempty" jsonschema:"what a bound left out (an ignore file's rules past its first 4 MiB or 10,000 rules)"`
+	Limits       []string    `json:"limits,omitempty" jsonschema:"what a bound left out: an ignore file's rules past its first 4 MiB or 10,000 rules, a file over the size searched (1 GiB)"`
 }
 
 // Search runs o over the workspace.
@@ -95,7 +96,11 @@ func Search(ctx context.Context, ws *workspace.Workspace, o Options) (*Result, e
 	}
 	for i, fr := range results {
 		if fr.err != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", files[i], fr.err))
+			if _, ok := fr.err.(tooBig); ok {
+				res.Limits = append(res.Limits, fmt.Sprintf("%s: %v", files[i], fr.err))
+			} else {
+				res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", files[i], fr.err))
+			}
 			continue
 		}
 		if fr.count == 0 {

@@ -65,7 +65,12 @@ func Text(r *Result, o *Options, page Page) string {
 // an ignore file's rules past its bound were not applied, so files it
 // would leave out may be among them.
 func writeLimits(b *strings.Builder, limits []string) {
-	for _, l := range limits {
+	const shown = 10
+	for i, l := range limits {
+		if i == shown {
+			fmt.Fprintf(b, "[and %d more left out by a bound: --json lists them (limits)]\n", len(limits)-shown)
+			break
+		}
 		fmt.Fprintf(b, "[%s]\n", workspace.Quote(l))
 	}
 }
