@@ -32,6 +32,10 @@ func policyLayout(ws *workspace.Workspace, readOnly bool) (execLayout, error) {
 	switch {
 	case errors.As(err, &ue):
 		e := result.Errorf(result.LimitUnenforceable, "exec: %v; the command was not run", err).At(ue.Name)
+		if ue.TooLong {
+			top, _, _ := strings.Cut(ue.Name, "/")
+			return execLayout{}, e.WithHint(fmt.Sprintf("remove or flatten that tree (a command may have made it: rm -rf %s) and run again; hunk's own commands (read, write, edit) hold the rules at any depth", workspace.Quote(top)))
+		}
 		if ue.Rule.Kind == policy.ReadDeny {
 			return execLayout{}, e.WithHint("a mount hides a name: remove the file's other names (find . -samefile FILE), or read and change files through hunk's own commands, which hold every rule")
 		}

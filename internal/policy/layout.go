@@ -78,6 +78,9 @@ type UnholdableError struct {
 	Rule   *Rule
 	Name   string // the path of the workspace where it fails
 	Reason string
+	// TooLong: Name lies deeper than a path can name (PATH_MAX): no mount
+	// can hide or protect what lies there.
+	TooLong bool
 }
 
 func (e *UnholdableError) Error() string {
@@ -147,9 +150,16 @@ func (w *layoutWalk) add(m Mount) {
 // create and remove entries in it.
 func (w *layoutWalk) walk(rel string, st []uint64, writable bool) error {
 	host := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if len(host) >= maxPath {
+		// A mount names its place by path: past PATH_MAX none can, so what
+		// lies there is neither looked into nor held. (A command can make
+		// such a tree; the run is refused, and the hint says what to do.)
+		return &UnholdableError{Rule: w.p.rules[0], Name: rel, TooLong: true, Reason: fmt.Sprintf(
+			"%s lies %d directories deep, its path longer than a mount can name (%d bytes): the sandbox cannot hold the rule there", shortName(rel), strings.Count(rel, "/")+1, maxPath)}
+	}
 	entries, err := readDir(host)
 	if err != nil {
-		return &UnholdableError{Rule: w.p.rules[0], Name: rel, Reason: fmt.Sprintf("cannot look into %s to place the policy: %v", display(rel), err)}
+		return &UnholdableError{Rule: w.p.rules[0], Name: rel, Reason: fmt.Sprintf("cannot look into %s to place the policy: %v", shortName(display(rel)), err)}
 	}
 	if writable && w.live(st, WriteDeny) {
 		names := make(map[string]os.DirEntry, len(entries))
@@ -338,6 +348,29 @@ func (w *layoutWalk) pin() {
 }
 
 // display is rel as a message names it.
+// maxPath is Linux's PATH_MAX: the longest path a mount (bwrap's, the
+// engine's) is given.
+const maxPath = 4096
+
+// shortName is a name for a message: a name deeper than a few directories
+// by its first three and its last, with how many are left out.
+func shortName(rel string) string {
+	parts := strings.Split(rel, "/")
+	if len(rel) <= 200 || len(parts) <= 5 {
+		if len(rel) > 200 {
+			return rel[:200] + "…"
+		}
+		return rel
+	}
+	short := func(s string) string {
+		if len(s) > 40 {
+			return s[:40] + "…"
+		}
+		return s
+	}
+	return fmt.Sprintf("%s/%s/%s/…(%d more)…/%s", short(parts[0]), short(parts[1]), short(parts[2]), len(parts)-4, short(parts[len(parts)-1]))
+}
+
 func display(rel string) string {
 	if rel == "" {
 		return "the workspace root"

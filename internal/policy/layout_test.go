@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,4 +171,46 @@ func TestLayoutAgreesWithDecisions(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLayoutTooDeep: a tree deeper than a path can name (a command can make
+// one) refuses the layout with a reason that says so and names the tree
+// shortly; one within PATH_MAX is walked as any other.
+func TestLayoutTooDeep(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("d", 200)
+	p := dir
+	for range 15 { // 3,015 bytes: walked
+		p = filepath.Join(p, name)
+	}
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := New(rules(ReadDeny, ".env"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pol.Layout(dir, false); err != nil {
+		t.Fatalf("a tree within PATH_MAX: %v", err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(p); err != nil { // deeper, relative to the deepest directory so far
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for range 10 {
+		if err := os.Mkdir(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chdir(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chdir(wd)
+	_, err = pol.Layout(dir, false)
+	var ue *UnholdableError
+	if !errors.As(err, &ue) || !ue.TooLong || !strings.Contains(ue.Reason, "its path longer than a mount can name (4096 bytes)") || len(ue.Reason) > 400 {
+		t.Fatalf("a tree past PATH_MAX: %v", err)
+	}
+	t.Cleanup(func() { exec.Command("rm", "-rf", dir).Run() })
 }
