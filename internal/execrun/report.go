@@ -28,6 +28,9 @@ type Details struct {
 	// NewRepository lists what a git repository the command created would
 	// run outside the sandbox.
 	NewRepository []string `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
+	// SubRepositories are the repositories below the root the command made
+	// or changed whose hooks or settings git would run (SubRepoRisks).
+	SubRepositories []SubRepo `json:"subRepositories,omitempty" jsonschema:"repositories below the workspace root the command made or changed, whose hooks or settings git would run outside the sandbox"`
 	// OpID is the history's id of what a recorded command changed.
 	OpID string `json:"opId,omitempty" jsonschema:"with exec --record: the id in the history of what the command changed (hunk undo takes it back)"`
 	// OutputID names the captured streams kept because the result's text
@@ -138,6 +141,7 @@ type ToolDetails struct {
 	Fallback      string         `json:"fallback,omitempty" jsonschema:"under driver auto: the drivers tried first that could not start the sandbox, and why"`
 	OOMKilled     bool           `json:"oomKilled,omitempty" jsonschema:"a process was killed at the memory limit"`
 	NewRepository []string       `json:"newRepository,omitempty" jsonschema:"the command created a git repository whose config or hooks git would run outside the sandbox"`
+	SubRepos      []SubRepo      `json:"subRepositories,omitempty" jsonschema:"repositories below the workspace root the command made or changed, whose hooks or settings git would run outside the sandbox"`
 	OpID          string         `json:"opId,omitempty" jsonschema:"with record on: the id in the history of what the command changed (undo takes it back)"`
 	Network       *egress.Report `json:"network,omitempty" jsonschema:"with an allowlist: the hosts reached and those refused, with why and the rule that would allow each, the connections and bytes through hunk's proxy"`
 }
@@ -146,7 +150,7 @@ type ToolDetails struct {
 func (d *Details) Tool() *ToolDetails {
 	return &ToolDetails{ExitCode: d.ExitCode, StdoutBytes: len(d.Stdout), StderrBytes: len(d.Stderr), OutputID: d.OutputID,
 		TimedOut: d.TimedOut, Truncated: d.Truncated, DurationMs: d.DurationMs, Driver: d.Driver, Fallback: d.Fallback,
-		OOMKilled: d.OOMKilled, NewRepository: d.NewRepository, OpID: d.OpID, Network: d.Network}
+		OOMKilled: d.OOMKilled, NewRepository: d.NewRepository, SubRepos: d.SubRepositories, OpID: d.OpID, Network: d.Network}
 }
 
 // NetworkLines are what a model and a person read of a run's egress

@@ -97,6 +97,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 			return nil, nil, err
 		}
 	}
+	started := execrun.FileClock()
 	r, err := sandbox.Run(ctx, req.Driver, run.Spec)
 	if err != nil {
 		scan.Drop()
@@ -120,7 +121,23 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	out, details := execOutput(env, req, r, in, hint)
 	details.OpID = opID
 	report(env, out, details, run, r, req.Driver)
+	if !req.ReadOnly { // a read-only run made nothing
+		reportSubRepos(env, out, details, started, r.Driver)
+	}
 	return out, details, nil
+}
+
+// reportSubRepos says which repositories below the root the command made
+// or changed with hooks or settings git would run (execrun.SubRepoRisks).
+func reportSubRepos(env *Env, out *Output, details *ExecDetails, started time.Time, driver string) {
+	repos, _ := execrun.SubRepoRisks(env.Workspace, started, driver)
+	for _, r := range repos {
+		w := fmt.Sprintf("the command made or changed a git repository at %s with what git would run outside the sandbox: %s; look at it before running git there",
+			r.Path, strings.Join(r.Risks, ", "))
+		env.warn(w)
+		out.Text = execrun.Prepend(out.Text, "warning: "+w)
+	}
+	details.SubRepositories = repos
 }
 
 // command is the run req asks for: its timeout, argv and environment.
