@@ -119,7 +119,8 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		return err
 	}
 	req := ops.ApplyPatchRequest{Patch: text, DryRun: opts.DryRun, Diff: opts.Diff, Reverse: opts.Reverse,
-		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format, ThreeWay: opts.ThreeWay}
+		Compat: opts.Compat, Strict: opts.Strict, Strip: &opts.Strip, Format: opts.Format, ThreeWay: opts.ThreeWay,
+		BaseInHistory: app.Cfg.Exec.GitWrite} // commands may write .git: a planted blob is no base
 	for name, set := range map[string]bool{"ours": opts.Ours, "theirs": opts.Theirs, "union": opts.Union} {
 		if set {
 			req.Favor = name

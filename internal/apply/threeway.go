@@ -70,14 +70,44 @@ func threeWay(name string, cur []byte, f *patchparse.FileOp, opt Options) (out [
 // RepositoryObjects opens the objects of the repository at the workspace's
 // root for --3way (objects over max bytes refused); done closes them.
 // Without one it is a usage error, as git apply --3way's outside a
-// repository.
-func RepositoryObjects(fsys workspace.FS, max int64) (Objects, func(), error) {
+// repository. inHistory: the repository is writable by commands
+// (exec.git-write), so a blob is taken only when HEAD's history holds it
+// — one a command planted is not a base (historyObjects).
+func RepositoryObjects(fsys workspace.FS, max int64, inHistory bool) (Objects, func(), error) {
 	store, err := gitobj.Open(fsys, max)
 	if err != nil {
 		return nil, nil, result.Usagef("--3way needs the git repository the diff was made in: %v", err).
 			WithHint("run hunk in the repository's top directory (-C DIR), or apply the diff without --3way")
 	}
+	if inHistory {
+		return historyObjects{store}, store.Close, nil
+	}
 	return store, store.Close, nil
+}
+
+// historyObjects are a store's blobs that HEAD's history holds: any other
+// is as one the repository lacks (the diff then applies to the file
+// directly, as git falls back to).
+type historyObjects struct{ s *gitobj.Store }
+
+func (h historyObjects) Blob(id string) ([]byte, error) {
+	data, err := h.s.Blob(id)
+	if err != nil {
+		return nil, err
+	}
+	full := gitobj.BlobID(data, h.s.SHA256())
+	switch in, err := h.s.InHistory(full); {
+	case err != nil:
+		return nil, fmt.Errorf("not taken as a base: whether HEAD's history holds it is not known (%v), and commands may write this repository (exec.git-write)", err)
+	case !in:
+		return nil, errors.New("not taken as a base: no commit of HEAD's history holds it, and commands may write this repository (exec.git-write): a command may have planted it")
+	}
+	return data, nil
+}
+
+func (h historyObjects) Has(id string) bool {
+	_, err := h.Blob(id)
+	return err == nil
 }
 
 // GitsText is placeholder.InPatch's question for a patch applied with opt:

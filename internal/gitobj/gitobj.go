@@ -87,6 +87,9 @@ func objectFormatSHA256(cfg []byte) bool {
 	return false
 }
 
+// SHA256 reports whether the repository's objects are named by SHA-256.
+func (s *Store) SHA256() bool { return s.sha256 }
+
 func (s *Store) hashLen() int {
 	if s.sha256 {
 		return 32

@@ -111,3 +111,52 @@ func TestNoRepositoryOutside(t *testing.T) {
 		t.Fatalf(".git file: %v", err)
 	}
 }
+
+// TestInHistory: a blob of any commit of HEAD's history (an old one, in a
+// subdirectory, on a merged branch) is found, loose and after git gc
+// (packs, packed-refs); a blob written but never committed (planted) is
+// not; a repository with no commit says so.
+func TestInHistory(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			run(t, dir, "init", "-q", "-b", "main", "--object-format="+format)
+			s, _ := Open(dirFS(dir), 1<<20)
+			if _, err := s.InHistory(strings.Repeat("0", 2*s.hashLen())); err == nil {
+				t.Errorf("a repository with no commit: no error")
+			}
+			s.Close()
+			os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+			os.WriteFile(filepath.Join(dir, "sub", "old.txt"), []byte("old\n"), 0o644)
+			run(t, dir, "add", ".")
+			run(t, dir, "commit", "-qm", "one")
+			old := run(t, dir, "rev-parse", "HEAD:sub/old.txt")
+			run(t, dir, "checkout", "-qb", "side")
+			os.WriteFile(filepath.Join(dir, "side.txt"), []byte("side\n"), 0o644)
+			run(t, dir, "add", ".")
+			run(t, dir, "commit", "-qm", "side")
+			side := run(t, dir, "rev-parse", "HEAD:side.txt")
+			run(t, dir, "checkout", "-q", "main")
+			os.WriteFile(filepath.Join(dir, "sub", "old.txt"), []byte("new\n"), 0o644)
+			run(t, dir, "commit", "-qam", "two")
+			run(t, dir, "merge", "-q", "--no-ff", "-m", "merge", "side")
+			os.WriteFile(filepath.Join(dir, "p.txt"), []byte("planted\n"), 0o644)
+			planted := run(t, dir, "hash-object", "-w", "p.txt") // written, never committed
+			for _, gc := range []bool{false, true} {
+				if gc {
+					run(t, dir, "gc", "-q")
+				}
+				s, err := Open(dirFS(dir), 1<<20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for id, want := range map[string]bool{old: true, side: true, planted: false} {
+					if got, err := s.InHistory(id); got != want || err != nil {
+						t.Errorf("gc %v: InHistory(%s) = %v %v, want %v", gc, id, got, err, want)
+					}
+				}
+				s.Close()
+			}
+		})
+	}
+}

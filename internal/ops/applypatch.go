@@ -37,6 +37,10 @@ type ApplyPatchRequest struct {
 	// ThreeWay merges each text diff with the file from the blob its
 	// index line names, as git apply --3way (the CLI's --3way).
 	ThreeWay bool `json:"-"`
+	// BaseInHistory, with ThreeWay: a blob is a base only when HEAD's
+	// history holds it (commands may write the repository:
+	// exec.git-write).
+	BaseInHistory bool `json:"-"`
 	// Favor, with ThreeWay: "ours", "theirs" or "union" resolves what
 	// would conflict (git apply's --ours, --theirs, --union); "" leaves
 	// markers.
@@ -102,7 +106,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	defer fsys.Done()
 	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
 	if req.ThreeWay {
-		objects, done, err := apply.RepositoryObjects(fsys, env.Limits.PatchMaxBytes)
+		objects, done, err := apply.RepositoryObjects(fsys, env.Limits.PatchMaxBytes, req.BaseInHistory)
 		if err != nil {
 			return nil, err
 		}
