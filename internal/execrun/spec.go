@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
@@ -41,6 +42,10 @@ type Run struct {
 	placed *placeholders
 	gitDir string
 	noRepo bool // the workspace had no .git before the run
+	// started is the kernel's file clock as the command starts (FileClock);
+	// readOnly: the command could write nothing (no repository to look for).
+	started  time.Time
+	readOnly bool
 }
 
 // Prepare assembles the sandbox's spec for c over the workspace: the
@@ -108,6 +113,7 @@ func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error
 	if c.Driver == "none" {
 		warn("driver none: the command runs without any isolation (filesystem, network and sockets are open)")
 	}
+	run.started, run.readOnly = FileClock(), c.ReadOnly
 	return run, nil
 }
 

@@ -1,8 +1,12 @@
 package execrun
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // A command may make a repository below the workspace's root (sub/.git, its
@@ -27,6 +31,27 @@ const maxRepoDepth = 256
 type SubRepo struct {
 	Path  string   `json:"path" jsonschema:"the directory holding the .git"`
 	Risks []string `json:"risks" jsonschema:"what git would run outside the sandbox: hooks, settings"`
+}
+
+// RepoWarnings are what a run left in repositories that git would run
+// outside the sandbox: a new one at the root (NewRepoRisks), those below it
+// the command made or changed (SubRepoRisks), and the warning a person and
+// a model read of each.
+func (r *Run) RepoWarnings(ws *workspace.Workspace, driver string) (root []string, below []SubRepo, warns []string) {
+	if root = r.NewRepoRisks(driver); len(root) > 0 {
+		// Reported, not removed: it is the command's work, but git would
+		// run it outside the sandbox.
+		warns = append(warns, fmt.Sprintf("the command created a git repository at the workspace root with what git would run outside the sandbox: %s; look at it before running git there", strings.Join(root, ", ")))
+	}
+	if r.readOnly {
+		return root, nil, warns
+	}
+	below, _ = SubRepoRisks(ws, r.started, driver)
+	for _, s := range below {
+		warns = append(warns, fmt.Sprintf("the command made or changed a git repository at %s with what git would run outside the sandbox: %s; look at it before running git there",
+			s.Path, strings.Join(s.Risks, ", ")))
+	}
+	return root, below, warns
 }
 
 // FileClock is now as the kernel stamps a file's change time (its coarse

@@ -148,3 +148,17 @@ func Search(ws *workspace.Workspace, p, pattern string, exclude []string) ([]str
 	}
 	return matches, nil
 }
+
+// SearchText is search_files' text: a path a line, a name with a newline
+// or an escape quoted (it forges no line; the matches keep names as they
+// are), or "No matches found".
+func SearchText(matches []string) string {
+	if len(matches) == 0 {
+		return "No matches found"
+	}
+	shown := make([]string, len(matches))
+	for i, m := range matches {
+		shown[i] = workspace.Quote(m)
+	}
+	return strings.Join(shown, "\n")
+}

@@ -97,7 +97,6 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 			return nil, nil, err
 		}
 	}
-	started := execrun.FileClock()
 	r, err := sandbox.Run(ctx, req.Driver, run.Spec)
 	if err != nil {
 		scan.Drop()
@@ -121,23 +120,7 @@ func ExecDetailed(ctx context.Context, env *Env, req ExecRequest) (*Output, *Exe
 	out, details := execOutput(env, req, r, in, hint)
 	details.OpID = opID
 	report(env, out, details, run, r, req.Driver)
-	if !req.ReadOnly { // a read-only run made nothing
-		reportSubRepos(env, out, details, started, r.Driver)
-	}
 	return out, details, nil
-}
-
-// reportSubRepos says which repositories below the root the command made
-// or changed with hooks or settings git would run (execrun.SubRepoRisks).
-func reportSubRepos(env *Env, out *Output, details *ExecDetails, started time.Time, driver string) {
-	repos, _ := execrun.SubRepoRisks(env.Workspace, started, driver)
-	for _, r := range repos {
-		w := fmt.Sprintf("the command made or changed a git repository at %s with what git would run outside the sandbox: %s; look at it before running git there",
-			r.Path, strings.Join(r.Risks, ", "))
-		env.warn(w)
-		out.Text = execrun.Prepend(out.Text, "warning: "+w)
-	}
-	details.SubRepositories = repos
 }
 
 // command is the run req asks for: its timeout, argv and environment.
@@ -174,13 +157,11 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 	for _, l := range execrun.Blocked(r.Network) {
 		env.warn(l) // the model reads them in the text
 	}
-	if newRepo := run.NewRepoRisks(driver); len(newRepo) > 0 {
-		// Reported, not removed: it is the command's work, but git would
-		// run it outside the sandbox.
-		w := fmt.Sprintf("the command created a git repository at the workspace root with what git would run outside the sandbox: %s; look at it before running git there", strings.Join(newRepo, ", "))
+	var warns []string
+	details.NewRepository, details.SubRepositories, warns = run.RepoWarnings(env.Workspace, r.Driver)
+	for _, w := range warns {
 		env.warn(w)
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
-		details.NewRepository = newRepo
 	}
 	if run.Cache.New && r.Duration >= slowFirstRun {
 		// Said once: the first slow run over a new cache explains itself.

@@ -11,7 +11,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/fsquery"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/textfile"
-	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // The filesystem operations below serve the reference MCP filesystem
@@ -175,14 +174,7 @@ func SearchFiles(env *Env, p, pattern string, exclude []string) (*Output, error)
 	if err != nil {
 		return nil, err
 	}
-	text := "No matches found"
-	if len(matches) > 0 {
-		shown := make([]string, len(matches)) // a name with a newline forges no line (Matches keep them as they are)
-		for i, m := range matches {
-			shown[i] = workspace.Quote(m)
-		}
-		text = strings.Join(shown, "\n")
-	}
+	text := fsquery.SearchText(matches)
 	return &Output{Text: text, Message: text, Data: true, Details: &FSSearch{Matches: matches, Content: text}}, nil
 }
 
