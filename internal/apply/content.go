@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"bytes"
+	"fmt"
 	"io/fs"
 	"strings"
 
@@ -157,4 +159,52 @@ func linkTarget(fsys workspace.FS, name string, s *state, opt Options) (string, 
 			WithHint("the patch was made where this path is a symbolic link (mode 120000)").At(name)
 	}
 	return fsys.Readlink(name)
+}
+
+// deletesContent reports whether a text Delete names what it deletes (a
+// unified diff's lines or index line): it removes the file only when the
+// file holds that. A Codex Delete File names nothing, and deletes.
+func deletesContent(f *patchparse.FileOp) bool {
+	_, hashed := indexID(f.OldHash)
+	return !f.Link && !f.Gitlink && f.Binary == nil && (f.Full || hashed)
+}
+
+// checkDeleted refuses to delete name unless it holds what f deletes: the
+// blob its index line names (git diff -D holds nothing else), else its
+// lines (line endings aside: a CRLF checkout of the diff's LF lines is the
+// same text), as git apply and GNU patch check.
+func checkDeleted(name string, data []byte, f *patchparse.FileOp, opt Options) error {
+	disp := opt.display(name)
+	if id, ok := indexID(f.OldHash); ok {
+		if strings.HasPrefix(gitBlobID(data, len(id) > 40), id) {
+			return nil
+		}
+		if !f.Full { // only the blob says what it was
+			return result.Errorf(result.NoMatch, "%s: the file is not what the diff deletes (its index line names blob %s)", disp, id).
+				WithHint("the file changed since the diff was made: look at it, and delete it yourself if it is to go").At(name)
+		}
+	}
+	want := bytes.ReplaceAll(addContent(f), []byte("\r\n"), []byte("\n"))
+	got := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	line := 1 + bytes.Count(got[:commonPrefix(got, want)], []byte("\n"))
+	msg := fmt.Sprintf("%s: the file is not what the diff deletes (line %d differs)", disp, line)
+	if id, ok := indexID(f.OldHash); ok {
+		msg = fmt.Sprintf("%s: the file is not what the diff deletes (its index line names blob %s; line %d differs)", disp, id, line)
+	}
+	return result.Errorf(result.NoMatch, "%s", msg).
+		WithHint("the file changed since the diff was made: look at it, and delete it yourself if it is to go").At(name)
+}
+
+// commonPrefix is how many leading bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

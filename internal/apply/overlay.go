@@ -215,13 +215,17 @@ func (v *overlay) delete(o *op, fr *FileResult) (before []byte, noDiff bool, err
 		if f.Full && target != string(addContent(f)) {
 			return nil, false, result.Errorf(result.NoMatch, "%s: the link points to %q, not to %q as the patch says", disp, target, addContent(f)).At(o.name)
 		}
-	} else if (opt.Diff || f.Binary != nil) && !s.link {
+	} else if (opt.Diff || f.Binary != nil || deletesContent(f)) && !s.link {
 		if before, err = v.read(o.name, s); err != nil {
 			return nil, false, err
 		}
 	}
 	if f.Binary != nil {
 		if err := checkBlob(o.name, before, f.OldHash, "the file to delete", opt); err != nil {
+			return nil, false, err
+		}
+	} else if deletesContent(f) && !s.link {
+		if err := checkDeleted(o.name, before, f, opt); err != nil {
 			return nil, false, err
 		}
 	}

@@ -205,7 +205,7 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 		}
 		return op, nil
 	case newName == "" || f.isDel:
-		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode}
+		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode, OldHash: f.oldHash, NewHash: f.newHash}
 		for _, c := range f.chunks {
 			for _, cl := range c.Lines() {
 				if cl.Op == '-' {
@@ -219,8 +219,11 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 			op.NoFinalNewline = c.OldNoNewline
 		}
 		// A deletion whose hunks hold only removed lines holds the file's
-		// whole content (git diff, diff -ruN): -R can bring it back.
-		op.Full = len(f.chunks) == 0 && f.git || chunksAll(f.chunks, '-')
+		// whole content (git diff, diff -ruN): -R can bring it back. A git
+		// deletion with no hunk holds an empty file's — unless its index
+		// line names another blob (git diff -D, --irreversible-delete: no
+		// content, so no -R).
+		op.Full = len(f.chunks) == 0 && f.git && emptyBlob(f.oldHash) || chunksAll(f.chunks, '-')
 		if !op.Full {
 			op.Content, op.NoFinalNewline = nil, false
 		}

@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// emptyBlob reports whether an index line's old id is none or names the
+// empty blob (SHA-1 e69de29…, SHA-256 473a0f4c…), abbreviated or not.
+func emptyBlob(id string) bool {
+	id = strings.ToLower(id)
+	return id == "" || len(id) >= 7 && (strings.HasPrefix("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", id) ||
+		strings.HasPrefix("473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813", id))
+}
+
 // chunksAll reports whether every line of chunks is op: a side of the
 // file is empty. At least one chunk is needed (an empty file on both sides
 // has none, and is no creation or removal).
