@@ -2,7 +2,6 @@ package apply
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -70,6 +69,14 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 			if len(f.Chunks) == 0 {
 				return false // a move or a mode change: nothing to find
 			}
+			for _, c := range f.Chunks {
+				if len(c.New()) == 0 {
+					// Lines removed with no context: the new side is
+					// nothing, "found" anywhere — the change cannot be
+					// seen to stand, so it is the normal refusal.
+					return false
+				}
+			}
 			updates = append(updates, f)
 		}
 	}
@@ -80,7 +87,13 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	if err != nil {
 		return false
 	}
-	res, err := Apply(workspace.DryRun(fsys), rp, opt)
+	// The exact pass alone: a recovery (a misremembered context line, a
+	// composed reading) would find the new side where the patch did not
+	// put it — a twin of it elsewhere — and say a change stands that does
+	// not.
+	strict := opt
+	strict.Strict = true
+	res, err := Apply(workspace.DryRun(fsys), rp, strict)
 	if err != nil {
 		return false
 	}
@@ -89,8 +102,7 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	// patch is not what made it so.
 	for _, f := range res.Files {
 		for _, r := range f.Matches {
-			first, _, _ := strings.Cut(r, ",")
-			if first != "exact" && first != "addition" && first != "binary" || strings.Contains(r, "reindent") || strings.Contains(r, "line-endings") {
+			if r != "exact" && r != "addition" && r != "binary" {
 				return false
 			}
 		}

@@ -44,7 +44,13 @@ func TestApply(t *testing.T) {
 			in: "a\n", edits: []Edit{e("a", "a")}, out: "a\n", match: []Rule{Identical},
 		},
 		"already applied": {
-			in: "hello there\n", edits: []Edit{e("hello world", "hello there")}, out: "hello there\n", match: []Rule{AlreadyApplied},
+			in: "def b():\n    x = 2\n", edits: []Edit{e("def b():\n    x = 1", "def b():\n    x = 2")}, out: "def b():\n    x = 2\n", match: []Rule{AlreadyApplied},
+		},
+		"a new text that keeps no line of the old is no proof: a twin elsewhere": {
+			in: "def a():\n    x = 2\n", edits: []Edit{e("    x = 1", "    x = 2")}, code: result.NoMatch,
+		},
+		"a one-line change in place is no proof either": {
+			in: "hello there\n", edits: []Edit{e("hello world", "hello there")}, code: result.NoMatch,
 		},
 		"a new text found in many places is no proof of application": {
 			in: "y = 1\ny = 2\n", edits: []Edit{e("x = 3", "y")}, code: result.NoMatch,
