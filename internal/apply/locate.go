@@ -57,8 +57,8 @@ func (lc *locator) addition(p *prepared, cursor int) (r replacement, next int, e
 	if at > 0 && lc.file[at-1] == "" && !(lc.opt.codex() && crlfBlank) {
 		at--
 	}
-	if !lc.opt.codex() && p.src.OldStart > 0 && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {
-		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N
+	if !lc.opt.codex() && p.src.OldLines == 0 && p.src.NewStart > 0 && p.src.OldStart <= len(lc.file) {
+		at = p.src.OldStart // "@@ -N,0 +M,k @@" inserts after line N; "@@ -0,0 +1,k @@" at the top (git's -U0)
 	}
 	r = replacement{start: at, end: at}
 	// An empty file has no ending of its own: the added lines take the
