@@ -59,15 +59,15 @@ func policyRules(cmd *cobra.Command, file string, text []byte) ([]policy.Rule, e
 		flag := k.kind.Flag()
 		if f := cmd.Flags().Lookup(strings.TrimPrefix(flag, "--")); f != nil {
 			vals, _ := cmd.Flags().GetStringArray(f.Name)
-			for _, p := range vals {
-				rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: flag})
+			for _, v := range vals {
+				for _, p := range policy.SplitList(v) { // one rule for every surface: ".env,*.pem" is two
+					rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: flag})
+				}
 			}
 		}
 		if v, ok := os.LookupEnv(k.env); ok {
-			for _, p := range strings.Split(v, ",") {
-				if strings.TrimSpace(p) != "" {
-					rules = append(rules, policy.Rule{Kind: k.kind, Pattern: strings.TrimSpace(p), Source: k.env})
-				}
+			for _, p := range policy.SplitList(v) {
+				rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: k.env})
 			}
 		}
 		if fileRules != nil && fileRules.IsSet(k.key) {
@@ -76,8 +76,10 @@ func policyRules(cmd *cobra.Command, file string, text []byte) ([]policy.Rule, e
 				return nil, result.Errorf(result.InvalidArgument, "config file %s: %s: %v", file, k.key, err).
 					WithHint("give a list of patterns, e.g. " + k.key + ": [\".env\", \"secrets/\"]")
 			}
-			for _, p := range vals {
-				rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: file + ":" + lineOf(lines, p)})
+			for _, v := range vals {
+				for _, p := range policy.SplitList(v) {
+					rules = append(rules, policy.Rule{Kind: k.kind, Pattern: p, Source: file + ":" + lineOf(lines, v)})
+				}
 			}
 		}
 	}
@@ -196,6 +198,11 @@ func policyCheckRun(app *App, o *policyCheckOptions) error {
 	out, err := ops.CheckPolicy(env, o.Paths, o.Read, o.Write)
 	if err != nil {
 		return err
+	}
+	if unmatched, complete := env.Workspace.Policy().Unmatched(env.Workspace.Dir()); complete {
+		for _, r := range unmatched {
+			app.Warn("policy rule %s matches nothing in the workspace (a typo? for a path that may appear later, that is as meant)", r)
+		}
 	}
 	if err := app.Render(out); err != nil {
 		return err
