@@ -372,18 +372,17 @@ func (lc *locator) decide(p *prepared, cands []int) (int, error) {
 		return 0, lc.ambiguous(p, cands)
 	}
 	if p.hint >= 0 {
-		best, second := -1, -1
+		// Outward from the line the header names, as git apply (find_pos)
+		// and GNU patch search: the nearest place; of two as near, the
+		// later (lines added above a chunk — the common drift — move it
+		// down).
+		best := -1
 		for _, c := range cands {
-			d := abs(c - p.hint)
-			if best < 0 || d < abs(best-p.hint) {
-				best, second = c, best
-			} else if second < 0 || d < abs(second-p.hint) {
-				second = c
+			if d, bd := abs(c-p.hint), abs(best-p.hint); best < 0 || d < bd || d == bd && c > best {
+				best = c
 			}
 		}
-		if second < 0 || abs(best-p.hint) < abs(second-p.hint) {
-			return best, nil
-		}
+		return best, nil
 	}
 	return 0, lc.ambiguous(p, cands)
 }
@@ -396,15 +395,16 @@ func abs(n int) int {
 }
 
 func (lc *locator) ambiguous(p *prepared, cands []int) error {
-	nums := make([]string, len(cands))
-	lines := make([]int, len(cands))
-	for i, c := range cands {
+	shown := cands[:min(len(cands), maxCandidates)]
+	nums := make([]string, len(shown))
+	lines := make([]int, len(shown))
+	for i, c := range shown {
 		nums[i] = fmt.Sprint(c + 1)
 		lines[i] = c + 1
 	}
 	more := ""
-	if len(cands) >= maxCandidates {
-		more = " and more"
+	if len(cands) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(cands)-len(shown))
 	}
 	return result.Errorf(result.Ambiguous, "%s: %s %d (patch line %d) matches in %d places (lines %s%s); refusing to guess",
 		lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, len(cands), strings.Join(nums, ", "), more).

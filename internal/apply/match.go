@@ -100,12 +100,14 @@ func seekFirst(file, pat []string, start int, eof bool) (int, Pass) {
 	return -1, Exact
 }
 
-// maxCandidates bounds how many places of an ambiguous chunk are collected.
+// maxCandidates bounds how many places of an ambiguous chunk a message
+// lists (every place is weighed: the one the line number names may be the
+// thirtieth of forty).
 const maxCandidates = 20
 
 // seekAll returns every position in [from, to) at which pat matches under the
-// first pass that matches anywhere there (at most maxCandidates), and that
-// pass; none when no pass matches. With eof only the end position is tried.
+// first pass that matches anywhere there, and that pass; none when no pass
+// matches. With eof only the end position is tried.
 func seekAll(file, pat []string, from, to int, eof bool) ([]int, Pass) {
 	if len(pat) == 0 || len(pat) > len(file) {
 		return nil, Exact
@@ -125,9 +127,6 @@ func seekAll(file, pat []string, from, to int, eof bool) ([]int, Pass) {
 		for i := from; i <= last; i++ {
 			if matchAt(p, file, pat, i) {
 				hits = append(hits, i)
-				if len(hits) >= maxCandidates {
-					break
-				}
 			}
 		}
 		if len(hits) > 0 {
