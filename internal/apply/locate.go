@@ -311,6 +311,11 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 			}
 			to = cursor // only what the first search did not see
 		}
+		if at, ok := lc.anchored(p, from, to, taken); ok {
+			// git's match_beginning / match_end: a hunk at the start or the
+			// end of the file is tried there first.
+			return &placed{pos: at, pass: Exact, skipFile: -1, skipPat: -1, rule: Exact.String(), chunk: p}, nil
+		}
 		if p.hint >= from && p.hint < to && !eof && matchAt(Exact, lc.file, p.old, p.hint) && !overlaps(taken, span{p.hint, p.hint + len(p.old)}) {
 			// An exact match where the line number says: nothing is nearer.
 			rule := Exact.String()
@@ -392,6 +397,46 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// anchored is where git apply places a unified hunk first (apply.c's
+// match_beginning and match_end): one without trailing context lines at
+// the end of the file — its context ends where the file does — and one
+// whose header starts at line 1 (or 0) at the beginning, when it fits
+// there exactly (else the search goes on as for any chunk). A hunk with no
+// context at all (-U0) has neither anchor, as git's --unidiff-zero.
+func (lc *locator) anchored(p *prepared, from, to int, taken []span) (int, bool) {
+	unified := p.src.OldLines > 0 || p.src.NewLines > 0 // a "@@ -a,b +c,d @@" header's counts
+	if !unified || lc.opt.blocks() || lc.opt.codex() || len(p.old) == 0 || len(p.old) > len(lc.file) {
+		return 0, false
+	}
+	leading, trailing := 0, 0
+	for _, l := range p.lines {
+		if l.op != ' ' {
+			break
+		}
+		leading++
+	}
+	for i := len(p.lines) - 1; i >= 0 && p.lines[i].op == ' '; i-- {
+		trailing++
+	}
+	if leading == 0 && trailing == 0 {
+		return 0, false
+	}
+	fits := func(at int) bool {
+		return at >= from && at < to && matchAt(Exact, lc.file, p.old, at) && !overlaps(taken, span{at, at + len(p.old)})
+	}
+	end := len(lc.file) - len(p.old)
+	if end > 0 && lc.file[len(lc.file)-1] == "" {
+		end-- // the file's last line break reads as an empty last line here
+	}
+	switch {
+	case trailing == 0 && fits(end):
+		return end, true
+	case p.src.OldStart <= 1 && fits(0):
+		return 0, true
+	}
+	return 0, false
 }
 
 func (lc *locator) ambiguous(p *prepared, cands []int) error {
