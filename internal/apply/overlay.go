@@ -266,6 +266,14 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 	// itself, its target the content; any other link is read
 	// through, inside the workspace.
 	keepLink := f.Link || s.link && !s.touched && o.moveTo != "" && len(f.Chunks) == 0 && f.Binary == nil || s.touched && s.asLink
+	if !keepLink && s.link && !s.touched && opt.format == patchparse.Unified {
+		// A diff's text change names the path's own content; a link's is
+		// its target (GNU diff -ruN follows links, so a changed link reads
+		// as a change of its path): git apply and GNU patch refuse to
+		// write through it, and so does hunk.
+		return nil, nil, false, result.Errorf(result.NoMatch, "%s is a symbolic link, not a regular file: refusing to patch it (a diff's text change is the path's own content)", disp).
+			WithHint("patch the file it points to by its own name, or make the diff with git diff, which writes a link's change as its target").At(o.name)
+	}
 	if keepLink {
 		t, err := linkTarget(v.fsys, o.name, s, opt)
 		if err != nil {
