@@ -105,8 +105,16 @@ func (f *uFile) op(L lines, opt Options) (*FileOp, error) {
 	strip := opt.Strip
 	if strip < 0 {
 		strip = 0
-		if defaultStripsPrefix(oldName, newName) || f.gnuTrees && treesApart(oldName, newName) {
-			strip = 1
+		if defaultStripsPrefix(oldName, newName) || (f.gnuTrees || f.git) && treesApart(oldName, newName) {
+			strip = 1 // git's a/ b/; old/ new/ (GNU diff -ruN old new, git's --src-prefix=old/ --dst-prefix=new/), as git apply's -p1
+		}
+		if strip == 1 && f.gitOld != "" && (oldName == "" || newName == "") && !defaultStripsPrefix(f.gitOld, f.gitNew) {
+			// A new or deleted file's one name says nothing of a prefix:
+			// "+++ c/new.c" is b/-less. git's own header names both
+			// sides: "diff --git c/new.c c/new.c" (the same first
+			// component on both) is a --no-prefix diff of a directory c.
+			return nil, hunkError(line, "say how many leading components to strip: -p0 for a --no-prefix diff, -p1 for git's a/ b/",
+				"'%s': cannot tell whether '%s' is a prefix (diff --git names %s and %s)", newName+oldName, (newName+oldName)[:2], f.gitOld, f.gitNew)
 		}
 	}
 	var err error
@@ -141,6 +149,14 @@ func (f *uFile) op(L lines, opt Options) (*FileOp, error) {
 		// git writes a change of type as a deletion and an addition.
 		return nil, hunkError(f.typeAt, "write the change of type as a deletion of the old file and an addition of the new one, as git diff does",
 			"'%s' changes type in one header (old mode and new mode)", name)
+	}
+	if f.git && opt.Strip < 0 && from == "" && to == "" && oldName != "" && newName != "" && oldName != newName && f.bin == nil {
+		// git writes a rename with "rename from"/"rename to"; two names
+		// without them come from git diff --no-index of two trees, whose
+		// meaning here (move old/ to new/, or patch the files below the
+		// trees) the patch does not say. (git apply moves them.)
+		return nil, hunkError(line, "apply it inside a copy of the tree with -p2 (the files by their names below the trees), or make it with git diff -M to move files",
+			"diff --git names two paths, '%s' and '%s', with no 'rename from': a diff of two trees (git diff --no-index)?", oldName, newName)
 	}
 	op, err := f.fileOp(L, oldName, newName, line, name)
 	if op != nil {
