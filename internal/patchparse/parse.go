@@ -63,6 +63,36 @@ func (o Options) maxBinary() int64 {
 // same numbers for every patch that starts with "*** Begin Patch".
 //
 // The AST's strings are substrings of text: Parse copies no line.
+// notPlain names why a patch that did not parse is not a plain diff, when
+// it is one of the diffs a terminal shows — git's colours (ANSI escapes) or
+// a word diff — instead of the first grammar error it met; else err.
+func notPlain(text string, err error) error {
+	switch {
+	case strings.Contains(text, "\x1b["):
+		return result.Errorf(result.InvalidPatch, "the patch holds terminal colour codes (ANSI escape sequences): it is a diff as a terminal shows it, not one to apply").
+			WithHint("make it with git diff --no-color (or git -c color.ui=never …), or strip the codes")
+	case wordDiff(text):
+		return result.Errorf(result.InvalidPatch, "the patch is a word diff ([-removed-]{+added+} inside lines, git diff --word-diff): it says which words changed, not which lines").
+			WithHint("make it without --word-diff (and without --color-words): git diff writes lines that can be applied")
+	}
+	return err
+}
+
+// wordDiff reports whether text reads as git diff --word-diff: hunks, words
+// marked [-removed-] or {+added+}, and no line added or removed as a diff
+// writes one (the ---/+++ headers aside).
+func wordDiff(text string) bool {
+	if !strings.Contains(text, "\n@@ ") || !(strings.Contains(text, "{+") && strings.Contains(text, "+}") || strings.Contains(text, "[-") && strings.Contains(text, "-]")) {
+		return false
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) && !strings.HasPrefix(l, "+++ ") && !strings.HasPrefix(l, "--- ") {
+			return false
+		}
+	}
+	return true
+}
+
 func Parse(text string, opt Options) (*Patch, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	text, unwrapped := unwrapJSON(text)
@@ -82,11 +112,11 @@ func Parse(text string, opt Options) (*Patch, error) {
 	}
 	f, err := pick(in)
 	if err != nil {
-		return nil, err
+		return nil, notPlain(text, err)
 	}
 	p, err := f.parse(in)
 	if err != nil {
-		return nil, err
+		return nil, notPlain(text, err)
 	}
 	p.Unwrapped = unwrapped
 	return p, nil

@@ -284,20 +284,32 @@ func gnuNotice(l string, i int) error {
 }
 
 // other takes any other line: skipped, but hunk lines cannot be (skipping
-// them would apply part of the change). A git format-patch signature ("-- ")
-// or the next mail ("From ") ends the file.
+// them would apply part of the change). A git format-patch signature ("-- "),
+// the next mail ("From ") or the next commit of git log -p ("commit ID", its
+// message indented by four spaces) ends the file.
 func (u *unifiedParser) other(i int) error {
 	l, cur := u.L.at(i), u.cur
 	if cur == nil || !cur.hasOld || cur.closed {
 		return nil
 	}
-	if l == "-- " || strings.HasPrefix(l, "From ") {
+	if l == "-- " || strings.HasPrefix(l, "From ") || commitLine(l) {
 		cur.closed = true
 	} else if l != "" && strings.IndexByte(" +-", l[0]) >= 0 && isHunkLine(u.L, i, u.hi) {
 		return hunkError(i, "start every hunk with an '@@ -a,b +c,d @@' line, and prefix its context lines with a space",
 			"line '%s' is not inside a hunk", l)
 	}
 	return nil
+}
+
+// commitLine reports whether l opens a commit of git log's output:
+// "commit " and a full object id (SHA-1 or SHA-256), maybe decorated.
+func commitLine(l string) bool {
+	rest, ok := strings.CutPrefix(l, "commit ")
+	if !ok {
+		return false
+	}
+	id, _, _ := strings.Cut(rest, " ")
+	return (len(id) == 40 || len(id) == 64) && strings.Trim(id, "0123456789abcdef") == ""
 }
 
 // epochStamp reports whether a "--- "/"+++ " line's timestamp (after a tab)
