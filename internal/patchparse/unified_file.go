@@ -114,7 +114,7 @@ func (f *uFile) op(L lines, opt Options) (*FileOp, error) {
 			// sides: "diff --git c/new.c c/new.c" (the same first
 			// component on both) is a --no-prefix diff of a directory c.
 			return nil, hunkError(line, "say how many leading components to strip: -p0 for a --no-prefix diff, -p1 for git's a/ b/",
-				"'%s': cannot tell whether '%s' is a prefix (diff --git names %s and %s)", newName+oldName, (newName+oldName)[:2], f.gitOld, f.gitNew)
+				"'%s': cannot tell whether '%s' is a prefix (diff --git names %s and %s)", newName+oldName, (newName + oldName)[:2], f.gitOld, f.gitNew)
 		}
 	}
 	var err error
