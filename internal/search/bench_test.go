@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -101,6 +103,31 @@ func BenchmarkSearchDeepTree(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Names(context.Background(), ws, NameOptions{Options: Options{Limit: 10}}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSearchManyMatchesPage asks for the first 10 of 400,000
+// matching lines (4 files): a file keeps at most offset+limit of its
+// matches and counts the rest, so the bytes allocated follow the page, not
+// the matches (ripgrep's sink).
+func BenchmarkSearchManyMatchesPage(b *testing.B) {
+	dir := b.TempDir()
+	for k := range 4 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", k)), []byte(strings.Repeat("needle line with some text\n", 100000)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ws, err := workspace.Open(dir, workspace.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r, err := Search(context.Background(), ws, Options{Pattern: "needle", Mode: Lines, Limit: 10})
+		if err != nil || r.TotalMatches != 400000 || len(r.Matches) != 10 {
+			b.Fatalf("%+v %v", r.TotalMatches, err)
 		}
 	}
 }

@@ -181,6 +181,13 @@ func (s *scanner) see(line []byte) {
 	col, ok := s.m.matchLine(line)
 	if ok {
 		s.count++
+		if s.o.Mode == Lines && s.o.Limit > 0 && s.count > s.o.Offset+s.o.Limit {
+			// Past what a page can show of this file (offset+limit matches
+			// before it): counted, not kept — ripgrep's sink. Memory follows
+			// what is shown, not what was found.
+			s.before = s.before[:0]
+			return
+		}
 		if s.o.Mode == Lines {
 			s.flushBefore()
 			s.add(line, col+1, false)
