@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/fatih/color v1.19.0
 	github.com/google/jsonschema-go v0.4.3
-	github.com/hexops/gotextdiff v1.0.3
 	github.com/moby/moby/api v1.56.1
 	github.com/moby/moby/client v0.6.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -1,13 +1,15 @@
 // Package diff owns unified diff text: it turns an old and a new content into
-// the `--- a` / `+++ b` / `@@` form every hunk command shows with --diff. It is
-// the only importer of hexops/gotextdiff; coloring is left to the commands.
+// the `--- a` / `+++ b` / `@@` form every hunk command shows with --diff;
+// coloring is left to the commands.
 //
 // Lines are compared whole (with their endings). The common head and tail
 // are set aside, the rest is cut at lines that occur exactly once on each
 // side and in the same order (patience diff's anchors), and only the gaps
 // between anchors — small for the edits hunk makes — go to a full LCS, or to
-// gotextdiff's Myers when a gap is large. So a three-line change in a long
-// file costs about a pass over the file, not a quadratic table.
+// git's own Myers (merge.Lines: xdiff's, with its cut-offs) when a gap is
+// large. So a three-line change in a long file costs about a pass over the
+// file, and a rewrite of thousands of lines what git diff's costs, not a
+// quadratic table.
 package diff
 
 import (
@@ -15,8 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hexops/gotextdiff/myers"
-	"github.com/hexops/gotextdiff/span"
+	"github.com/hunk-dev/hunk/internal/merge"
 )
 
 // Context is the number of unchanged lines shown around each change.
@@ -237,21 +238,28 @@ func lcs(ops []op, a, b []string, a0, a1, b0, b1 int) []op {
 	return ops
 }
 
-// myersRange appends gotextdiff's Myers edit script for a large gap.
+// myersRange appends the edit script of a large gap by git's own diff
+// (merge.Lines: xdiff's Myers with its cut-offs, so a rewrite of thousands
+// of lines costs what git diff's does).
 func myersRange(ops []op, a, b []string, a0, a1, b0, b1 int) []op {
-	as, bs := strings.Join(a[a0:a1], ""), strings.Join(b[b0:b1], "")
-	edits := myers.ComputeEdits(span.URIFromPath("a"), as, bs)
+	as, bs := make([][]byte, a1-a0), make([][]byte, b1-b0)
+	for i := range as {
+		as[i] = []byte(a[a0+i])
+	}
+	for j := range bs {
+		bs[j] = []byte(b[b0+j])
+	}
 	i, j := a0, b0
-	for _, e := range edits {
-		s, end := a0+e.Span.Start().Line()-1, a0+e.Span.End().Line()-1
-		for ; i < s; i++ {
+	for _, c := range merge.Lines(as, bs) {
+		for ; i < a0+c.Old; i++ {
 			ops = append(ops, op{equal, i, j})
 			j++
 		}
-		for ; i < end; i++ {
+		for k := 0; k < c.OldN; k++ {
 			ops = append(ops, op{del, i, j})
+			i++
 		}
-		for range splitLines(e.NewText) {
+		for k := 0; k < c.NewN; k++ {
 			ops = append(ops, op{ins, i, j})
 			j++
 		}

@@ -3,6 +3,9 @@ package diff
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -130,5 +133,69 @@ func BenchmarkUnifiedLongFile(b *testing.B) {
 	nw := strings.Replace(strings.Replace(old, "line 100 ", "LINE 100 ", 1), "line 400 ", "LINE 400 ", 1)
 	for i := 0; i < b.N; i++ {
 		Unified("a", "b", []byte(old), []byte(nw))
+	}
+}
+
+// BenchmarkRewrite diffs a block rewritten whole, of 1,000 to 5,000
+// lines: past the LCS table's bound it is git's Myers with its cut-offs,
+// so the cost grows with the block, not with its square (hunk write
+// --diff of a 5,000-line rewrite took 6.5-8.6 s with gotextdiff's).
+func BenchmarkRewrite(b *testing.B) {
+	for _, n := range []int{1000, 1100, 3000, 5000} {
+		var old, nw strings.Builder
+		for i := range n {
+			fmt.Fprintf(&old, "old line %d of the block\n", i)
+			fmt.Fprintf(&nw, "new line %d, rewritten\n", i)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for range b.N {
+				if Unified("a", "b", []byte(old.String()), []byte(nw.String())) == "" {
+					b.Fatal("no diff")
+				}
+			}
+		})
+	}
+}
+
+// TestRewriteRoundTrip: the diff of a large rewrite (git's Myers, past the
+// LCS bound) removes every old line and adds every new one, and git apply
+// takes it.
+func TestRewriteRoundTrip(t *testing.T) {
+	var old, nw strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&old, "old %d\n", i)
+		if i%7 == 0 {
+			fmt.Fprintf(&nw, "old %d\n", i) // some lines kept
+		} else {
+			fmt.Fprintf(&nw, "new %d\n", i)
+		}
+	}
+	d := Unified("a/f", "b/f", []byte(old.String()), []byte(nw.String()))
+	minus, plus := 0, 0
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
+			minus++
+		case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
+			plus++
+		}
+	}
+	if minus != plus || minus < 3000*6/7-1 || minus > 3000 {
+		t.Fatalf("the rewrite's diff removes %d and adds %d lines", minus, plus)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git: the round trip through git apply is not tried")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f"), []byte(old.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.diff"), []byte(d), 0o644)
+	cmd := exec.Command(git, "apply", "p.diff")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != nw.String() {
+		t.Fatal("git apply of the diff did not give the new content")
 	}
 }
