@@ -156,6 +156,9 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 			// git apply --3way's "Falling back to direct application".
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: not merged (%s); applied directly", opt.display(f.Path), why))
 		}
+		if f.Action == "unchanged" && f.Merge == MergeClean {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: already there with the diff's content (git's clean add/add merge); nothing written", opt.display(f.Path)))
+		}
 		switch f.Action {
 		case "add":
 			res.Added = append(res.Added, f.Path)

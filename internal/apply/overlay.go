@@ -140,6 +140,14 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 	if s.exists && s.dir {
 		return nil, nil, false, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).At(o.name)
 	}
+	if s.exists && !s.link && opt.ThreeWay != nil && o.copyOf == "" && f.Binary == nil && !f.Link {
+		// --3way: a new file already there with the diff's very content is
+		// git's clean add/add merge: nothing to write.
+		if cur, err := v.read(o.name, s); err == nil && string(cur) == string(addContent(f)) {
+			fr.Action, fr.Merge = "unchanged", MergeClean
+			return cur, cur, true, nil
+		}
+	}
 	if s.exists && !opt.codex() {
 		return nil, nil, false, result.Errorf(result.AlreadyExists, "%s: file already exists; Add File refuses to overwrite it", disp).
 			WithHint(opt.hint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)",
