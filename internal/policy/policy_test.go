@@ -156,3 +156,26 @@ func TestWithin(t *testing.T) {
 		t.Error("gen/x under sub is sub/gen/x, which is denied")
 	}
 }
+
+// FuzzSplitList: any list splits without a panic into trimmed, non-empty
+// patterns with no comma outside braces unless it was escaped, and a list
+// of plain names joined by commas splits back into them.
+func FuzzSplitList(f *testing.F) {
+	for _, s := range []string{".env,*.pem", "*.{pem,key}", `a\,b`, "{,}", "{{a,b},c}", ",,", "a,{b", "}x,y{"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range SplitList(s) {
+			if p == "" || p != strings.TrimSpace(p) {
+				t.Fatalf("SplitList(%q) gave %q", s, p)
+			}
+		}
+		var names []string
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+			names = append(names, n)
+		}
+		if got := SplitList(strings.Join(names, ",")); len(names) > 0 && strings.Join(got, ",") != strings.Join(names, ",") {
+			t.Fatalf("SplitList(%q) = %q", strings.Join(names, ","), got)
+		}
+	})
+}

@@ -20,7 +20,11 @@ func SplitList(s string) []string {
 	depth := 0
 	flush := func() {
 		if t := strings.TrimSpace(cur.String()); t != "" {
-			out = append(out, glob.Braces(t)...)
+			for _, alt := range glob.Braces(t) {
+				if alt = strings.TrimSpace(alt); alt != "" { // "{,}" expands to nothing
+					out = append(out, alt)
+				}
+			}
 		}
 		cur.Reset()
 	}
