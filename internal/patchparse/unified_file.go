@@ -145,6 +145,7 @@ func (f *uFile) op(L lines, opt Options) (*FileOp, error) {
 	if name == "" {
 		name = oldName
 	}
+
 	if f.oldType != f.newType && !f.isNew && !f.isDel {
 		// git writes a change of type as a deletion and an addition.
 		return nil, hunkError(f.typeAt, "write the change of type as a deletion of the old file and an addition of the new one, as git diff does",
@@ -192,7 +193,7 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 		return f.binaryOp(oldName, newName, line)
 	}
 	switch {
-	case oldName == "" && newName == "":
+	case oldName == "" && newName == "", f.isNew && newName == "", f.isDel && oldName == "":
 		return nil, hunkError(line, "name the file in '--- a/PATH' and '+++ b/PATH' lines", "unified diff file header names no file")
 	case oldName == "" || f.isNew:
 		op := &FileOp{Kind: Add, Path: newName, Line: line + 1, Mode: f.mode}
