@@ -128,6 +128,46 @@ func (lc *locator) fitsFile(m *placed, shift func(string) (string, bool)) bool {
 	return true
 }
 
+// framesConflict reports whether a chunk's added lines are written in its
+// context's frame while its removed lines are in the file's: a context line
+// the file indents otherwise by d, and an added line indented d off the
+// removed line it follows. The model re-indented its replacement around
+// what it believed of the context (SEARCH "if x:" at 8 where the file has
+// 4, REPLACE its body at 12): written as given the body would sit 8 under
+// the file's "if x:", shifted it would not replace the removed line where
+// it is — broken code either way.
+func (lc *locator) framesConflict(m *placed) bool {
+	drift := map[int]bool{}
+	fi := m.pos // as eachOld walks the file beside the chunk's old lines
+	for j, l := range m.chunk.lines {
+		if j == m.skipPat || l.op == '+' {
+			continue
+		}
+		if fi == m.skipFile {
+			fi++
+		}
+		if l.op == ' ' && strings.TrimSpace(l.text) != "" && fi < len(lc.file) {
+			if d := len(indentOf(l.text)) - len(indentOf(lc.file[fi])); d != 0 {
+				drift[d] = true
+			}
+		}
+		fi++
+	}
+	removed := -1
+	for _, l := range m.chunk.lines {
+		switch {
+		case strings.TrimSpace(l.text) == "":
+		case l.op == '-':
+			removed = len(indentOf(l.text))
+		case l.op == '+' && removed >= 0:
+			if d := len(indentOf(l.text)) - removed; d != 0 && drift[d] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // asGiven is addedFrame's rule for a chunk whose removed lines say nothing
 // of indentation.
 func (lc *locator) asGiven(m *placed) (ok bool, why string) {

@@ -192,16 +192,23 @@ func spacesToTabs(w int) func(string) string {
 // them as they are, or would have moved a removed line that did not move.
 // Otherwise why says what leaves it undecided.
 func (lc *locator) addedFrame(m *placed) (shift func(string) (string, bool), asGiven bool, why string) {
+	const broken = "its added lines are indented off its removed lines by as much as its context is off the file's: they were written for the context the patch believes, not the file's"
 	if lc.removedIndents(m) {
 		f, ok, identity := lc.indentShift(m, '-')
 		if !ok {
 			return nil, false, "nor do its removed lines' alone"
+		}
+		if identity && lc.framesConflict(m) {
+			return nil, false, broken
 		}
 		return f, identity, ""
 	}
 	ok, why := lc.asGiven(m)
 	if !ok {
 		return nil, false, why
+	}
+	if lc.framesConflict(m) {
+		return nil, false, broken
 	}
 	return func(s string) (string, bool) { return s, true }, true, ""
 }
