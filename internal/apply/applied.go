@@ -22,33 +22,7 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 		}
 		switch f.Kind {
 		case patchparse.Add:
-			want := addContent(f)
-			switch {
-			case f.Gitlink:
-				if fi, err := fsys.Lstat(n); err != nil || !fi.IsDir() {
-					return false
-				}
-				continue
-			case f.Link:
-				if t, err := fsys.Readlink(n); err != nil || t != string(want) {
-					return false
-				}
-				continue
-			}
-			data, err := fsys.ReadFile(n)
-			if err != nil {
-				return false
-			}
-			switch {
-			case f.Binary != nil && f.CopyFrom == "":
-				want, err = f.Binary.Forward.Apply(nil)
-			case f.CopyFrom != "":
-				var src []byte
-				if src, err = fsys.ReadFile(f.CopyFrom); err == nil {
-					want, _, err = changeContent(n, src, f, opt, nil)
-				}
-			}
-			if err != nil || !bytes.Equal(data, want) {
+			if !addApplied(fsys, n, f, p.Format, opt) {
 				return false
 			}
 		case patchparse.Delete:
@@ -106,6 +80,48 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 				return false
 			}
 		}
+	}
+	return true
+}
+
+// addApplied reports whether the file an Add makes is there as the patch
+// makes it (a link with its target, a submodule's directory, a binary or a
+// copy's content, a text file — with CRLF where the work tree writes new
+// files so).
+func addApplied(fsys workspace.FS, n string, f *patchparse.FileOp, format patchparse.Format, opt Options) bool {
+	want := addContent(f)
+	switch {
+	case f.Gitlink:
+		if fi, err := fsys.Lstat(n); err != nil || !fi.IsDir() {
+			return false
+		}
+		return true
+	case f.Link:
+		if t, err := fsys.Readlink(n); err != nil || t != string(want) {
+			return false
+		}
+		return true
+	}
+	data, err := fsys.ReadFile(n)
+	if err != nil {
+		return false
+	}
+	switch {
+	case f.Binary != nil && f.CopyFrom == "":
+		want, err = f.Binary.Forward.Apply(nil)
+	case f.CopyFrom != "":
+		var src []byte
+		if src, err = fsys.ReadFile(f.CopyFrom); err == nil {
+			want, _, err = changeContent(n, src, f, opt, nil)
+		}
+	}
+	if err == nil && !bytes.Equal(data, want) && format == patchparse.Unified && f.CopyFrom == "" && f.Binary == nil {
+		if crlf := crlfNew(fsys); crlf != nil && crlf(n) {
+			want = toCRLF(want) // as the work tree writes new files (core.autocrlf, eol=crlf)
+		}
+	}
+	if err != nil || !bytes.Equal(data, want) {
+		return false
 	}
 	return true
 }

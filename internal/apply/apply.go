@@ -65,6 +65,9 @@ type Options struct {
 	Favor merge.Favor
 
 	format patchparse.Format // the patch's syntax, for hints in its own terms (set by Apply)
+	// crlf: a unified diff's new text file at a path gets CRLF endings (the
+	// work tree's core.autocrlf or eol attribute; gitattr.go); nil: none.
+	crlf func(path string) bool
 }
 
 func (o Options) codex() bool { return o.Compat == "codex" }
@@ -117,6 +120,9 @@ func Apply(fsys workspace.FS, p *patchparse.Patch, opt Options) (*Result, error)
 		return nil, result.Errorf(result.InvalidPatch, "No files were modified.")
 	}
 	opt.format = p.Format
+	if p.Format == patchparse.Unified {
+		opt.crlf = crlfNew(fsys)
+	}
 	ops, names, notes, err := resolveOps(fsys, p, opt)
 	if err != nil {
 		return nil, err

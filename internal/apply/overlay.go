@@ -176,6 +176,9 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 		}
 	default:
 		after = addContent(f)
+		if opt.crlf != nil && !f.Link && !s.exists && opt.crlf(o.name) {
+			after = toCRLF(after) // as a checkout writes it (core.autocrlf, eol=crlf)
+		}
 	}
 	s.whole = s.exists || s.replaced
 	s.data, s.exists, s.touched, s.asLink = after, true, true, f.Link
