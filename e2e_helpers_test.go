@@ -76,6 +76,13 @@ func buildOnce() (cleanup func()) {
 type withBuild struct{ m *testing.M }
 
 func (w withBuild) Run() int {
+	// hunk's state (histories, journals, kept outputs) of every run the
+	// tests make, in a directory of their own: nothing is left under the
+	// HOME of whoever runs them. A test that needs its own sets its own.
+	if state, err := os.MkdirTemp("", "hunk-test-state-"); err == nil {
+		os.Setenv("XDG_STATE_HOME", state)
+		defer os.RemoveAll(state)
+	}
 	defer buildOnce()()
 	return w.m.Run()
 }
