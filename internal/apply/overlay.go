@@ -281,7 +281,11 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 		// A diff's text change names the path's own content; a link's is
 		// its target (GNU diff -ruN follows links, so a changed link reads
 		// as a change of its path): git apply and GNU patch refuse to
-		// write through it, and so does hunk.
+		// write through it, and so does hunk. A link out of the workspace
+		// (or nowhere) is refused as such first, as every reader refuses it.
+		if _, err := v.read(o.name, s); err != nil {
+			return nil, nil, false, err
+		}
 		return nil, nil, false, result.Errorf(result.NoMatch, "%s is a symbolic link, not a regular file: refusing to patch it (a diff's text change is the path's own content)", disp).
 			WithHint("patch the file it points to by its own name, or make the diff with git diff, which writes a link's change as its target").At(o.name)
 	}
