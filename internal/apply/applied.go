@@ -15,6 +15,10 @@ import (
 // is a no-op, not an error. fsys is not written.
 func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	var updates []*patchparse.FileOp
+	var crlf func(string) bool // read once for every Add of the patch
+	if p.Format == patchparse.Unified {
+		crlf = crlfNew(fsys)
+	}
 	for _, f := range p.Files {
 		n, err := fsys.Resolve(f.Path)
 		if err != nil {
@@ -22,7 +26,7 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 		}
 		switch f.Kind {
 		case patchparse.Add:
-			if !addApplied(fsys, n, f, p.Format, opt) {
+			if !addApplied(fsys, n, f, crlf, opt) {
 				return false
 			}
 		case patchparse.Delete:
@@ -88,7 +92,7 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 // makes it (a link with its target, a submodule's directory, a binary or a
 // copy's content, a text file — with CRLF where the work tree writes new
 // files so).
-func addApplied(fsys workspace.FS, n string, f *patchparse.FileOp, format patchparse.Format, opt Options) bool {
+func addApplied(fsys workspace.FS, n string, f *patchparse.FileOp, crlf func(string) bool, opt Options) bool {
 	want := addContent(f)
 	switch {
 	case f.Gitlink:
@@ -115,10 +119,8 @@ func addApplied(fsys workspace.FS, n string, f *patchparse.FileOp, format patchp
 			want, _, err = changeContent(n, src, f, opt, nil)
 		}
 	}
-	if err == nil && !bytes.Equal(data, want) && format == patchparse.Unified && f.CopyFrom == "" && f.Binary == nil {
-		if crlf := crlfNew(fsys); crlf != nil && crlf(n) {
-			want = toCRLF(want) // as the work tree writes new files (core.autocrlf, eol=crlf)
-		}
+	if err == nil && !bytes.Equal(data, want) && crlf != nil && f.CopyFrom == "" && f.Binary == nil && crlf(n) {
+		want = toCRLF(want) // as the work tree writes new files (core.autocrlf, eol=crlf)
 	}
 	if err != nil || !bytes.Equal(data, want) {
 		return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hunk-dev/hunk/internal/gitobj"
 	"github.com/hunk-dev/hunk/internal/merge"
@@ -80,7 +81,7 @@ func RepositoryObjects(fsys workspace.FS, max int64, inHistory bool) (Objects, f
 			WithHint("run hunk in the repository's top directory (-C DIR), or apply the diff without --3way")
 	}
 	if inHistory {
-		return historyObjects{store}, store.Close, nil
+		return &historyObjects{s: store, in: map[string]bool{}}, store.Close, nil
 	}
 	return store, store.Close, nil
 }
@@ -88,15 +89,31 @@ func RepositoryObjects(fsys workspace.FS, max int64, inHistory bool) (Objects, f
 // historyObjects are a store's blobs that HEAD's history holds: any other
 // is as one the repository lacks (the diff then applies to the file
 // directly, as git falls back to).
-type historyObjects struct{ s *gitobj.Store }
+// Each blob's answer is kept: the placeholder look (Has) and the merge
+// (Blob) ask of the same blobs, and one walk of the history answers both.
+// A patch's files are planned on several workers at once: mu guards in
+// (and lets one walk answer a blob asked for twice at once).
+type historyObjects struct {
+	s  *gitobj.Store
+	mu sync.Mutex
+	in map[string]bool // full id -> HEAD's history holds it
+}
 
-func (h historyObjects) Blob(id string) ([]byte, error) {
+func (h *historyObjects) Blob(id string) ([]byte, error) {
 	data, err := h.s.Blob(id)
 	if err != nil {
 		return nil, err
 	}
 	full := gitobj.BlobID(data, h.s.SHA256())
-	switch in, err := h.s.InHistory(full); {
+	h.mu.Lock()
+	in, known := h.in[full]
+	if !known {
+		if in, err = h.s.InHistory(full); err == nil {
+			h.in[full] = in
+		}
+	}
+	h.mu.Unlock()
+	switch {
 	case err != nil:
 		return nil, fmt.Errorf("not taken as a base: whether HEAD's history holds it is not known (%v), and commands may write this repository (exec.git-write)", err)
 	case !in:
@@ -105,7 +122,7 @@ func (h historyObjects) Blob(id string) ([]byte, error) {
 	return data, nil
 }
 
-func (h historyObjects) Has(id string) bool {
+func (h *historyObjects) Has(id string) bool {
 	_, err := h.Blob(id)
 	return err == nil
 }
