@@ -69,8 +69,10 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 	// composed reading) would find the new side where the patch did not
 	// put it — a twin of it elsewhere — and say a change stands that does
 	// not.
+	// And an end of the file holds a chunk held there: the new side of a
+	// chunk that ends the file, followed by other lines, is a twin.
 	strict := opt
-	strict.Strict = true
+	strict.Strict, strict.held = true, true
 	res, err := Apply(workspace.DryRun(fsys), rp, strict)
 	if err != nil {
 		return false

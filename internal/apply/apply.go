@@ -68,6 +68,10 @@ type Options struct {
 	// crlf: a unified diff's new text file at a path gets CRLF endings (the
 	// work tree's core.autocrlf or eol attribute; gitattr.go); nil: none.
 	crlf func(path string) bool
+	// held: a unified chunk git holds to an end of the file (no trailing
+	// context, a header at line 1) is found there or not at all, as git
+	// apply finds it (the "already applied" test: AlreadyApplied).
+	held bool
 }
 
 func (o Options) codex() bool { return o.Compat == "codex" }

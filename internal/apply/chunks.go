@@ -113,6 +113,38 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 	return &q
 }
 
+// dropTrailingContext is dropTrailingEmpty where it leaves the change as it
+// was: the empty line dropped is context (the final newline written as a
+// line), or a removed one replaced by an added empty line. A diff that
+// removes a last empty line means it: that retry would remove nothing.
+func (p *prepared) dropTrailingContext() *prepared {
+	q := p.dropTrailingEmpty()
+	if q == nil {
+		return nil
+	}
+	var removed, added int
+	for _, l := range p.lines {
+		switch l.op {
+		case '-':
+			removed++
+		case '+':
+			added++
+		}
+	}
+	for _, l := range q.lines {
+		switch l.op {
+		case '-':
+			removed--
+		case '+':
+			added--
+		}
+	}
+	if removed != added {
+		return nil
+	}
+	return q
+}
+
 // dropLeadingEmpty is the chunk without its first old line, when that
 // line is blank: a block whose SEARCH begins with a blank line the file
 // does not have there (aider's own test of it). nil when it has none.
