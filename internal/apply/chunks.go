@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +120,13 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 // removes a last empty line means it: that retry would remove nothing.
 func (p *prepared) dropTrailingContext() *prepared {
 	q := p.dropTrailingEmpty()
-	if q == nil {
+	if q == nil || len(q.lines) != len(p.lines)-1 && len(q.lines) != len(p.lines)-2 {
+		return nil
+	}
+	// Only the chunk's last lines go: an empty line with lines added
+	// after it is not the final newline, and dropped, those lines would
+	// move above it.
+	if !slices.EqualFunc(q.lines, p.lines[:len(q.lines)], func(a, b cline) bool { return a == b }) {
 		return nil
 	}
 	var removed, added int
