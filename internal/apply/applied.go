@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/textfile"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -87,7 +88,65 @@ func AlreadyApplied(fsys workspace.FS, p *patchparse.Patch, opt Options) bool {
 			}
 		}
 	}
+	for i, f := range updates {
+		if oldSideNear(fsys, f, rp.Files[i], strict) {
+			return false
+		}
+	}
 	return true
+}
+
+// oldSideNear reports whether a chunk's old side stands in the file, away
+// from where its new side was found, with one context line lost, changed
+// or gained: the change's own place, drifted since — its new side found
+// only at a twin elsewhere (the function as it will read, copied), which
+// is not the change made.
+func oldSideNear(fsys workspace.FS, f, rf *patchparse.FileOp, opt Options) bool {
+	n, err := fsys.Resolve(f.Path)
+	if err != nil {
+		return false
+	}
+	data, err := fsys.ReadFile(n)
+	if err != nil {
+		return false
+	}
+	t := textfile.FileText(data)
+	lc := &locator{name: n, opt: opt, file: t.Lines, eols: t.EOLs}
+	cursor := 0
+	var taken []span
+	for k, c := range f.Chunks {
+		q := prepare(rf.Chunks[k], k+1)
+		m, err := lc.locateStrict(q, cursor, taken)
+		if err != nil || m == nil {
+			return false
+		}
+		at := span{m.pos, m.pos + len(q.old)}
+		taken, cursor = append(taken, at), at.end
+		p := prepare(c, k+1)
+		if len(p.old) == 0 || len(p.old)*len(lc.file) > 1<<24 {
+			continue // (nothing to find; or too large to look for near places)
+		}
+		var ctx []bool
+		for _, l := range p.lines {
+			if l.op != '+' {
+				ctx = append(ctx, l.op == ' ')
+			}
+		}
+		for w := max(1, len(p.old)-1); w <= len(p.old)+1; w++ {
+			for i := 0; i+w <= len(lc.file); i++ {
+				if i < at.end && at.start < i+w {
+					continue // where the new side stands
+				}
+				if lc.file[i] != p.old[0] && lc.file[i+w-1] != p.old[len(p.old)-1] {
+					continue // (one line may differ: an end matches)
+				}
+				if within2(p.old, ctx, lc.file[i:i+w]) <= 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addApplied reports whether the file an Add makes is there as the patch

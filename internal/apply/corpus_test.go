@@ -95,6 +95,17 @@ var corpusMistakes = []struct {
 		f.pathPrefix = []string{"a/", "./"}[rng.IntN(2)]
 		return true
 	}}, true},
+	{mistake{"new-side-elsewhere", false, func(rng *rand.Rand, f *form) bool {
+		// The change's result stands elsewhere too (a twin of the
+		// function as it will read): the patch is not "already applied".
+		for _, h := range f.hunks {
+			if h.eof {
+				return false
+			}
+		}
+		f.twin = 1 + rng.IntN(len(f.hunks))
+		return true
+	}}, false},
 	{mistake{"file-changed", false, func(rng *rand.Rand, f *form) bool {
 		// A context line with text, one of the file's: the person
 		// (or a formatter) changed it after the model read it.
@@ -402,9 +413,19 @@ func (*captureTxn) Abort()                         {}
 func (c *captureFS) outcome(ch *change, f *form) (got, want string, err error) {
 	old, want := ch.old, ch.new
 	lines := ch.lines
-	if f.changed >= 0 {
+	if f.changed >= 0 || f.twin > 0 {
 		lines = append([]string(nil), ch.lines...)
-		lines[f.changed] += " " + ch.lang.comment + " changed"
+		if f.changed >= 0 {
+			lines[f.changed] += " " + ch.lang.comment + " changed"
+		}
+		if f.twin > 0 {
+			lines = append(lines, "")
+			for _, l := range ch.hunks[f.twin-1].lines {
+				if l[0] != '-' {
+					lines = append(lines, l[1:])
+				}
+			}
+		}
 		old, want = strings.Join(lines, "\n")+"\n", applyEdits(lines, ch.edits)
 	}
 	if ch.crlf {
@@ -422,6 +443,11 @@ func (c *captureFS) outcome(ch *change, f *form) (got, want string, err error) {
 	}
 	c.out = map[string][]byte{}
 	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
+		if old != want && apply.AlreadyApplied(c, pt, apply.Options{}) {
+			// What apply-patch asks next: the change is not in the
+			// file, and "already applied" would be a success that lies.
+			return old, want, nil
+		}
 		return "", want, err
 	}
 	b, ok := c.out[ch.name]

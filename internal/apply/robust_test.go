@@ -330,6 +330,11 @@ type form struct {
 	// changed: a context line of the file changed since the model read it
 	// (its index in the old file; -1 for none)
 	changed int
+	// twin: the new side of hunk twin-1 (its context and added lines, as
+	// the clean patch leaves them) stands at the end of the file as well,
+	// after a blank line: a copy of the change elsewhere (corpus only; 0
+	// for none).
+	twin int
 	// blocks renders the hunks as SEARCH/REPLACE blocks (corpus only);
 	// numbered prefixes their SEARCH lines with line numbers in that
 	// form ("%d\t", "%6d→") from the hunk's first line on.

@@ -19,7 +19,45 @@ func (f *file) applied(old, nw string, replaceAll bool) bool {
 	if k < 0 {
 		return false
 	}
-	return replaceAll || !bytes.Contains(f.body[k+1:], conv)
+	if !replaceAll && bytes.Contains(f.body[k+1:], conv) {
+		return false
+	}
+	return !f.oldStands(old, nw, k, k+len(conv))
+}
+
+// oldStands reports whether the lines the edit replaces (the old text
+// without the lines it shares with the new at its start and end) stand in
+// the file as whole lines outside [from, to), where the new text is: the
+// change's own place, drifted since (a context line edited), with its
+// result found only at a twin elsewhere — not applied.
+func (f *file) oldStands(old, nw string, from, to int) bool {
+	o, n := strings.Split(old, "\n"), strings.Split(nw, "\n")
+	i := 0
+	for i < len(o) && i < len(n) && o[i] == n[i] {
+		i++
+	}
+	j := 0
+	for j < len(o)-i && j < len(n)-i && o[len(o)-1-j] == n[len(n)-1-j] {
+		j++
+	}
+	mid := strings.Join(o[i:len(o)-j], "\n")
+	if strings.TrimSpace(mid) == "" {
+		return false
+	}
+	conv := []byte(f.toEOL(mid))
+	for at := 0; ; {
+		k := bytes.Index(f.body[at:], conv)
+		if k < 0 {
+			return false
+		}
+		k += at
+		end := k + len(conv)
+		whole := (k == 0 || f.body[k-1] == '\n') && (end == len(f.body) || f.body[end] == '\n' || f.body[end] == '\r')
+		if whole && (end <= from || k >= to) {
+			return true
+		}
+		at = k + 1
+	}
 }
 
 // anchored reports whether the new text carries a line of the old one it
