@@ -98,10 +98,11 @@ type Limits struct {
 	Count int           // entries
 	Bytes int64         // bytes of contents
 	Age   time.Duration // age of an entry
+	Total int64         // bytes of every workspace's history together (Collect); 0: no bound
 }
 
 // DefaultLimits are the configuration's defaults.
-var DefaultLimits = Limits{Count: 200, Bytes: 256 << 20, Age: 30 * 24 * time.Hour}
+var DefaultLimits = Limits{Count: 200, Bytes: 256 << 20, Age: 30 * 24 * time.Hour, Total: 2 << 30}
 
 // pruneEvery is how often (in operations) the history is pruned to its
 // limits (the log and the pack rewritten, unused contents removed); List

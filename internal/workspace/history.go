@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -54,6 +56,13 @@ func (w *Workspace) History() (*history.Store, error) {
 			return
 		}
 		w.hist, w.histErr = history.Open(dir, w.HistoryLimit(), w.holdsPost)
+		if w.histErr == nil {
+			// Every workspace's history together, bounded by any run
+			// (history.Collect): a workspace used once leaves one no
+			// later run of its own would prune.
+			w.hist.NoteOwner(w.dir)
+			_, _ = history.Collect(filepath.Dir(dir), dir, w.HistoryLimit(), time.Now())
+		}
 	})
 	return w.hist, w.histErr
 }
