@@ -218,7 +218,9 @@ const (
 // TestDriftDifferential replays hunk's own latest commits (in a full clone;
 // else a generated history over real Go source), each file's diff on the
 // parent's file drifted once per kind. HUNK_LONG_TESTS=1 replays 400
-// commits, -short 15, else 40; HUNK_TEST_DRIFT_N sets the number.
+// commits, -short 15, else 40; HUNK_TEST_DRIFT_N sets the number,
+// HUNK_TEST_DRIFT_SEED other drifts, HUNK_TEST_DRIFT_KEEP=DIR keeps what
+// hunk got wrong.
 func TestDriftDifferential(t *testing.T) {
 	requireGit(t)
 	if _, err := exec.LookPath("patch"); err != nil {
@@ -248,6 +250,7 @@ func TestDriftDifferential(t *testing.T) {
 	}
 	tallies := map[string]driftTally{"hunk": {}, "git apply": {}, "GNU patch": {}}
 	work := filepath.Join(t.TempDir(), "w")
+	driftSeed, _ := strconv.ParseInt(os.Getenv("HUNK_TEST_DRIFT_SEED"), 10, 64) // other drifts of the same commits
 	cases, patchOnly := 0, map[string]int{} // drifts GNU patch took right and hunk refused
 	for i := 0; i+1 < len(commits); i++ {
 		c := commits[i]
@@ -262,7 +265,7 @@ func TestDriftDifferential(t *testing.T) {
 			old, nw := strings.SplitAfter(oldText, "\n"), strings.SplitAfter(newText, "\n")
 			old, nw = old[:len(old)-1+min(1, len(old[len(old)-1]))], nw[:len(nw)-1+min(1, len(nw[len(nw)-1]))]
 			m := mapLines(patch, spans, len(old))
-			rng := rand.New(rand.NewSource(int64(i)*7919 + int64(len(name))))
+			rng := rand.New(rand.NewSource(int64(i)*7919 + int64(len(name)) + driftSeed))
 			for _, kind := range driftKinds {
 				d, at, ok := pickDrift(rng, kind, old, spans, m, len(nw))
 				if !ok {

@@ -97,6 +97,30 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	if lc.opt.codex() {
 		return lc.locateCodex(p, cursor)
 	}
+	m, err := lc.locateAny(p, cursor, taken)
+	if m == nil || err != nil || m.pass == Exact && m.skipFile < 0 && m.skipPat < 0 && m.chunk == p {
+		return m, err
+	}
+	// Found leniently or by a recovery: a chunk git holds to the end of
+	// the file must end it there (placed elsewhere exactly, the file may
+	// have grown past it; a recovery's reading of it elsewhere — "}" taken
+	// for a copy of "\t}" — is a guess at its context, and the end is what
+	// the chunk says).
+	if atEnd, _ := lc.anchors(p); atEnd {
+		stop := len(lc.file)
+		if stop > 0 && lc.file[stop-1] == "" {
+			stop--
+		}
+		probe := *m // (build notes what it did in the rule)
+		if r, berr := lc.build(&probe); berr == nil && r.end != stop {
+			return nil, lc.noMatch(p)
+		}
+	}
+	return m, nil
+}
+
+// locateAny is locate's search: the strict passes, then the recoveries.
+func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, error) {
 	strict := func(q *prepared) (*placed, error) {
 		m, err := lc.locateStrict(q, cursor, taken)
 		if m == nil || m.pass < Trim || lc.opt.Strict || q.guessed {
@@ -317,9 +341,17 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 			// end of the file is tried there first.
 			return &placed{pos: at, pass: Exact, skipFile: -1, skipPat: -1, rule: Exact.String(), chunk: p}, nil
 		}
-		if atEnd, atStart := lc.anchors(p); lc.opt.held && (atEnd || atStart) || round == 1 && atEnd {
-			// Held where git holds it; and a chunk that ends the file
-			// is never before a chunk the diff puts above it.
+		if atEnd, atStart := lc.anchors(p); lc.opt.held && (atEnd || atStart) {
+			continue // held where git holds it
+		} else if round == 1 && atEnd {
+			// A chunk that ends the file is never before a chunk the diff
+			// puts above it.
+			if cands, _ := seekAll(lc.file, p.old, from, to, false); len(cands) > 0 {
+				return nil, result.Errorf(result.NoMatch, "%s: %s %d (patch line %d) has no context after its change, so it belongs at the end of the file, which does not hold its lines; they stand at line %d, above the chunk before it; refusing to move it there",
+					lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, cands[0]+1).
+					WithHint("check the file's end: give the chunk's context as the file's last lines are now").
+					At(lc.name).InChunk(p.n, p.src.Line)
+			}
 			continue
 		}
 		if p.hint >= from && p.hint < to && !eof && matchAt(Exact, lc.file, p.old, p.hint) && !overlaps(taken, span{p.hint, p.hint + len(p.old)}) {
