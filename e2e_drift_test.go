@@ -251,7 +251,7 @@ func TestDriftDifferential(t *testing.T) {
 	tallies := map[string]driftTally{"hunk": {}, "git apply": {}, "GNU patch": {}}
 	work := filepath.Join(t.TempDir(), "w")
 	driftSeed, _ := strconv.ParseInt(os.Getenv("HUNK_TEST_DRIFT_SEED"), 10, 64) // other drifts of the same commits
-	cases, patchOnly := 0, map[string]int{} // drifts GNU patch took right and hunk refused
+	cases, patchOnly := 0, map[string]int{}                                     // drifts GNU patch took right and hunk refused
 	for i := 0; i+1 < len(commits); i++ {
 		c := commits[i]
 		p := strings.TrimSpace(gitRun(t, repo, "rev-parse", c+"^")) // (not the next listed: --no-merges skips merges)
