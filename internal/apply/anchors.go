@@ -1,0 +1,162 @@
+package apply
+
+// git's anchors (apply.c's match_beginning and match_end): a unified hunk
+// with no trailing context ends the file, one whose header starts at line
+// 1 begins it — where it is tried first, and what a place elsewhere must
+// not be taken against.
+
+import "github.com/hunk-dev/hunk/internal/result"
+
+// anchored is where git apply places a unified hunk first (apply.c's
+// match_beginning and match_end): one without trailing context lines at
+// the end of the file — its context ends where the file does — and one
+// whose header starts at line 1 (or 0) at the beginning, when it fits
+// there exactly (else the search goes on as for any chunk). A hunk with no
+// context at all (-U0) has neither anchor, as git's --unidiff-zero.
+func (lc *locator) anchored(p *prepared, from, to int, taken []span) (int, bool) {
+	atEnd, atStart := lc.anchors(p)
+	if !atEnd && !atStart {
+		return 0, false
+	}
+	fits := func(at int) bool {
+		return at >= from && at < to && matchAt(Exact, lc.file, p.old, at) && !overlaps(taken, span{at, at + len(p.old)})
+	}
+	switch end := lc.end(p); {
+	case atEnd && fits(end):
+		return end, true
+	case atStart && fits(0):
+		return 0, true
+	}
+	return 0, false
+}
+
+// anchors says whether git would hold a unified hunk to the end of the
+// file (no trailing context) or to its beginning (a header at line 0 or 1).
+func (lc *locator) anchors(p *prepared) (atEnd, atStart bool) {
+	unified := p.src.OldLines > 0 || p.src.NewLines > 0 // a "@@ -a,b +c,d @@" header's counts
+	if !unified || lc.opt.blocks() || lc.opt.codex() || len(p.old) == 0 || len(p.old) > len(lc.file) {
+		return false, false
+	}
+	leading, trailing := 0, 0
+	for _, l := range p.lines {
+		if l.op != ' ' {
+			break
+		}
+		leading++
+	}
+	for i := len(p.lines) - 1; i >= 0 && p.lines[i].op == ' '; i-- {
+		trailing++
+	}
+	if leading == 0 && trailing == 0 {
+		return false, false
+	}
+	return trailing == 0, p.src.OldStart <= 1
+}
+
+// end is where a chunk's old lines would start to end the file.
+func (lc *locator) end(p *prepared) int {
+	end := len(lc.file) - len(p.old)
+	if end > 0 && lc.file[len(lc.file)-1] == "" {
+		end-- // the file's last line break reads as an empty last line here
+	}
+	return end
+}
+
+// nearAnchor says a chunk git holds to an end of the file, which does not
+// fit there, nearly does: the file's first or last lines are its old lines
+// with one or two context lines lost, changed or gained (fewer than it
+// has). Then a place elsewhere, exact as it may be, is a twin as likely as
+// the meant place: the file grew past the chunk, or the chunk's context
+// drifted where it belongs. It returns each such place.
+func (lc *locator) nearAnchor(p *prepared) ([]int, string) {
+	atEnd, atStart := lc.anchors(p)
+	var ctx []bool // which old line is context
+	for _, l := range p.lines {
+		if l.op != '+' {
+			ctx = append(ctx, l.op == ' ')
+		}
+	}
+	var at []int
+	if atEnd {
+		stop := len(lc.file)
+		if stop > 0 && lc.file[stop-1] == "" {
+			stop--
+		}
+		best := 3
+		for k := max(1, len(p.old)-2); k <= len(p.old)+2 && k <= stop; k++ {
+			if d := within2(p.old, ctx, lc.file[stop-k:stop]); d > 0 && d < len(p.old) {
+				at = append(at, stop-k)
+				if d < best { // the nearest reading first
+					best, at[0], at[len(at)-1] = d, stop-k, at[0]
+				}
+			}
+		}
+		if len(at) > 0 {
+			return at, "end"
+		}
+	}
+	if atStart {
+		for k := max(1, len(p.old)-2); k <= len(p.old)+2 && k <= len(lc.file); k++ {
+			if d := within2(p.old, ctx, lc.file[:k]); d > 0 && d < len(p.old) {
+				return []int{0}, "beginning"
+			}
+		}
+	}
+	return nil, ""
+}
+
+// within2 is the number of context lines lost, changed or gained that
+// make old into lines, when at most two do (a removed line must be there
+// as it is); 3 for more.
+func within2(old []string, ctx []bool, lines []string) int {
+	const far = 3
+	n, m := len(old), len(lines)
+	if abs(n-m) > 2 {
+		return far
+	}
+	// d(i, j) for |i-j| <= 2, row i kept as j-i+2 in 0..4.
+	prev, cur := make([]int, 5), make([]int, 5)
+	get := func(row []int, i, j int) int {
+		if k := j - i + 2; k >= 0 && k <= 4 && j >= 0 {
+			return row[k]
+		}
+		return far
+	}
+	for i := 0; i <= n; i++ {
+		for k := range cur {
+			j := i + k - 2
+			switch {
+			case j < 0 || j > m:
+				cur[k] = far
+				continue
+			case i == 0:
+				cur[k] = j // lines gained before the first
+				continue
+			}
+			best := far
+			if j > 0 {
+				if c := get(prev, i-1, j-1); old[i-1] == lines[j-1] {
+					best = min(best, c)
+				} else if ctx[i-1] {
+					best = min(best, c+1) // changed
+				}
+				best = min(best, get(cur, i, j-1)+1) // gained
+			}
+			if ctx[i-1] {
+				best = min(best, get(prev, i-1, j)+1) // lost
+			}
+			cur[k] = min(best, far)
+		}
+		prev, cur = cur, prev
+	}
+	return get(prev, n, m)
+}
+
+// twinOfAnchor refuses a chunk that matches at pos but nearly fits at the
+// end (or the beginning) of the file it is held to.
+func (lc *locator) twinOfAnchor(p *prepared, pos, at int, where string) error {
+	return result.Errorf(result.Ambiguous, "%s: %s %d (patch line %d) belongs at the %s of the file, where it nearly fits (line %d: a context line or two differ), and matches at line %d; refusing to guess",
+		lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, where, at+1, pos+1).
+		WithHint("check the file's "+where+" and the chunk's context lines: give the context the file has now, or more of it, so the chunk fits one place").
+		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{min(at, pos) + 1, max(at, pos) + 1})
+}
