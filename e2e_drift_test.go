@@ -1,7 +1,8 @@
 //go:build linux
 
-// The drift differential test: real commits' diffs applied to work trees
-// that drifted since the diff was made, the way working trees drift — lines
+// The drift differential test: real commits' diffs (git's and GNU diff's)
+// applied to work trees that drifted since the diff was made, the way
+// working trees drift — lines
 // inserted, removed or duplicated near a chunk, the end of the file moved —
 // by hunk apply-patch, git apply and GNU patch. Each drift leaves every line
 // a chunk reads (its context and removals) as it was, so the tree the commit
@@ -255,9 +256,16 @@ func TestDriftDifferential(t *testing.T) {
 	for i := 0; i+1 < len(commits); i++ {
 		c := commits[i]
 		p := strings.TrimSpace(gitRun(t, repo, "rev-parse", c+"^")) // (not the next listed: --no-merges skips merges)
-		for _, name := range changedTextFiles(t, repo, p, c) {
-			patch := gitRun(t, repo, "diff", "--no-color", "--no-ext-diff", "--no-renames", p, c, "--", name)
+		for k, name := range changedTextFiles(t, repo, p, c) {
 			oldText, newText := gitRun(t, repo, "show", p+":"+name), gitRun(t, repo, "show", c+":"+name)
+			// Every other file's diff is GNU diff's (diff -u: no git
+			// headers, its own chunks), the others git's.
+			patch, flavour := "", "git diff"
+			if (i+k)%2 == 1 {
+				patch, flavour = gnuDiff(t, name, oldText, newText), "diff -u"
+			} else {
+				patch = gitRun(t, repo, "diff", "--no-color", "--no-ext-diff", "--no-renames", p, c, "--", name)
+			}
 			spans := diffSpans(patch)
 			if len(spans) == 0 {
 				continue
@@ -274,7 +282,7 @@ func TestDriftDifferential(t *testing.T) {
 				cases++
 				drifted := strings.Join(d.on(old, d.at), "")
 				want := strings.Join(d.on(nw, at), "")
-				label := fmt.Sprintf("%s %s (%s at old line %d)", c[:10], name, kind, d.at+1)
+				label := fmt.Sprintf("%s %s (%s, %s at old line %d)", c[:10], name, flavour, kind, d.at+1)
 				outcomes, hunkSaid := map[string]int{}, ""
 				for _, tool := range []string{"hunk", "git apply", "GNU patch"} {
 					argv := map[string][]string{
@@ -346,6 +354,25 @@ func keepDrift(t *testing.T, label, name, patch, drifted, want string) {
 	}
 	os.WriteFile(filepath.Join(dir, "p.diff"), []byte(patch), 0o644)
 	t.Logf("kept in %s", dir)
+}
+
+// gnuDiff is GNU diff -u's diff of a file's two texts, as a/NAME and b/NAME.
+func gnuDiff(t *testing.T, name, oldText, newText string) string {
+	dir := t.TempDir()
+	for side, text := range map[string]string{"a": oldText, "b": newText} {
+		p := filepath.Join(dir, side, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("diff", "-u", "a/"+name, "b/"+name)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		t.Fatalf("diff -u %s: %v", name, err)
+	}
+	return string(out)
 }
 
 // changedTextFiles are the text files commit c modified of its parent p.
