@@ -55,11 +55,29 @@ func (lc *locator) anchors(p *prepared) (atEnd, atStart bool) {
 
 // end is where a chunk's old lines would start to end the file.
 func (lc *locator) end(p *prepared) int {
-	end := len(lc.file) - len(p.old)
-	if end > 0 && lc.file[len(lc.file)-1] == "" {
-		end-- // the file's last line break reads as an empty last line here
+	return max(0, lc.stop()-len(p.old))
+}
+
+// stop is where the file's lines end: its last line break reads as an
+// empty last line here, which no chunk's line is.
+func (lc *locator) stop() int {
+	stop := len(lc.file)
+	if stop > 0 && lc.file[stop-1] == "" {
+		stop--
 	}
-	return end
+	return stop
+}
+
+// contextMask says, of each old line of the chunk, whether it is context
+// (not removed).
+func (p *prepared) contextMask() []bool {
+	ctx := make([]bool, 0, len(p.old))
+	for _, l := range p.lines {
+		if l.op != '+' {
+			ctx = append(ctx, l.op == ' ')
+		}
+	}
+	return ctx
 }
 
 // nearAnchor says a chunk git holds to an end of the file, which does not
@@ -70,18 +88,13 @@ func (lc *locator) end(p *prepared) int {
 // drifted where it belongs. It returns each such place.
 func (lc *locator) nearAnchor(p *prepared) ([]int, string) {
 	atEnd, atStart := lc.anchors(p)
-	var ctx []bool // which old line is context
-	for _, l := range p.lines {
-		if l.op != '+' {
-			ctx = append(ctx, l.op == ' ')
-		}
+	if !atEnd && !atStart {
+		return nil, ""
 	}
+	ctx := p.contextMask()
 	var at []int
 	if atEnd {
-		stop := len(lc.file)
-		if stop > 0 && lc.file[stop-1] == "" {
-			stop--
-		}
+		stop := lc.stop()
 		best := 3
 		for k := max(1, len(p.old)-2); k <= len(p.old)+2 && k <= stop; k++ {
 			if d := within2(p.old, ctx, lc.file[stop-k:stop]); d > 0 && d < len(p.old) {

@@ -112,7 +112,7 @@ func oldSideNear(fsys workspace.FS, f, rf *patchparse.FileOp, opt Options) bool 
 	}
 	t := textfile.FileText(data)
 	lc := &locator{name: n, opt: opt, file: t.Lines, eols: t.EOLs}
-	cursor := 0
+	cursor, budget := 0, 1<<24
 	var taken []span
 	for k, c := range f.Chunks {
 		q := prepare(rf.Chunks[k], k+1)
@@ -123,15 +123,10 @@ func oldSideNear(fsys workspace.FS, f, rf *patchparse.FileOp, opt Options) bool 
 		at := span{m.pos, m.pos + len(q.old)}
 		taken, cursor = append(taken, at), at.end
 		p := prepare(c, k+1)
-		if len(p.old) == 0 || len(p.old)*len(lc.file) > 1<<24 {
-			continue // (nothing to find; or too large to look for near places)
+		if budget -= len(p.old) * len(lc.file); len(p.old) == 0 || budget < 0 {
+			continue // (nothing to find; or too large to look for near places: a bound for the whole patch)
 		}
-		var ctx []bool
-		for _, l := range p.lines {
-			if l.op != '+' {
-				ctx = append(ctx, l.op == ' ')
-			}
-		}
+		ctx := p.contextMask()
 		for w := max(1, len(p.old)-1); w <= len(p.old)+1; w++ {
 			for i := 0; i+w <= len(lc.file); i++ {
 				if i < at.end && at.start < i+w {

@@ -120,36 +120,17 @@ func (p *prepared) dropTrailingEmpty() *prepared {
 // removes a last empty line means it: that retry would remove nothing.
 func (p *prepared) dropTrailingContext() *prepared {
 	q := p.dropTrailingEmpty()
-	if q == nil || len(q.lines) != len(p.lines)-1 && len(q.lines) != len(p.lines)-2 {
-		return nil
+	if q == nil || len(q.lines) < len(p.lines)-2 || !slices.EqualFunc(q.lines, p.lines[:len(q.lines)], func(a, b cline) bool { return a == b }) {
+		return nil // (lines added after the empty line: it is not the final newline, and they would move above it)
 	}
-	// Only the chunk's last lines go: an empty line with lines added
-	// after it is not the final newline, and dropped, those lines would
-	// move above it.
-	if !slices.EqualFunc(q.lines, p.lines[:len(q.lines)], func(a, b cline) bool { return a == b }) {
-		return nil
+	// The change stays the change: a context line dropped, or a removed
+	// empty line with the added one that replaces it; a removal alone
+	// dropped, the retry would remove nothing.
+	switch d := p.lines[len(q.lines):]; {
+	case len(d) == 1 && d[0].op == ' ', len(d) == 2 && d[0].op != d[1].op && d[0].op != ' ' && d[1].op != ' ':
+		return q
 	}
-	var removed, added int
-	for _, l := range p.lines {
-		switch l.op {
-		case '-':
-			removed++
-		case '+':
-			added++
-		}
-	}
-	for _, l := range q.lines {
-		switch l.op {
-		case '-':
-			removed--
-		case '+':
-			added--
-		}
-	}
-	if removed != added {
-		return nil
-	}
-	return q
+	return nil
 }
 
 // dropLeadingEmpty is the chunk without its first old line, when that

@@ -107,12 +107,8 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	// for a copy of "\t}" — is a guess at its context, and the end is what
 	// the chunk says).
 	if atEnd, _ := lc.anchors(p); atEnd {
-		stop := len(lc.file)
-		if stop > 0 && lc.file[stop-1] == "" {
-			stop--
-		}
 		probe := *m // (build notes what it did in the rule)
-		if r, berr := lc.build(&probe); berr == nil && r.end != stop {
+		if r, berr := lc.build(&probe); berr == nil && r.end != lc.stop() {
 			return nil, lc.noMatch(p)
 		}
 	}
