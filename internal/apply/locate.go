@@ -94,10 +94,15 @@ func (lc *locator) findContext(p *prepared, cursor int) (int, error) {
 
 // locate finds where a chunk with old lines goes.
 func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error) {
-	if lc.opt.codex() {
-		return lc.locateCodex(p, cursor)
-	}
 	m, err := lc.locateAny(p, cursor, taken)
+	if m == nil && err != nil && result.As(err).Code == result.NoMatch {
+		if e := lc.overlapped(p, taken); e != nil {
+			return nil, e
+		}
+	}
+	if lc.opt.codex() {
+		return m, err
+	}
 	if m == nil || err != nil || m.pass == Exact && m.skipFile < 0 && m.skipPat < 0 && m.chunk == p {
 		return m, err
 	}
@@ -115,8 +120,43 @@ func (lc *locator) locate(p *prepared, cursor int, taken []span) (*placed, error
 	return m, nil
 }
 
-// locateAny is locate's search: the strict passes, then the recoveries.
+// overlapped is the refusal of a chunk whose old lines stand, exactly, only
+// where an earlier chunk of the file already changes lines (two chunks
+// over one line); nil when they stand nowhere so.
+func (lc *locator) overlapped(p *prepared, taken []span) *result.Error {
+	at, pass := seekAll(lc.file, p.old, 0, len(lc.file), p.src.EndOfFile)
+	if len(at) == 0 || pass != Exact {
+		return nil
+	}
+	for _, i := range at {
+		if !overlaps(taken, span{i, i + len(p.old)}) {
+			return nil
+		}
+	}
+	return lc.overlapping(p, at[0])
+}
+
+// overlapping is the refusal of a chunk whose lines at file line at (from
+// 0) are lines an earlier chunk changes.
+func (lc *locator) overlapping(p *prepared, at int) *result.Error {
+	return result.Errorf(result.NoMatch, "Failed to find expected lines in %s:\n%s", lc.opt.display(lc.name), strings.Join(p.old, "\n")).
+		At(lc.name).InChunk(p.n, p.src.Line).
+		WithHint(fmt.Sprintf("these lines stand at line %d, which an earlier chunk of this file already changes: two chunks cannot change one line; make them one chunk", at+1))
+}
+
+// locateAny is locate's search: the strict passes, then the recoveries
+// (Codex's rule under --compat codex).
 func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, error) {
+	if lc.opt.codex() {
+		m, err := lc.locateCodex(p, cursor)
+		if m != nil && overlaps(taken, span{m.pos, m.pos + m.matchLen()}) {
+			// Only a chunk held to the end of the file is searched
+			// behind the cursor; Codex would splice the two changes
+			// into one another.
+			return nil, lc.overlapping(p, m.pos)
+		}
+		return m, err
+	}
 	strict := func(q *prepared) (*placed, error) {
 		m, err := lc.locateStrict(q, cursor, taken)
 		if m == nil || m.pass < Trim || lc.opt.Strict || q.guessed {
