@@ -324,6 +324,21 @@ func (w *Workspace) removeIn(c *dirCache, name string) error {
 	return w.Error(name, pathErr("remove", name, err))
 }
 
+// RemoveEmptyDir removes name when it is an empty directory, and nothing
+// else (a file that took a directory's place stays).
+func (w *Workspace) RemoveEmptyDir(name string) error {
+	var c *dirCache
+	p, err := w.resolve(c, name, false)
+	if err != nil {
+		return w.missing(c, name, true, err)
+	}
+	defer c.release(p.dir)
+	if err := w.decide(name, p.real, true); err != nil {
+		return err
+	}
+	return w.Error(name, pathErr("rmdir", name, unix.Unlinkat(p.dir.fd, p.base, unix.AT_REMOVEDIR)))
+}
+
 // Rename renames oldname to newname, replacing newname atomically.
 func (w *Workspace) Rename(oldname, newname string) error {
 	return w.renameIn(nil, oldname, newname, 0)

@@ -37,6 +37,11 @@ type WriteOptions struct {
 	// of it (a patch's Delete and Add of one path): read tracking checks it
 	// as a whole write.
 	Whole bool
+	// ReplaceDir lets the content replace a directory at name that, once
+	// the transaction's removals are done, holds nothing but empty
+	// directories (a diff deleting d/f and adding a file d): it is put
+	// aside at commit, and back on a rollback.
+	ReplaceDir bool
 }
 
 // TempPrefix and TempSuffix frame the names of hunk's temporary files, so that

@@ -17,9 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Commit makes every staged change visible, in staging order, or — on any
-// failure — none: the changes already made are rolled back from their
-// backups, and every temporary file and created directory is removed.
+// Commit makes every staged change visible — the removals, then the
+// writes (phases.go) — or, on any failure, none: the changes already made
+// are rolled back from their backups, and every temporary file and created
+// directory is removed.
 func (t *diskTxn) Commit() error {
 	if t.done {
 		return errors.New("workspace: transaction already finished")
@@ -33,14 +34,21 @@ func (t *diskTxn) Commit() error {
 	}
 	seen := make(map[string]string, len(t.ops))
 	for _, op := range t.ops {
+		if op.dirOnly {
+			continue
+		}
 		if other, ok := seen[op.target]; ok {
 			t.cleanup()
 			return result.Errorf(result.InvalidArgument, "%s and %s are the same file (through a symlink); refusing to change it twice", other, op.name)
 		}
 		seen[op.target] = op.name
 	}
+	if err := t.checkLater(); err != nil {
+		t.cleanup()
+		return err
+	}
 	if err := t.flushStaged(); err != nil {
-		t.rollback(0)
+		t.rollback()
 		return err
 	}
 	var hop *history.Op
@@ -49,22 +57,30 @@ func (t *diskTxn) Commit() error {
 		// written pending before the one rename.
 		hop = t.prepareHistory(true)
 	}
-	// The steps are independent (one target each), so two workers share
-	// them; on a failure the others stop and every step done is undone.
+	// The steps of a phase are independent (one target each), so two
+	// workers share them; on a failure the others stop and every step
+	// done is undone. The removals go first: a directory the writes
+	// replace holds only their backups by then, and a file the writes
+	// need a directory in place of is gone.
 	var failed atomic.Bool
 	var firstErr error
 	var errOnce sync.Once
-	t.parallel(func(i int) {
-		if failed.Load() {
-			return
-		}
-		if err := t.step(i, t.ops[i]); err != nil {
-			failed.Store(true)
-			errOnce.Do(func() { firstErr = err })
-		}
-	})
+	for _, removals := range []bool{true, false} {
+		t.parallel(func(i int) {
+			if op := t.ops[i]; failed.Load() || op.remove != removals {
+				return
+			}
+			if err := t.step(i, t.ops[i]); err != nil {
+				failed.Store(true)
+				errOnce.Do(func() { firstErr = err })
+			}
+		})
+	}
+	if failed.Load() && errors.Is(firstErr, errCrash) {
+		return firstErr
+	}
 	if failed.Load() {
-		t.rollback(len(t.ops))
+		t.rollback()
 		t.abortHistory(hop)
 		return firstErr
 	}
@@ -77,10 +93,15 @@ func (t *diskTxn) Commit() error {
 	}
 	t.log(journalEntry{Op: "committed"})
 	t.parallel(func(i int) {
-		if op := t.ops[i]; op.backup != "" {
-			_ = t.b.Remove(op.backup)
+		if op := t.ops[i]; op.backup != "" && !op.replaceDir {
+			_ = t.b.Remove(t.backupNow(op))
 		}
 	})
+	for _, op := range t.ops {
+		if op.replaceDir && op.backup != "" {
+			removeAside(t.w, op.backup, 0) // after the backups it holds, which went with it
+		}
+	}
 	// The renames are durable once their directories are.
 	err := t.flushDirs()
 	if t.prune {
@@ -114,7 +135,7 @@ func (t *diskTxn) pruneDirs() {
 	// Deepest first: a directory is empty only once those under it are gone.
 	sort.Slice(dirs, func(i, j int) bool { return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/") })
 	for _, d := range dirs {
-		_ = t.w.Remove(d) // only succeeds when empty
+		_ = t.w.RemoveEmptyDir(d)
 	}
 }
 
@@ -141,12 +162,39 @@ func (t *diskTxn) parallel(f func(i int)) {
 	wg.Wait()
 }
 
+// errCrash is a step's injected kill (crashAt, tests only).
+var errCrash = errors.New("workspace: injected crash")
+
 // step applies one staged change, first keeping the old content under a
 // backup name.
 func (t *diskTxn) step(i int, op *txnOp) error {
 	w, b := t.w, t.b
 	if t.failAt > 0 && i+1 == t.failAt {
 		return result.Errorf(result.IOError, "%s: injected failure", op.name)
+	}
+	if t.crashAt > 0 && i+1 == t.crashAt {
+		return errCrash
+	}
+	if len(op.later) > 0 {
+		if err := t.makeLater(op); err != nil {
+			return err
+		}
+	}
+	if op.dirOnly {
+		return nil
+	}
+	if op.replaceDir {
+		if err := t.putDirAside(op); err != nil {
+			return err
+		}
+		if err := b.Rename(op.tmp, op.target); err != nil {
+			_ = b.Rename(op.backup, op.target)
+			op.backup = ""
+			return w.Error(op.name, unwrapPath(err))
+		}
+		op.tmp = ""
+		op.applied = true
+		return nil
 	}
 	if op.remove {
 		op.backup = TempName(op.target)
@@ -213,21 +261,34 @@ func (t *diskTxn) keepOld(op *txnOp) error {
 	return nil
 }
 
-// rollback undoes steps [0, n) in reverse order and removes every temporary
-// file and created directory.
-func (t *diskTxn) rollback(n int) {
+// rollback undoes the steps done, in reverse order: the writes, then
+// (the directories made at commit gone) the removals; and removes every
+// temporary file and created directory.
+func (t *diskTxn) rollback() {
 	w := t.b
-	for i := n - 1; i >= 0; i-- {
-		op := t.ops[i]
-		if !op.applied {
-			continue
+	for _, removals := range []bool{false, true} {
+		if removals {
+			for i := len(t.laterDirs) - 1; i >= 0; i-- {
+				_ = t.w.RemoveEmptyDir(t.laterDirs[i]) // empty again: its files are undone
+				t.b.forget(t.laterDirs[i])
+			}
 		}
-		switch {
-		case op.backup != "":
-			_ = w.Rename(op.backup, op.target)
-			op.backup = ""
-		default: // a new file: remove it
-			_ = w.Remove(op.target)
+		for i := len(t.ops) - 1; i >= 0; i-- {
+			op := t.ops[i]
+			if !op.applied || op.remove != removals {
+				continue
+			}
+			switch {
+			case op.replaceDir:
+				_ = w.Remove(op.target) // the new file; its directory comes back
+				_ = w.Rename(op.backup, op.target)
+				op.backup = ""
+			case op.backup != "":
+				_ = w.Rename(op.backup, op.target)
+				op.backup = ""
+			default: // a new file: remove it
+				_ = w.Remove(op.target)
+			}
 		}
 	}
 	t.cleanup()
@@ -257,7 +318,7 @@ func (t *diskTxn) cleanup() {
 		}
 	}
 	for i := len(t.dirs) - 1; i >= 0; i-- {
-		_ = t.w.Remove(t.dirs[i]) // only succeeds when empty
+		_ = t.w.RemoveEmptyDir(t.dirs[i])
 	}
 }
 

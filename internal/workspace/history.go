@@ -249,8 +249,12 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 		fc := history.FileChange{Path: op.target}
 		var err error
 		switch {
+		case op.dirOnly: // made at commit: among laterDirs below
+		case op.replaceDir:
+			fc.Pre = &history.Image{Dir: true} // its files are the removals' own changes
+			fc.Post = &history.Image{Hash: op.hash, Mode: op.mode, Link: op.linkTarget}
 		case op.remove:
-			src, link := op.backup, true
+			src, link := t.backupNow(op), true
 			if before {
 				src, link = op.target, false
 			}
@@ -274,8 +278,19 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 			return nil
 		}
 	}
-	e.Files = files
-	for _, d := range t.dirs { // an undo removes them again, when empty
+	e.Files = files[:0]
+	at := map[string]int{}
+	for i, fc := range files {
+		if !t.ops[i].dirOnly {
+			at[fc.Path] = len(e.Files)
+			e.Files = append(e.Files, fc)
+		}
+	}
+	for _, d := range append(t.dirs, t.laterDirs...) { // an undo removes them again, when empty
+		if i, ok := at[d]; ok { // where a removed file stood: one change of the path
+			e.Files[i].Post = &history.Image{Dir: true}
+			continue
+		}
 		e.Files = append(e.Files, history.FileChange{Path: d, Post: &history.Image{Dir: true}})
 	}
 	// By path: the staging order is the order concurrent stages ended.

@@ -36,14 +36,20 @@ import (
 //	{"op":"stage","target":T,"tmp":P,"existed":true,"hash":H}  a staged file (H: its content's SHA-256 and length)
 //	{"op":"remove","target":T}                                  a removal
 //	{"op":"backup","target":T,"backup":B}                       T's old content goes to B
+//	{"op":"mkdir","target":D}                                   D is made at commit, where a removed file stood
 //	{"op":"committed"}                                          every step done; only clean-up left
 //
-// Recovery (recoverJournals, at Begin) reads the journal of every hunk
-// process that is gone: before "committed" it rolls every change back — a
-// target holding the staged content (by hash) gets its old content back from
-// the temporary file it was exchanged with or from its backup, a created file
-// is removed, a removed file comes back from its backup; after "committed" it
-// only removes what is left of temporary files. Then the journal goes.
+// (a stage with "dir":true replaces a directory, put aside as its backup;
+// a new file's P may wait in a directory above T's while T's directories
+// are to be made.) Recovery (recoverJournals, at Begin) reads the journal
+// of every hunk process that is gone: before "committed" it rolls every
+// change back as a commit's rollback does, the writes first — a target
+// holding the staged content (by hash) gets its old content back from the
+// temporary file it was exchanged with or from its backup, a created file
+// is removed, a directory put aside comes back — then the directories made
+// at commit go (when empty), then a removed file comes back from its
+// backup; after "committed" it only removes what is left of temporary
+// files. Then the journal goes.
 // A kill before the commit leaves only temporary files, which go too.
 
 // journalDir holds the journals of the transactions running in the
@@ -84,6 +90,7 @@ type journalEntry struct {
 	Existed    bool   `json:"existed,omitempty"`
 	CreateOnly bool   `json:"createOnly,omitempty"`
 	Link       bool   `json:"link,omitempty"` // Tmp is a symbolic link; Hash is its target's
+	Dir        bool   `json:"dir,omitempty"`  // the staged file replaces a directory, its backup (phases.go)
 
 	Hash string `json:"hash,omitempty"`
 }
@@ -257,7 +264,7 @@ func (w *Workspace) hasLink(p string) bool {
 		}
 		fi, err := w.Lstat(p[:i])
 		if err != nil {
-			return !errors.Is(err, os.ErrNotExist) // a missing component holds no link
+			return !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) // a missing component (or one past a file) holds no link
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
 			return true
@@ -282,11 +289,19 @@ func checkEntry(e journalEntry) error {
 		return fmt.Errorf("a %q entry without a target", e.Op)
 	}
 	for _, p := range []string{e.Tmp, e.Backup} {
-		if p != "" && !isTempOf(p, e.Target) {
+		if p != "" && !isTempOf(p, e.Target) && !(p == e.Tmp && e.Op == "stage" && !e.Existed && waitsFor(p, e.Target)) {
 			return fmt.Errorf("%q is not a temporary name hunk makes for %q", p, e.Target)
 		}
 	}
 	return nil
+}
+
+// waitsFor reports whether tmp is a name laterTemp makes for a new file
+// target: a temporary name for its base in a directory above its own.
+func waitsFor(tmp, target string) bool {
+	tdir, _ := splitName(tmp)
+	dir, base := splitName(target)
+	return tdir != dir && underDir(dir, tdir) && isTempOf(tmp, joinName(tdir, base))
 }
 
 // isTempOf reports whether tmp is a name TempName makes for target.
@@ -342,6 +357,18 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 	if err := w.checkJournalPaths(ops, backups); err != nil {
 		return err
 	}
+	w.recoverSteps(ops, backups, committed)
+	if filepath.IsAbs(name) {
+		_ = os.Remove(name)
+	} else {
+		_ = w.Remove(name)
+	}
+	return nil
+}
+
+// recoverSteps rolls a journal's steps back, or (committed) removes what is
+// left of its temporary files.
+func (w *Workspace) recoverSteps(ops []journalEntry, backups map[string]string, committed bool) {
 	exists := func(p string) bool { _, err := w.Lstat(p); return err == nil }
 	holds := func(p, hash string, link bool) bool {
 		fi, err := w.Lstat(p)
@@ -358,41 +385,64 @@ func (w *Workspace) recoverJournal(name string, lstat func(string) (fs.FileInfo,
 		b, err := w.ReadFile(p)
 		return err == nil && contentHash(b) == hash
 	}
+	for i := len(ops) - 1; i >= 0 && committed; i-- {
+		e := ops[i]
+		for _, p := range []string{e.Tmp, backups[e.Target]} {
+			if p == "" || !exists(p) {
+				continue
+			}
+			if e.Dir && p != e.Tmp {
+				removeAside(w, p, 0)
+			} else {
+				_ = w.Remove(p)
+			}
+		}
+	}
+	if committed {
+		return
+	}
+	// The writes, the directories made at commit, the removals: the
+	// reverse of the commit's phases.
+	for i := len(ops) - 1; i >= 0; i-- {
+		if e := ops[i]; e.Op == "stage" {
+			w.recoverStage(e, backups[e.Target], exists, holds)
+		}
+	}
+	for i := len(ops) - 1; i >= 0; i-- {
+		if e := ops[i]; e.Op == "mkdir" {
+			_ = w.RemoveEmptyDir(e.Target)
+		}
+	}
 	for i := len(ops) - 1; i >= 0; i-- {
 		e := ops[i]
-		backup := backups[e.Target]
-		if committed {
-			for _, p := range []string{e.Tmp, backup} {
-				if p != "" && exists(p) {
-					_ = w.Remove(p)
-				}
-			}
-			continue
-		}
-		switch {
-		case e.Op == "remove":
-			if backup != "" && exists(backup) && !exists(e.Target) {
-				_ = w.Rename(backup, e.Target)
-			}
-		case e.Existed && backup != "" && exists(backup):
-			// No exchange on this filesystem: the old content was kept aside.
+		if backup := backups[e.Target]; e.Op == "remove" && backup != "" && exists(backup) && !exists(e.Target) {
 			_ = w.Rename(backup, e.Target)
-		case e.Existed && exists(e.Tmp) && holds(e.Target, e.Hash, e.Link):
-			// Exchanged: the temporary name holds the old content.
-			_ = w.Rename(e.Tmp, e.Target)
-		case !e.Existed && holds(e.Target, e.Hash, e.Link):
-			_ = w.Remove(e.Target) // created by this transaction
-		}
-		if e.Tmp != "" && exists(e.Tmp) {
-			_ = w.Remove(e.Tmp)
 		}
 	}
-	if filepath.IsAbs(name) {
-		_ = os.Remove(name)
-	} else {
-		_ = w.Remove(name)
+}
+
+// recoverStage rolls one staged file back.
+func (w *Workspace) recoverStage(e journalEntry, backup string, exists func(string) bool, holds func(string, string, bool) bool) {
+	switch {
+	case e.Dir:
+		if holds(e.Target, e.Hash, e.Link) {
+			_ = w.Remove(e.Target)
+		}
+		if backup != "" && exists(backup) && !exists(e.Target) {
+			_ = w.Rename(backup, e.Target)
+		}
+	case e.Existed && backup != "" && exists(backup):
+		// No exchange on this filesystem: the old content was kept aside.
+		_ = w.Rename(backup, e.Target)
+	case e.Existed && exists(e.Tmp) && holds(e.Target, e.Hash, e.Link):
+		// Exchanged: the temporary name holds the old content.
+		_ = w.Rename(e.Tmp, e.Target)
+	case !e.Existed && holds(e.Target, e.Hash, e.Link):
+		_ = w.Remove(e.Target) // created by this transaction
 	}
-	return nil
+	if e.Tmp != "" && exists(e.Tmp) {
+		_ = w.Remove(e.Tmp)
+	}
 }
 
 // parseJournal reads a journal's steps: the stages and removals in order,
@@ -412,7 +462,7 @@ func parseJournal(data []byte) (ops []journalEntry, backups map[string]string, c
 			return nil, nil, false, err
 		}
 		switch e.Op {
-		case "stage", "remove":
+		case "stage", "remove", "mkdir":
 			ops = append(ops, e)
 		case "backup":
 			backups[e.Target] = e.Backup

@@ -96,6 +96,17 @@ func TestPlantedJournalsAreLeftAlone(t *testing.T) {
 			journal: `{"op":"stage","target":"lnk/victim.txt","tmp":"lnk/.hunk-victim.txt.0123456789ab.tmp","existed":true,"hash":"` + contentHash([]byte("keep")) + `"}`,
 			refused: "symbolic link",
 		},
+		"a waiting file moved over an existing one": {
+			// A new file's temporary file may wait in a directory above
+			// its own (phases.go), never one that replaces a file.
+			setup: func(t *testing.T, dir, _ string) {
+				must(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+				must(t, os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("keep\n"), 0o644))
+				must(t, os.WriteFile(filepath.Join(dir, ".hunk-main.go.0123456789ab.tmp"), []byte("evil\n"), 0o644))
+			},
+			journal: `{"op":"stage","target":"src/main.go","tmp":".hunk-main.go.0123456789ab.tmp","existed":true,"hash":"` + contentHash([]byte("keep\n")) + `"}`,
+			refused: "not a temporary name hunk makes",
+		},
 		"huge": {
 			setup: func(t *testing.T, dir, _ string) {
 				f, err := os.Create(filepath.Join(dir, journalDir, "0-huge.tmp"))

@@ -42,7 +42,11 @@ type diskTxn struct {
 	mu       sync.Mutex
 	ops      []*txnOp
 	dirs     []string // directories created for staged files, in creation order
-	done     bool
+	// laterDirs: directories made at commit, where a file the transaction
+	// removed stood (phases.go), in creation order.
+	laterDirs []string
+	asides    bool // a directory was put aside (phases.go)
+	done      bool
 
 	j journal // the recovery record while the transaction runs (journal.go)
 	// single marks a transaction of one operation (writeOne): its one
@@ -56,16 +60,26 @@ type diskTxn struct {
 	// (history.go).
 	rec *Recording
 
-	// failAt, when > 0, makes the failAt-th commit step fail (tests only).
-	failAt int
+	// failAt, when > 0, makes the failAt-th commit step fail (tests only);
+	// crashAt stops the commit dead there instead, no rollback, as a kill
+	// would (the journal left for recovery).
+	failAt, crashAt int
 }
 
 type txnOp struct {
-	name       string // as the caller named it (for messages)
-	target     string // the file replaced or removed (links followed for writes)
-	tmp        string // staged content ("" for a removal)
-	remove     bool
-	link       bool // tmp is a symbolic link (not flushed: there is no data)
+	name      string // as the caller named it (for messages)
+	target    string // the file replaced or removed (links followed for writes)
+	tmp       string // staged content ("" for a removal)
+	remove    bool
+	removeDir bool // the removal is of an empty directory
+	link      bool // tmp is a symbolic link (not flushed: there is no data)
+	// later: the directories to make at commit before the rename, from
+	// one where a file stands that the transaction removes (phases.go);
+	// dirOnly: they are all the op makes (a Mkdir). replaceDir: the target
+	// is a directory, put aside at commit as the backup.
+	later      []string
+	dirOnly    bool
+	replaceDir bool
 	createOnly bool
 	existed    bool   // the target existed when staged
 	backup     string // old content, once the step is done
@@ -131,17 +145,25 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	if perm == 0 {
 		perm = 0o666
 	}
-	old, err := replaceable(name, fi, err, opt)
-	if err != nil {
-		return err
-	}
-	dir, _ := splitName(target)
-	if !opt.NoParents && dir != "." && old == nil {
-		if err := t.mkdirAll(dir); err != nil {
+	replaceDir := err == nil && fi.IsDir() && opt.ReplaceDir && target == name
+	var old fs.FileInfo
+	if !replaceDir {
+		if old, err = replaceable(name, fi, err, opt); err != nil {
 			return err
 		}
 	}
+	dir, _ := splitName(target)
+	var later []string
 	tmp := TempName(target)
+	if !opt.NoParents && dir != "." && old == nil {
+		l, wait, err := t.mkdirAll(dir)
+		if err != nil {
+			return err
+		}
+		if l != nil {
+			later, tmp = l, laterTemp(wait, target)
+		}
+	}
 	chown, uid, gid := false, 0, 0
 	inherit := old != nil && old.Mode()&fs.ModeSymlink == 0 // a replaced link gives no mode
 	if inherit {
@@ -157,7 +179,7 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	if !t.single || t.rec != nil { // the hash reads all of the content: only for a journal or the history
 		var n int
 		sum, n = hashParts(parts)
-		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Hash: fmt.Sprintf("%s-%d", sum, n)})
+		t.log(journalEntry{Op: "stage", Target: target, Tmp: tmp, Existed: old != nil, CreateOnly: opt.CreateOnly, Dir: replaceDir, Hash: fmt.Sprintf("%s-%d", sum, n)})
 	}
 	exact := inherit || opt.ExactPerm
 	if err := b.create(tmp, parts, perm, exact, chown, uid, gid, true); err != nil {
@@ -168,7 +190,7 @@ func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 		mode &^= fs.FileMode(umask())
 	}
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil, hash: sum, mode: mode})
+	t.ops = append(t.ops, &txnOp{name: name, target: target, tmp: tmp, createOnly: opt.CreateOnly, existed: old != nil, hash: sum, mode: mode, later: later, replaceDir: replaceDir})
 	t.mu.Unlock()
 	return nil
 }
@@ -203,29 +225,41 @@ func (t *diskTxn) StageLink(name, target string) error {
 	if err != nil {
 		return err
 	}
+	tmp := TempName(name)
+	var later []string
 	if dir, _ := splitName(name); dir != "." && old == nil {
-		if err := t.mkdirAll(dir); err != nil {
+		l, wait, err := t.mkdirAll(dir)
+		if err != nil {
 			return err
 		}
+		if l != nil {
+			later, tmp = l, laterTemp(wait, name)
+		}
 	}
-	tmp := TempName(name)
 	t.log(journalEntry{Op: "stage", Target: name, Tmp: tmp, Existed: old != nil, Link: true, Hash: contentHash([]byte(target))})
 	if err := b.symlink(target, tmp); err != nil {
 		return w.Error(name, unwrapPath(err))
 	}
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: name, tmp: tmp, link: true, existed: old != nil, linkTarget: target})
+	t.ops = append(t.ops, &txnOp{name: name, target: name, tmp: tmp, link: true, existed: old != nil, linkTarget: target, later: later})
 	t.mu.Unlock()
 	return nil
 }
 
 // Mkdir creates the directory name and its missing parents, which a
-// rollback removes again.
+// rollback removes again (at commit, where a file the transaction removes
+// stands in the place of one).
 func (t *diskTxn) Mkdir(name string) error {
 	if err := t.w.CheckWrite(name); err != nil {
 		return err
 	}
-	return t.mkdirAll(name)
+	later, _, err := t.mkdirAll(name)
+	if err == nil && later != nil {
+		t.mu.Lock()
+		t.ops = append(t.ops, &txnOp{name: name, target: name, later: later, dirOnly: true})
+		t.mu.Unlock()
+	}
+	return err
 }
 
 // Remove records that name is to be removed at Commit. name itself is
@@ -262,14 +296,18 @@ func (t *diskTxn) remove(name string, emptyDir bool) error {
 	}
 	t.log(journalEntry{Op: "remove", Target: name})
 	t.mu.Lock()
-	t.ops = append(t.ops, &txnOp{name: name, target: name, remove: true})
+	t.ops = append(t.ops, &txnOp{name: name, target: name, remove: true, removeDir: fi.IsDir()})
 	t.mu.Unlock()
 	return nil
 }
 
 // mkdirAll creates dir and its missing parents, remembering each one it
-// created so that a rollback can remove them again.
-func (t *diskTxn) mkdirAll(dir string) error {
+// created so that a rollback can remove them again. Where something that
+// is not a directory stands in the place of one, it creates nothing and
+// returns the directories from that one down (later: made at commit, once
+// the removal Commit requires of it is done) and wait, the directory above
+// it, where a file staged under them waits meanwhile.
+func (t *diskTxn) mkdirAll(dir string) (later []string, wait string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var missing []string
@@ -280,12 +318,17 @@ func (t *diskTxn) mkdirAll(dir string) error {
 		}
 		if err == nil {
 			if !fi.IsDir() {
-				return result.Errorf(result.NotFound, "%s: a component of the path is not a directory", dir)
+				later = []string{d}
+				for i := len(missing) - 1; i >= 0; i-- {
+					later = append(later, missing[i])
+				}
+				wait, _ = splitName(d)
+				return later, wait, nil
 			}
 			break
 		}
 		if re := result.As(err); re.Code != result.NotFound {
-			return err
+			return nil, "", err
 		}
 		missing = append(missing, d)
 	}
@@ -293,11 +336,11 @@ func (t *diskTxn) mkdirAll(dir string) error {
 		err := t.w.mkdirIn(t.b.c, missing[i])
 		t.b.forget(missing[i])
 		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return t.w.Error(missing[i], err)
+			return nil, "", t.w.Error(missing[i], err)
 		}
 		t.dirs = append(t.dirs, missing[i])
 	}
-	return nil
+	return nil, "", nil
 }
 
 // log records e in the journal, unless the transaction is single.
