@@ -290,8 +290,8 @@ func planAll(fsys workspace.FS, txn workspace.Txn, ops []*op, opt Options) ([]Fi
 }
 
 // groupOps splits the operations into groups that touch disjoint paths (a
-// move joins its source and destination); each group is planned in patch
-// order by one worker, so several operations on one path behave as if
+// move joins its source and destination, a path the paths under it); each
+// group is planned in patch order by one worker (deletionsFirst aside), so several operations on one path behave as if
 // applied one after the other. Groups are ordered by their first operation.
 func groupOps(ops []*op) [][]*op {
 	parent := make([]int, len(ops))
@@ -305,14 +305,17 @@ func groupOps(ops []*op) [][]*op {
 		}
 		return i
 	}
+	union := func(i, j int) {
+		a, b := find(i), find(j)
+		if a < b {
+			a, b = b, a
+		}
+		parent[a] = b
+	}
 	owner := make(map[string]int, len(ops))
 	claim := func(name string, i int) {
 		if j, ok := owner[name]; ok {
-			a, b := find(i), find(j)
-			if a < b {
-				a, b = b, a
-			}
-			parent[a] = b
+			union(i, j)
 			return
 		}
 		owner[name] = i
@@ -321,6 +324,18 @@ func groupOps(ops []*op) [][]*op {
 		claim(o.name, i)
 		if o.moveTo != "" {
 			claim(o.moveTo, i)
+		}
+	}
+	// A path and one under it (d and d/f: a directory replaced by a file,
+	// or the reverse) are one group: which of them the disk holds depends
+	// on both.
+	for i, o := range ops {
+		for _, n := range []string{o.name, o.moveTo} {
+			for d := parentOf(n); n != "" && d != "." && d != "/"; d = parentOf(d) {
+				if j, ok := owner[d]; ok {
+					union(i, j)
+				}
+			}
 		}
 	}
 	byRoot := map[int]int{}

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"io/fs"
+	"path"
 	"slices"
 
 	"github.com/hunk-dev/hunk/internal/diff"
@@ -28,6 +29,10 @@ type state struct {
 	// from none of it (an Add over a file the patch deleted, or one Codex's
 	// Add or Move overwrites).
 	whole bool
+	// replacesDir: the path is a directory on disk whose every file the
+	// patch deletes, and a file is added in its place (git's order: the
+	// new d before the deleted d/f; its removals are planned first).
+	replacesDir bool
 }
 
 // overlay is one group's view of the paths it touches: each path's state
@@ -47,7 +52,7 @@ type overlay struct {
 // index of the failing operation with the error.
 func planGroup(fsys workspace.FS, txn workspace.Txn, grp []*op, files []FileResult, opt Options) (int, error) {
 	v := &overlay{fsys: fsys, opt: opt, paths: map[string]*state{}}
-	for _, o := range grp {
+	for _, o := range deletionsFirst(grp) {
 		fr := FileResult{Path: o.name}
 		var before, after []byte
 		var noDiff bool // a submodule's change: nothing to show
@@ -138,7 +143,15 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 		return nil, nil, true, nil
 	}
 	if s.exists && s.dir {
-		return nil, nil, false, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).At(o.name)
+		if other := v.kept(o.name); other != "" {
+			return nil, nil, false, result.Errorf(result.IsDirectory, "%s: is a directory; Add File cannot replace it", disp).
+				WithHint(opt.display(other) + " is in it, and the patch does not delete it: a file takes a directory's place only when the patch deletes every file in it").At(o.name)
+		}
+		s.exists, s.dir, s.replacesDir = false, false, true
+	}
+	if d := v.blockedBy(o.name); d != "" {
+		return nil, nil, false, result.Errorf(result.NotFound, "%s: a component of the path is not a directory (%s is a file)", disp, opt.display(d)).
+			WithHint("a directory takes a file's place only when the patch deletes the file: delete " + opt.display(d) + " in the same patch").At(o.name)
 	}
 	if s.exists && !s.link && opt.ThreeWay != nil && o.copyOf == "" && f.Binary == nil && !f.Link {
 		// --3way: a new file already there with the diff's very content is
@@ -411,7 +424,7 @@ func (v *overlay) stage(txn workspace.Txn) error {
 			err = txn.StageLink(name, string(s.data))
 			s.data = nil
 		default:
-			wo := workspace.WriteOptions{ForcePerm: s.chmod, ReplaceLink: s.replaced, Whole: s.whole}
+			wo := workspace.WriteOptions{ForcePerm: s.chmod, ReplaceLink: s.replaced, Whole: s.whole, ReplaceDir: s.replacesDir}
 			if s.mode&fs.ModeType == 0 {
 				wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one its own, unless the patch sets it
 			}
@@ -423,4 +436,110 @@ func (v *overlay) stage(txn workspace.Txn) error {
 		}
 	}
 	return nil
+}
+
+// kept is a file under the directory dir that the group does not delete
+// ("" when the patch deletes every file in it, at any depth), or dir
+// itself when it holds more than the group could delete, or cannot be
+// read.
+func (v *overlay) kept(dir string) string {
+	budget := len(v.paths) + 64 // each file deleted is a path of the group; the rest are directories
+	var walk func(d string, depth int) string
+	walk = func(d string, depth int) string {
+		ents, err := v.fsys.ReadDir(d)
+		if err != nil || depth > 64 {
+			return d
+		}
+		for _, e := range ents {
+			name := d + "/" + e.Name()
+			if budget--; budget < 0 {
+				return name
+			}
+			if e.IsDir() {
+				if k := walk(name, depth+1); k != "" {
+					return k
+				}
+				continue
+			}
+			if s, ok := v.paths[name]; !ok || !s.touched || s.exists {
+				return name
+			}
+		}
+		return ""
+	}
+	return walk(dir, 0)
+}
+
+// blockedBy is the directory above name that is a file, on disk and as the
+// group leaves it ("" when there is none): a file can be added under it
+// only where the group deletes it (git's diff of a file x replaced by a
+// directory with x/y).
+func (v *overlay) blockedBy(name string) string {
+	for d := parentOf(name); d != "." && d != "/"; d = parentOf(d) {
+		if s, ok := v.paths[d]; ok && s.touched {
+			if !s.exists {
+				continue // deleted: its directory is made at commit
+			}
+			if s.dir || s.gitlink {
+				return ""
+			}
+			return d
+		}
+		fi, err := v.fsys.Stat(d)
+		switch {
+		case err != nil:
+			continue // missing: made for the file
+		case fi.IsDir():
+			return ""
+		}
+		return d
+	}
+	return ""
+}
+
+// parentOf is the directory holding the local name p ("." at the top).
+func parentOf(p string) string { return path.Dir(p) }
+
+// deletionsFirst is grp with the deletions of a path above or below
+// another of its paths moved to the front (git's diff adds a file d
+// before it deletes d/f: git apply removes first), each where no other
+// operation touches its path, so that one path's operations keep their
+// order.
+func deletionsFirst(grp []*op) []*op {
+	if len(grp) < 2 {
+		return grp
+	}
+	uses := map[string]int{}
+	for _, o := range grp {
+		uses[o.name]++
+		if o.moveTo != "" {
+			uses[o.moveTo]++
+		}
+	}
+	related := func(n string) bool {
+		for d := parentOf(n); d != "." && d != "/"; d = parentOf(d) {
+			if uses[d] > 0 {
+				return true
+			}
+		}
+		for m := range uses {
+			if len(m) > len(n) && m[len(n)] == '/' && m[:len(n)] == n {
+				return true
+			}
+		}
+		return false
+	}
+	first := func(o *op) bool { return o.src.Kind == patchparse.Delete && uses[o.name] == 1 && related(o.name) }
+	out := make([]*op, 0, len(grp))
+	for _, o := range grp {
+		if first(o) {
+			out = append(out, o)
+		}
+	}
+	for _, o := range grp {
+		if !first(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

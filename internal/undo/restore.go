@@ -228,6 +228,20 @@ func (r *restore) stage(txn workspace.Txn, p *plan) error {
 		if cur != nil && cur.Dir {
 			return nil
 		}
+		if cur != nil {
+			// A file the operations put in the directory's place (a diff
+			// replacing d/f by d): it goes, and the directory comes back
+			// at commit, its files with it.
+			r.res.Deleted = append(r.res.Deleted, p.path)
+			if showDiff && oldData != nil {
+				r.diffs.WriteString(deletion(p.path, oldData))
+			}
+			if err := txn.Remove(p.path); err != nil {
+				return err
+			}
+			r.res.Added = append(r.res.Added, p.path+"/") // beside "D d": the directory
+			return txn.Mkdir(p.path)
+		}
 		r.res.Added = append(r.res.Added, p.path)
 		return txn.Mkdir(p.path)
 	case p.pre.Link != "":
@@ -243,7 +257,9 @@ func (r *restore) stage(txn workspace.Txn, p *plan) error {
 	if showDiff {
 		r.diffs.WriteString(fileDiff(p.path, oldData, data, cur == nil))
 	}
-	return txn.Stage(p.path, data, workspace.WriteOptions{Perm: p.pre.Mode, ForcePerm: true, ExactPerm: true, ReplaceLink: true})
+	// Where the operations made a directory of the file (a diff replacing
+	// x by x/y), the directory goes at commit, emptied by the undo.
+	return txn.Stage(p.path, data, workspace.WriteOptions{Perm: p.pre.Mode, ForcePerm: true, ExactPerm: true, ReplaceLink: true, ReplaceDir: cur != nil && cur.Dir})
 }
 
 func (r *restore) addOrModify(name string, cur *history.Image) {

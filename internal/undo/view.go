@@ -25,7 +25,13 @@ func EntryDiff(ws Workspace, store *history.Store, list []*history.Entry, e *his
 	}
 	var b strings.Builder
 	for _, f := range e.Files {
-		if (f.Pre != nil && f.Pre.Dir) || (f.Post != nil && f.Post.Dir) {
+		if f.Pre != nil && f.Pre.Dir {
+			f.Pre = nil // a file in a directory's place: shown as new
+		}
+		if f.Post != nil && f.Post.Dir {
+			f.Post = nil // a directory in a file's place: the file shown deleted
+		}
+		if f.Pre == nil && f.Post == nil {
 			continue
 		}
 		if err := ws.CheckRead(f.Path); err != nil {
@@ -116,9 +122,9 @@ func Changes(e *history.Entry) (added, modified, deleted []string) {
 		switch {
 		case f.From != "":
 			added, deleted = append(added, f.Path), append(deleted, f.From)
-		case f.Pre == nil:
+		case f.Pre == nil || f.Pre.Dir && f.Post != nil && !f.Post.Dir: // a file in a directory's place is new
 			added = append(added, f.Path)
-		case f.Post == nil:
+		case f.Post == nil || f.Post.Dir && !f.Pre.Dir: // a directory in a file's place: the file is gone
 			deleted = append(deleted, f.Path)
 		default:
 			modified = append(modified, f.Path)
