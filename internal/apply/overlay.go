@@ -364,7 +364,18 @@ func (v *overlay) move(o *op, s *state, after []byte, keepLink bool) error {
 		return err
 	}
 	if d.exists && d.dir {
-		return result.Errorf(result.IsDirectory, "%s: is a directory; cannot move %s there", v.opt.display(o.moveTo), v.opt.display(o.name)).At(o.moveTo)
+		// A directory the file leaves empty (git's rename of d/f to d)
+		// takes the file in its place, as an Add's does.
+		other := v.without(s, func() string { return v.kept(o.moveTo) })
+		if other != "" {
+			return result.Errorf(result.IsDirectory, "%s: is a directory; cannot move %s there", v.opt.display(o.moveTo), v.opt.display(o.name)).
+				WithHint(v.opt.display(other) + " is in it, and the patch does not delete it").At(o.moveTo)
+		}
+		d.exists, d.dir, d.replacesDir = false, false, true
+	}
+	if dd := v.without(s, func() string { return v.blockedBy(o.moveTo) }); dd != "" {
+		return result.Errorf(result.NotFound, "%s: a component of the path is not a directory (%s is a file)", v.opt.display(o.moveTo), v.opt.display(dd)).
+			WithHint("a directory takes a file's place only when the patch deletes the file: delete " + v.opt.display(dd) + " in the same patch").At(o.moveTo)
 	}
 	if d.exists && !v.opt.codex() {
 		return result.Errorf(result.AlreadyExists, "%s: file already exists; Move to refuses to overwrite it", v.opt.display(o.moveTo)).
@@ -542,4 +553,12 @@ func deletionsFirst(grp []*op) []*op {
 		}
 	}
 	return out
+}
+
+// without is f's answer with the file s gone, as the move leaves it.
+func (v *overlay) without(s *state, f func() string) string {
+	was := *s
+	s.exists, s.touched = false, true
+	defer func() { *s = was }()
+	return f()
 }
