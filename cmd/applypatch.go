@@ -285,10 +285,11 @@ func unwrapFile(r io.Reader) (*os.File, bool) {
 // 32 MiB, or what parsing holds at its end plus 24 MiB for the files in
 // flight, instead of running every few MiB. Parsing holds the patch and
 // about 12 bytes a line (where each line starts, 4 bytes; a unified diff's
-// hunks keep no lines, only where they lie, and the chunk lines of a file
-// are made as it is applied). On a 37 MB diff of 2,366 files: 72 MiB, as
-// fast as with twice that, and a peak RSS 1.15x git apply's. A GOGC or
-// GOMEMLIMIT in the environment wins.
+// hunks keep no lines, only where they lie — a new file's neither — and
+// the chunk lines of a file are made as it is applied). On the 37 MB diff
+// of k8s.io/api v0.20.0 to v0.37.2 (4,309 files, 2,668 new): 74.5 MiB, 14
+// collections, a peak RSS 1.07x git apply's. A GOGC or GOMEMLIMIT in the
+// environment wins.
 func tuneGC(text string) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return

@@ -15,16 +15,17 @@ import (
 // addContent is an Add File's content: its lines, each ending in a newline
 // (none after the last when a unified diff says "\ No newline at end of file").
 func addContent(f *patchparse.FileOp) []byte {
+	lines, eols := f.Lines()
 	n := 0
-	for _, l := range f.Content {
+	for _, l := range lines {
 		n += len(l) + 1
 	}
-	b := make([]byte, 0, n+len(f.ContentEOL))
-	for i, l := range f.Content {
-		if f.ContentEOL != nil {
+	b := make([]byte, 0, n+len(eols))
+	for i, l := range lines {
+		if eols != nil {
 			// The endings the patch gives (a new CRLF file stays CRLF); a
 			// last line without one keeps its "\r" as text, as git does.
-			b = append(append(b, l...), f.ContentEOL[i].String()...)
+			b = append(append(b, l...), eols[i].String()...)
 			continue
 		}
 		b = append(b, strings.TrimSuffix(l, "\r")...)

@@ -70,6 +70,13 @@ type FileOp struct {
 	// Content line's ending as the patch gives it ("\n" or "\r\n"): a new
 	// file is written with exactly these. nil: unknown (the file's own).
 	ContentEOL     []Ending
+	// from and fromOp: a unified diff's Add (or full Delete) keeps no
+	// lines of its own; its content is the fromOp lines of these hunks,
+	// made when asked (Lines): a diff of a tree's new files holds hundreds
+	// of thousands of lines, which the collector would walk on every cycle
+	// while they wait.
+	from           []*Chunk
+	fromOp         byte
 	NoFinalNewline bool
 	Full           bool     // Delete only: Content is the whole deleted file
 	Chunks         []*Chunk // Update, and an Add that copies
@@ -185,6 +192,47 @@ func (e Ending) String() string {
 		return "\r\n"
 	}
 	return ""
+}
+
+// Lines is an Add's (or a full Delete's) lines and their endings
+// (ContentEOL's rule): Content, or the lines of its hunks, made now.
+func (f *FileOp) Lines() ([]string, []Ending) {
+	if f.from == nil {
+		return f.Content, f.ContentEOL
+	}
+	n := f.NumLines()
+	lines, eols := make([]string, 0, n), make([]Ending, 0, n)
+	for _, c := range f.from {
+		for l := range c.All() {
+			if l.Op != f.fromOp {
+				continue
+			}
+			lines = append(lines, c.Text(l))
+			if l.EOL != Unknown {
+				eols = append(eols, l.EOL)
+			}
+		}
+	}
+	if len(eols) != len(lines) {
+		eols = nil
+	}
+	return lines, eols
+}
+
+// NumLines is how many lines Lines holds.
+func (f *FileOp) NumLines() int {
+	if f.from == nil {
+		return len(f.Content)
+	}
+	n := 0
+	for _, c := range f.from {
+		for l := range c.All() {
+			if l.Op == f.fromOp {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Text is line l's text (no marker, no line ending).
@@ -304,11 +352,11 @@ func Reverse(p *Patch) (*Patch, error) {
 				return nil, result.Errorf(result.InvalidPatch, "cannot reverse the copy of %s to %s", f.CopyFrom, f.Path).
 					WithHint("git apply -R refuses it too ('already exists'); delete " + f.Path + " instead").At(f.Path)
 			}
-			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: len(f.Content),
+			g = FileOp{Kind: Delete, Path: f.Path, Line: f.Line, OldMode: f.Mode, Content: f.Content, ContentEOL: f.ContentEOL, from: f.from, fromOp: f.fromOp, NoFinalNewline: f.NoFinalNewline, Full: true, Removed: f.NumLines(),
 				Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash, Link: f.Link, Gitlink: f.Gitlink}
 		case Delete:
 			if f.Full {
-				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, NoFinalNewline: f.NoFinalNewline,
+				g = FileOp{Kind: Add, Path: f.Path, Line: f.Line, Mode: f.OldMode, Content: f.Content, ContentEOL: f.ContentEOL, from: f.from, fromOp: f.fromOp, NoFinalNewline: f.NoFinalNewline,
 					Binary: bin, OldHash: f.NewHash, NewHash: f.OldHash, Link: f.Link, Gitlink: f.Gitlink}
 				break
 			}
@@ -380,7 +428,7 @@ func (p *Patch) Stat() []FileStat {
 		st := FileStat{Path: f.Path, MoveTo: f.MoveTo}
 		switch f.Kind {
 		case Add:
-			st.Added = len(f.Content)
+			st.Added = f.NumLines()
 		case Delete:
 			st.Removed = f.Removed
 		case Update:

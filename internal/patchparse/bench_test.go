@@ -119,7 +119,7 @@ func TestBigPatch(t *testing.T) {
 		if u.Kind != Update || u.Path != "src/d03/file_00003.py" || len(u.Chunks) != 3 || u.Chunks[1].Len() != 10 {
 			t.Errorf("unified=%v: update = %+v", unified, u)
 		}
-		if a := p.Files[23]; a.Kind != Add || len(a.Content) != 5 {
+		if a := p.Files[23]; a.Kind != Add || a.NumLines() != 5 {
 			t.Errorf("unified=%v: add = %+v", unified, a)
 		}
 		if d := p.Files[20]; d.Kind != Delete || d.Path != "del/gone_0000.txt" {

@@ -19,7 +19,8 @@ func renderCodex(p *Patch, eol string) string {
 		switch f.Kind {
 		case Add:
 			w(addFile + f.Path)
-			for _, l := range f.Content {
+			lines, _ := f.Lines()
+			for _, l := range lines {
 				w("+" + l)
 			}
 		case Delete:

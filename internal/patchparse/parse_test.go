@@ -68,7 +68,8 @@ func golden(p *Patch, err error) goldenPatch {
 	}
 	g := goldenPatch{Format: p.Format, Notes: p.Notes}
 	for _, f := range p.Files {
-		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: f.Content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
+		content, _ := f.Lines()
+		gf := goldenFile{Kind: f.Kind, Path: f.Path, MoveTo: f.MoveTo, AltPath: f.AltPath, Content: content, NoFinalNewline: f.NoFinalNewline, Full: f.Full, Line: f.Line}
 		gf.CopyFrom, gf.OldHash, gf.NewHash, gf.Link, gf.Gitlink = f.CopyFrom, f.OldHash, f.NewHash, f.Link, f.Gitlink
 		if b := f.Binary; b != nil {
 			for _, h := range []*BinaryHunk{b.Forward, b.Reverse} {

@@ -196,41 +196,23 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 	case oldName == "" && newName == "", f.isNew && newName == "", f.isDel && oldName == "":
 		return nil, hunkError(line, "name the file in '--- a/PATH' and '+++ b/PATH' lines", "unified diff file header names no file")
 	case oldName == "" || f.isNew:
-		op := &FileOp{Kind: Add, Path: newName, Line: line + 1, Mode: f.mode}
-		n := 0
+		op := &FileOp{Kind: Add, Path: newName, Line: line + 1, Mode: f.mode, from: f.chunks, fromOp: '+'}
 		for _, c := range f.chunks {
-			n += c.Len()
-		}
-		if n > 0 {
-			op.Content = make([]string, 0, n)
-		}
-		for _, c := range f.chunks {
-			for _, cl := range c.Lines() {
+			for cl := range c.All() {
 				if cl.Op != '+' {
 					return nil, hunkError(int(cl.Line)-1, "every line of a new file's hunk starts with '+'",
 						"new file '%s' has a hunk with context or removed lines", newName)
 				}
-				op.Content = append(op.Content, c.Text(cl))
-				if cl.EOL != Unknown {
-					op.ContentEOL = append(op.ContentEOL, cl.EOL)
-				}
 			}
 			op.NoFinalNewline = c.NewNoNewline
 		}
-		if len(op.ContentEOL) != len(op.Content) {
-			op.ContentEOL = nil
-		}
 		return op, nil
 	case newName == "" || f.isDel:
-		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode, OldHash: f.oldHash, NewHash: f.newHash}
+		op := &FileOp{Kind: Delete, Path: oldName, Line: line + 1, OldMode: f.oldMode, OldHash: f.oldHash, NewHash: f.newHash, from: f.chunks, fromOp: '-'}
 		for _, c := range f.chunks {
-			for _, cl := range c.Lines() {
+			for cl := range c.All() {
 				if cl.Op == '-' {
 					op.Removed++
-					op.Content = append(op.Content, c.Text(cl))
-					if cl.EOL != Unknown {
-						op.ContentEOL = append(op.ContentEOL, cl.EOL)
-					}
 				}
 			}
 			op.NoFinalNewline = c.OldNoNewline
@@ -242,10 +224,7 @@ func (f *uFile) fileOp(L lines, oldName, newName string, line int, name string) 
 		// content, so no -R).
 		op.Full = len(f.chunks) == 0 && f.git && emptyBlob(f.oldHash) || chunksAll(f.chunks, '-')
 		if !op.Full {
-			op.Content, op.NoFinalNewline = nil, false
-		}
-		if len(op.ContentEOL) != len(op.Content) {
-			op.ContentEOL = nil
+			op.from, op.NoFinalNewline = nil, false
 		}
 		return op, nil
 	}
