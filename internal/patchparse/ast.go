@@ -69,7 +69,7 @@ type FileOp struct {
 	// ContentEOL, from a unified diff that is not CRLF throughout, is each
 	// Content line's ending as the patch gives it ("\n" or "\r\n"): a new
 	// file is written with exactly these. nil: unknown (the file's own).
-	ContentEOL     []Ending
+	ContentEOL []Ending
 	// from and fromOp: a unified diff's Add (or full Delete) keeps no
 	// lines of its own; its content is the fromOp lines of these hunks,
 	// made when asked (Lines): a diff of a tree's new files holds hundreds
