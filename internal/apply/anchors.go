@@ -173,3 +173,26 @@ func (lc *locator) twinOfAnchor(p *prepared, pos, at int, where string) error {
 		WithHint("check the file's "+where+" and the chunk's context lines: give the context the file has now, or more of it, so the chunk fits one place").
 		At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{min(at, pos) + 1, max(at, pos) + 1})
 }
+
+// nearHint is where, at the line a unified header names, the chunk nearly
+// fits (one context line lost, changed or gained; never a removed line;
+// four old lines at least) in a place apart from pos, where it matches
+// whole; -1 when it does not, or pos is the header's line.
+func (lc *locator) nearHint(p *prepared, pos int, taken []span) int {
+	if p.hint < 0 || p.hint == pos || lc.opt.held || lc.opt.blocks() || lc.opt.codex() || p.src.OldLines == 0 {
+		return -1
+	}
+	if len(p.old) < 4 {
+		return -1 // three lines less one say too little
+	}
+	ctx := p.contextMask()
+	for k := len(p.old) - 1; k <= len(p.old)+1; k++ {
+		if p.hint+k > len(lc.file) || p.hint+k > pos && p.hint < pos+len(p.old) || overlaps(taken, span{p.hint, p.hint + k}) {
+			continue // apart from pos only: one place read twice is no twin
+		}
+		if within2(p.old, ctx, lc.file[p.hint:p.hint+k]) == 1 {
+			return p.hint
+		}
+	}
+	return -1
+}

@@ -412,6 +412,16 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 			// with its context drifted: neither is sure.
 			return nil, lc.twinOfAnchor(p, pos, near[0], where)
 		}
+		if at := lc.nearHint(p, pos, taken); at >= 0 {
+			// The line number's place holds the chunk with a context line
+			// or two drifted, a twin elsewhere holds it whole: the twin
+			// may be another section's copy (found by the drift test: a
+			// file's last context line gone, the same lines earlier).
+			return nil, result.Errorf(result.Ambiguous, "%s: %s %d (patch line %d) nearly fits at line %d, where its header's line number puts it (one context line differs), and matches whole at line %d; refusing to guess",
+				lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, at+1, pos+1).
+				WithHint("look at both places: give the context the file has now, or more of it, so the chunk fits one place").
+				At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{min(at, pos) + 1, max(at, pos) + 1})
+		}
 		rule := pass.String()
 		if round == 1 {
 			rule += ",out-of-order"
