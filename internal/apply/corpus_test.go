@@ -399,6 +399,9 @@ func (x *captureTxn) Stage(name string, data []byte, _ workspace.WriteOptions) e
 	x.c.out[name] = bytes.Clone(data)
 	return nil
 }
+func (x *captureTxn) StageParts(name string, parts [][]byte, opt workspace.WriteOptions) error {
+	return x.Stage(name, bytes.Join(parts, nil), opt)
+}
 func (*captureTxn) StageLink(string, string) error { return nil }
 func (*captureTxn) Mkdir(string) error             { return nil }
 func (*captureTxn) Remove(string) error            { return nil }

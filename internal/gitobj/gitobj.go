@@ -136,12 +136,23 @@ func (s *Store) Has(id string) bool {
 // BlobID is the id git gives a blob of data (SHA-256 in a repository of
 // that format), in hex.
 func BlobID(data []byte, sha256Repo bool) string {
+	return BlobIDParts([][]byte{data}, sha256Repo)
+}
+
+// BlobIDParts is BlobID of the content parts make, one after the other.
+func BlobIDParts(parts [][]byte, sha256Repo bool) string {
 	var h hash.Hash = sha1.New()
 	if sha256Repo {
 		h = sha256.New()
 	}
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	fmt.Fprintf(h, "blob %d\x00", n)
+	for _, p := range parts {
+		h.Write(p)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

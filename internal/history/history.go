@@ -145,6 +145,15 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// HashParts is Hash of the content parts make, one after the other.
+func HashParts(parts [][]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 func validHash(h string) bool {
 	if len(h) != 64 {
 		return false

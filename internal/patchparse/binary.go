@@ -49,6 +49,15 @@ func (h *BinaryHunk) Apply(old []byte) ([]byte, error) {
 	return ApplyDelta(old, h.Data)
 }
 
+// Parts returns the content the hunk makes of old as pieces to write one
+// after the other (DeltaParts): what a delta makes is never joined.
+func (h *BinaryHunk) Parts(old []byte) ([][]byte, error) {
+	if !h.Delta {
+		return [][]byte{h.Data}, nil
+	}
+	return DeltaParts(old, h.Data)
+}
+
 // readBinary reads the hunks after a "GIT binary patch" line at L[i-1]; it
 // returns the patch and the index of the first line after it. A hunk whose
 // content would be over max bytes — as its header says, as a delta's
@@ -327,19 +336,9 @@ func deltaMakes(delta []byte, srcLen int) (int, error) {
 // make is counted first and must be the size the header states: the
 // result is allocated once, never grown past it.
 func ApplyDelta(src, delta []byte) ([]byte, error) {
-	srcSize, dstSize, err := DeltaSizes(delta)
+	dstSize, err := checkDelta(src, delta)
 	if err != nil {
 		return nil, err
-	}
-	if srcSize != len(src) {
-		return nil, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
-	}
-	made, err := deltaMakes(delta, len(src))
-	if err != nil {
-		return nil, err
-	}
-	if made != dstSize {
-		return nil, fmt.Errorf("the delta makes %d bytes, not %d", made, dstSize)
 	}
 	out := make([]byte, 0, dstSize)
 	err = deltaOps(delta, len(src), func(off, size int, lit []byte) error {
@@ -351,4 +350,75 @@ func ApplyDelta(src, delta []byte) ([]byte, error) {
 		return nil
 	})
 	return out, err
+}
+
+// checkDelta checks a delta against its source: the size its header
+// states for it, and the size of the result against what the instructions
+// make (counted, not made). It returns the result's size.
+func checkDelta(src, delta []byte) (int, error) {
+	srcSize, dstSize, err := DeltaSizes(delta)
+	if err != nil {
+		return 0, err
+	}
+	if srcSize != len(src) {
+		return 0, fmt.Errorf("the delta is for a file of %d bytes, not %d", srcSize, len(src))
+	}
+	made, err := deltaMakes(delta, len(src))
+	if err != nil {
+		return 0, err
+	}
+	if made != dstSize {
+		return 0, fmt.Errorf("the delta makes %d bytes, not %d", made, dstSize)
+	}
+	return dstSize, nil
+}
+
+// minPart is the shortest piece DeltaParts keeps as a slice of its own;
+// shorter ones are copied together into one.
+const minPart = 64
+
+// DeltaParts is ApplyDelta's result as pieces to write one after the
+// other: each copy a slice of src (adjacent copies one slice), each insert
+// a slice of the delta, pieces under minPart bytes copied together. A
+// delta of a few bytes can make hundreds of megabytes (each byte a copy of
+// 64 KiB); its parts hold a slice header for each copy of minPart bytes
+// or more (at least one byte of delta each) and at most 32 bytes for each
+// byte of delta in the short ones: they are bounded by the delta, never by
+// what it makes.
+func DeltaParts(src, delta []byte) ([][]byte, error) {
+	if _, err := checkDelta(src, delta); err != nil {
+		return nil, err
+	}
+	var parts [][]byte
+	var short []byte
+	start, end := -1, -1 // the copy parts' last element is src[start:end], or -1
+	err := deltaOps(delta, len(src), func(off, size int, lit []byte) error {
+		p := lit
+		if p == nil {
+			if off == end && len(short) == 0 {
+				end += size
+				parts[len(parts)-1] = src[start:end:end]
+				return nil
+			}
+			p = src[off : off+size : off+size]
+		}
+		if len(p) < minPart {
+			short = append(short, p...)
+			start, end = -1, -1
+			return nil
+		}
+		if len(short) > 0 {
+			parts, short = append(parts, short), nil
+		}
+		parts = append(parts, p)
+		start, end = -1, -1
+		if lit == nil {
+			start, end = off, off+size
+		}
+		return nil
+	})
+	if len(short) > 0 {
+		parts = append(parts, short)
+	}
+	return parts, err
 }

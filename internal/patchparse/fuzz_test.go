@@ -1,12 +1,14 @@
 package patchparse
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // renderCodex writes p as a Codex patch (the inverse of Parse for the ASTs
@@ -289,15 +291,35 @@ func FuzzParse(f *testing.F) {
 
 // FuzzApplyDelta: a git delta from a patch is untrusted input — any bytes
 // give a result of the size the delta states, or an error; never a panic
-// or a read outside the source.
+// or a read outside the source. DeltaParts (what apply-patch writes) makes
+// the same bytes, or the same error, holding at most a slice header for
+// each byte of delta and 32 bytes of its own.
 func FuzzApplyDelta(f *testing.F) {
 	f.Add([]byte("0123456789abcdef"), []byte{16, 18, 0x90, 16, 2, '!', '!'})
 	f.Add([]byte("abc"), []byte{3, 1, 0x91, 2, 1})
 	f.Add([]byte(""), []byte{0, 0})
+	long := bytes.Repeat([]byte("0123456789abcdef"), 16) // 256 bytes
+	f.Add(long, []byte{0x80 | 2, 0x90 | 2, 0x91, 0x80, 0x91, 0x80, 0x80, 0x91, 0x40, 0x91, 0xc0, 0x10, 3, 'x', 'y', 'z', 0x91, 0, 0x80})
 	f.Fuzz(func(t *testing.T, src, delta []byte) {
 		out, err := ApplyDelta(src, delta)
+		parts, perr := DeltaParts(src, delta)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("ApplyDelta: %v; DeltaParts: %v", err, perr)
+		}
 		if err != nil {
 			return
+		}
+		if joined := bytes.Join(parts, nil); !bytes.Equal(joined, out) {
+			t.Fatalf("DeltaParts made %q, ApplyDelta %q", joined, out)
+		}
+		own := 0 // bytes in parts that are slices of neither src nor delta
+		for _, p := range parts {
+			if !within(p, src) && !within(p, delta) {
+				own += len(p)
+			}
+		}
+		if len(parts) > len(delta) || own > 32*len(delta) {
+			t.Fatalf("%d parts (%d bytes of their own) for a delta of %d bytes", len(parts), own, len(delta))
 		}
 		d := delta
 		varint := func() int {
@@ -322,4 +344,13 @@ func FuzzApplyDelta(f *testing.F) {
 			t.Fatalf("made %d bytes, its instructions count %d (%v)", len(out), made, err)
 		}
 	})
+}
+
+// within reports whether p is a slice of b's memory.
+func within(p, b []byte) bool {
+	if len(p) == 0 || len(b) == 0 {
+		return false
+	}
+	lo, at := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	return at >= lo && at+uintptr(len(p)) <= lo+uintptr(len(b))
 }

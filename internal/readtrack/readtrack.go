@@ -264,7 +264,7 @@ func (f *trackedFS) WriteFile(name string, parts [][]byte, opt workspace.WriteOp
 }
 
 func (f *trackedFS) Begin() workspace.Txn {
-	return &trackedTxn{Txn: f.FS.Begin(), f: f, after: map[string][]byte{}, removed: map[string]bool{}}
+	return &trackedTxn{Txn: f.FS.Begin(), f: f, after: map[string][]byte{}, hashes: map[string]string{}, removed: map[string]bool{}}
 }
 
 // trackedTxn is safe for concurrent use, as a Txn must be: apply-patch
@@ -276,6 +276,7 @@ type trackedTxn struct {
 	f       *trackedFS
 	mu      sync.Mutex
 	after   map[string][]byte // what the session will know of each file
+	hashes  map[string]string // or only its hash (a binary patch's result)
 	removed map[string]bool
 }
 
@@ -294,6 +295,28 @@ func (t *trackedTxn) Stage(name string, data []byte, opt workspace.WriteOptions)
 	}
 	t.mu.Lock()
 	t.after[name] = known
+	t.mu.Unlock()
+	return nil
+}
+
+// StageParts stages a binary patch's result (its parts are never joined):
+// refused, as a removal is, when the file changed since the session read
+// it (binary content is not merged by lines); the session then knows the
+// file by its hash only, as after a write it did not see whole.
+func (t *trackedTxn) StageParts(name string, parts [][]byte, opt workspace.WriteOptions) error {
+	t.mu.Lock()
+	removed := t.removed[name]
+	t.mu.Unlock()
+	if _, err := t.f.t.check(t.f.FS, name, nil, true, t.f.whole || opt.Whole || removed); err != nil {
+		return err
+	}
+	if err := t.Txn.StageParts(name, parts, opt); err != nil {
+		return err
+	}
+	h := history.HashParts(parts)
+	t.mu.Lock()
+	t.after[name] = nil
+	t.hashes[name] = h
 	t.mu.Unlock()
 	return nil
 }
@@ -323,6 +346,10 @@ func (t *trackedTxn) Commit() error {
 			t.f.t.forget(name)
 		}
 		for name, known := range t.after {
+			if h, ok := t.hashes[name]; ok {
+				t.f.t.SawHash(name, h)
+				continue
+			}
 			t.f.t.know(name, known)
 		}
 	}

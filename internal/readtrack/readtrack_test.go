@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
@@ -121,5 +122,54 @@ func TestTxnConcurrentStage(t *testing.T) {
 		if want := i%4 != 0; known != want {
 			t.Errorf("%s: the session knows it: %v, want %v", name, known, want)
 		}
+	}
+}
+
+// TestTxnStageParts: a binary patch's result is staged as parts, never
+// joined: the session then knows the file by its hash, and a file that
+// changed since the session read it is refused (STALE), unchanged.
+func TestTxnStageParts(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		dir := t.TempDir()
+		old := []byte("\x00old binary\x00")
+		os.WriteFile(filepath.Join(dir, "z.bin"), old, 0o644)
+		ws, err := workspace.Open(dir, workspace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := New()
+		tr.Saw("z.bin", old)
+		if changed {
+			os.WriteFile(filepath.Join(dir, "z.bin"), []byte("\x00someone else's\x00"), 0o644)
+		}
+		fsys := FS(workspace.Disk(ws), tr, false, false)
+		txn := fsys.Begin()
+		parts := [][]byte{old[:4], []byte("NEW"), old[4:]}
+		err = txn.StageParts("z.bin", parts, workspace.WriteOptions{})
+		if changed {
+			if result.As(err).Code != result.Stale {
+				t.Errorf("changed since the read: %v, want STALE", err)
+			}
+			txn.Abort()
+			if b, _ := os.ReadFile(filepath.Join(dir, "z.bin")); string(b) != "\x00someone else's\x00" {
+				t.Errorf("the refused file holds %q", b)
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := txn.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want := "\x00oldNEW binary\x00"
+			if b, _ := os.ReadFile(filepath.Join(dir, "z.bin")); string(b) != want {
+				t.Errorf("z.bin holds %q, want %q", b, want)
+			}
+			if s, ok := tr.readContent("z.bin"); !ok || s.hash != history.Hash([]byte(want)) {
+				t.Errorf("the session knows z.bin as %+v, not by the hash of what it wrote", s)
+			}
+		}
+		fsys.Done()
+		ws.Close()
 	}
 }

@@ -64,6 +64,10 @@ type FS interface {
 // stages a patch's files from several workers, one path by one worker.
 type Txn interface {
 	Stage(name string, data []byte, opt WriteOptions) error
+	// StageParts is Stage of the content parts make, written one after
+	// the other (a binary patch's result: slices of the old content and
+	// of the delta, never joined).
+	StageParts(name string, parts [][]byte, opt WriteOptions) error
 	// StageLink stages name as a symbolic link to target (name itself is
 	// replaced, never what it points to). The target is stored as given:
 	// hunk never follows a link out of the workspace when it reads or
@@ -233,10 +237,13 @@ func (d dryRun) RemoveEmptyDirs([]string) ([]string, error) { return nil, nil }
 type discard struct{ check func(string) error }
 
 func (t *discard) Stage(name string, _ []byte, _ WriteOptions) error { return t.check(name) }
-func (t *discard) Remove(name string) error                          { return t.check(name) }
-func (t *discard) RemoveDir(name string) error                       { return t.check(name) }
-func (t *discard) StageLink(name, _ string) error                    { return t.check(name) }
-func (t *discard) Mkdir(name string) error                           { return t.check(name) }
-func (*discard) PruneEmptyDirs()                                     {}
-func (*discard) Commit() error                                       { return nil }
-func (*discard) Abort()                                              {}
+func (t *discard) StageParts(name string, _ [][]byte, _ WriteOptions) error {
+	return t.check(name)
+}
+func (t *discard) Remove(name string) error       { return t.check(name) }
+func (t *discard) RemoveDir(name string) error    { return t.check(name) }
+func (t *discard) StageLink(name, _ string) error { return t.check(name) }
+func (t *discard) Mkdir(name string) error        { return t.check(name) }
+func (*discard) PruneEmptyDirs()                  {}
+func (*discard) Commit() error                    { return nil }
+func (*discard) Abort()                           {}

@@ -131,6 +131,14 @@ func (t *diskTxn) Stage(name string, data []byte, opt WriteOptions) error {
 	return t.stage(name, [][]byte{data}, opt)
 }
 
+// StageParts is Stage of the content parts make, one after the other.
+func (t *diskTxn) StageParts(name string, parts [][]byte, opt WriteOptions) error {
+	if err := t.w.checkIn(t.b.c, name, true); err != nil {
+		return err
+	}
+	return t.stage(name, parts, opt)
+}
+
 func (t *diskTxn) stage(name string, parts [][]byte, opt WriteOptions) error {
 	w, b := t.w, t.b
 	target := name
