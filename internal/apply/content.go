@@ -59,18 +59,11 @@ func codexIO(err error, context string) error {
 func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options, fr *FileResult) ([]byte, []string, error) {
 	switch {
 	case f.Binary != nil:
-		if err := checkBlob(name, cur, f.OldHash, "the file", opt); err != nil {
-			return nil, nil, err
-		}
-		out, err := f.Binary.Forward.Apply(cur)
+		parts, err := binaryParts(name, cur, f, opt)
 		if err != nil {
-			return nil, nil, result.Errorf(result.NoMatch, "%s: the binary patch does not apply: %v", opt.display(name), err).
-				WithHint("the file is not the one the patch was made from").At(name)
-		}
-		if err := checkBlob(name, out, f.NewHash, "the binary patch's result", opt); err != nil {
 			return nil, nil, err
 		}
-		return out, []string{"binary"}, nil
+		return bytes.Join(parts, nil), []string{"binary"}, nil
 	case len(f.Chunks) > 0 && opt.ThreeWay != nil && fr != nil:
 		out, conflicts, why, ok := threeWay(name, cur, f, opt)
 		if ok {
@@ -88,14 +81,48 @@ func changeContent(name string, cur []byte, f *patchparse.FileOp, opt Options, f
 	return cur, nil, nil
 }
 
+// change is what f makes of cur: changeContent's, or a binary patch's
+// parts (after nil), never joined.
+func change(name string, cur []byte, f *patchparse.FileOp, opt Options, fr *FileResult) (after []byte, parts [][]byte, matches []string, err error) {
+	if f.Binary != nil {
+		parts, err = binaryParts(name, cur, f, opt)
+		return nil, parts, []string{"binary"}, err
+	}
+	after, matches, err = changeContent(name, cur, f, opt, fr)
+	return after, nil, matches, err
+}
+
+// binaryParts is what f's binary patch makes of cur, checked against the
+// index line's blob ids as git does: as parts to write one after the
+// other (BinaryHunk.Parts), for a small delta can make a big file.
+func binaryParts(name string, cur []byte, f *patchparse.FileOp, opt Options) ([][]byte, error) {
+	if err := checkBlob(name, cur, f.OldHash, "the file", opt); err != nil {
+		return nil, err
+	}
+	parts, err := f.Binary.Forward.Parts(cur)
+	if err != nil {
+		return nil, result.Errorf(result.NoMatch, "%s: the binary patch does not apply: %v", opt.display(name), err).
+			WithHint("the file is not the one the patch was made from").At(name)
+	}
+	if err := checkBlobParts(name, parts, f.NewHash, "the binary patch's result", opt); err != nil {
+		return nil, err
+	}
+	return parts, nil
+}
+
 // checkBlob checks data against a git blob id from an "index" line (a
 // full or abbreviated SHA-1 or SHA-256; "" or all zeros for an absent
 // file): a binary patch applies only to the content it was made from.
 func checkBlob(name string, data []byte, id, what string, opt Options) error {
+	return checkBlobParts(name, [][]byte{data}, id, what, opt)
+}
+
+// checkBlobParts is checkBlob of the content parts make.
+func checkBlobParts(name string, parts [][]byte, id, what string, opt Options) error {
 	if id == "" || strings.Trim(id, "0") == "" {
 		return nil
 	}
-	if got := gitBlobID(data, len(id) > 40); strings.HasPrefix(got, strings.ToLower(id)) {
+	if got := gitobj.BlobIDParts(parts, len(id) > 40); strings.HasPrefix(got, strings.ToLower(id)) {
 		return nil
 	}
 	return result.Errorf(result.NoMatch, "%s: %s is not the content the binary patch expects (blob %s)", opt.display(name), what, id).

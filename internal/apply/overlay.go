@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"slices"
@@ -14,6 +15,7 @@ import (
 // state is a path's content as the patch has left it so far.
 type state struct {
 	data    []byte
+	parts   [][]byte // or, for a binary patch's result, the parts that make it (data nil)
 	exists  bool
 	dir     bool        // a directory (on disk)
 	link    bool        // a symlink (on disk; reads follow it)
@@ -105,6 +107,9 @@ func (v *overlay) get(name string) (*state, error) {
 // (through a symlink, which must stay inside the root).
 func (v *overlay) read(name string, s *state) ([]byte, error) {
 	if s.touched {
+		if s.parts != nil {
+			return bytes.Join(s.parts, nil), nil // a later operation on it: rare, and within the limit
+		}
 		return s.data, nil
 	}
 	t := name
@@ -171,20 +176,21 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 		before, _ = v.read(o.name, s)
 	}
 	mode := f.Mode
+	var parts [][]byte
 	switch {
 	case o.copyOf != "":
 		src, srcMode, err := readSource(v.fsys, o.copyOf, opt)
 		if err != nil {
 			return nil, nil, false, err
 		}
-		if after, fr.Matches, err = changeContent(o.name, src, f, opt, fr); err != nil {
+		if after, parts, fr.Matches, err = change(o.name, src, f, opt, fr); err != nil {
 			return nil, nil, false, err
 		}
 		if mode == 0 {
 			mode = srcMode
 		}
 	case f.Binary != nil:
-		if after, _, err = changeContent(o.name, nil, f, opt, nil); err != nil {
+		if _, parts, _, err = change(o.name, nil, f, opt, nil); err != nil {
 			return nil, nil, false, err
 		}
 	default:
@@ -194,7 +200,7 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 		}
 	}
 	s.whole = s.exists || s.replaced
-	s.data, s.exists, s.touched, s.asLink = after, true, true, f.Link
+	s.data, s.parts, s.exists, s.touched, s.asLink = after, parts, true, true, f.Link
 	if !s.link || s.replaced {
 		s.mode = 0
 	}
@@ -253,7 +259,7 @@ func (v *overlay) delete(o *op, fr *FileResult) (before []byte, noDiff bool, err
 			return nil, false, err
 		}
 	}
-	s.data, s.exists, s.touched, s.asLink, s.replaced = nil, false, true, false, true
+	s.data, s.parts, s.exists, s.touched, s.asLink, s.replaced = nil, nil, false, true, false, true
 	return before, false, nil
 }
 
@@ -311,7 +317,8 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 	} else if before, err = v.read(o.name, s); err != nil {
 		return nil, nil, false, err
 	}
-	if after, fr.Matches, err = changeContent(o.name, before, f, opt, fr); err != nil {
+	var parts [][]byte
+	if after, parts, fr.Matches, err = change(o.name, before, f, opt, fr); err != nil {
 		return nil, nil, false, err
 	}
 	if opt.blocks() && o.moveTo == "" && f.Mode == 0 && !slices.ContainsFunc(fr.Matches, changes) {
@@ -319,13 +326,13 @@ func (v *overlay) update(o *op, fr *FileResult) (before, after []byte, noDiff bo
 		return before, before, true, nil
 	}
 	if o.moveTo == "" {
-		s.data, s.touched, s.asLink = after, true, keepLink
+		s.data, s.parts, s.touched, s.asLink = after, parts, true, keepLink
 		if f.Mode != 0 && !s.link {
 			s.mode, s.chmod = f.Mode, true
 		}
 		return before, after, false, nil
 	}
-	if err := v.move(o, s, after, keepLink); err != nil {
+	if err := v.move(o, s, after, parts, keepLink); err != nil {
 		return nil, nil, false, err
 	}
 	fr.Path, fr.OldPath = o.moveTo, o.name
@@ -357,8 +364,8 @@ func (v *overlay) moveGitlink(o *op, s *state, fr *FileResult) error {
 }
 
 // move plans an update's move: the source gone, the destination (which
-// must not exist, but under Codex) holding after.
-func (v *overlay) move(o *op, s *state, after []byte, keepLink bool) error {
+// must not exist, but under Codex) holding after (or parts).
+func (v *overlay) move(o *op, s *state, after []byte, parts [][]byte, keepLink bool) error {
 	d, err := v.get(o.moveTo)
 	if err != nil {
 		return err
@@ -383,9 +390,9 @@ func (v *overlay) move(o *op, s *state, after []byte, keepLink bool) error {
 			At(o.moveTo)
 	}
 	mode := s.mode
-	s.data, s.exists, s.touched, s.asLink, s.replaced = nil, false, true, false, true
+	s.data, s.parts, s.exists, s.touched, s.asLink, s.replaced = nil, nil, false, true, false, true
 	d.whole = d.exists || d.replaced
-	d.data, d.exists, d.touched, d.asLink = after, true, true, keepLink
+	d.data, d.parts, d.exists, d.touched, d.asLink = after, parts, true, true, keepLink
 	if !d.link && !keepLink {
 		d.mode = mode & fs.ModePerm
 		if o.src.Mode != 0 {
@@ -439,8 +446,12 @@ func (v *overlay) stage(txn workspace.Txn) error {
 			if s.mode&fs.ModeType == 0 {
 				wo.Perm = s.mode & fs.ModePerm // a moved file keeps its mode; an existing one its own, unless the patch sets it
 			}
-			err = txn.Stage(name, s.data, wo)
-			s.data = nil // staged: free it
+			if s.parts != nil {
+				err = txn.StageParts(name, s.parts, wo)
+			} else {
+				err = txn.Stage(name, s.data, wo)
+			}
+			s.data, s.parts = nil, nil // staged: free it
 		}
 		if err != nil {
 			return err
