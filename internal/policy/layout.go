@@ -111,6 +111,13 @@ func (p *Policy) Layout(dir string, readOnly bool) (*Layout, error) {
 			}
 		}
 		start[i] = s
+		if r.Kind == WriteDeny && s&r.done() != 0 && !readOnly {
+			// The rule matches the workspace itself (**, or a directory
+			// the workspace lies in): all of it is read-only, what a
+			// write.allow rule matches too (deny over allow), and a new
+			// file anywhere is held by the same read-only mount.
+			l.AllowOnly, w.denied = true, r
+		}
 	}
 	if err := w.walk("", start, !readOnly && !l.AllowOnly); err != nil {
 		return nil, err
@@ -133,6 +140,7 @@ type layoutWalk struct {
 	readOnly bool
 	out      *Layout
 	seen     map[string]bool
+	denied   *Rule // a write.deny rule that matches the workspace itself
 }
 
 func (w *layoutWalk) add(m Mount) {
@@ -200,7 +208,7 @@ func (w *layoutWalk) walk(rel string, st []uint64, writable bool) error {
 			}
 			w.add(Mount{Name: name, Mode: ReadOnly, Dir: isDir, Rule: r})
 			childWritable = false
-		} else if r := w.matched(next, WriteAllow); r != nil && w.out.AllowOnly && !writable && !isLink {
+		} else if r := w.matched(next, WriteAllow); r != nil && w.out.AllowOnly && w.denied == nil && !writable && !isLink {
 			w.add(Mount{Name: name, Mode: Writable, Dir: isDir, Rule: r})
 			childWritable = true
 		}
@@ -257,7 +265,7 @@ func (w *layoutWalk) descend(st []uint64, writable bool) bool {
 			return true
 		case r.Kind == WriteDeny && writable:
 			return true
-		case r.Kind == WriteAllow && !writable && w.out.AllowOnly:
+		case r.Kind == WriteAllow && !writable && w.out.AllowOnly && w.denied == nil:
 			return true
 		}
 	}
