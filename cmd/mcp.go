@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,7 +16,6 @@ import (
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/readtrack"
-	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
@@ -31,11 +32,20 @@ type agentOptions struct {
 }
 
 func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
-	f.StringVar(&o.Tools, "tools", "hunk", "the tool set: hunk (apply_patch, read, write, edit, exec) or filesystem (the reference MCP filesystem server's tools)")
+	f.StringVar(&o.Tools, "tools", "hunk", toolsHelp())
 	f.BoolVar(&o.Network, "network", false, "let exec's commands reach the network")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
 	f.BoolVar(&o.NoTrack, "no-track", false, "no read tracking: let a write replace a file the session has not read or that changed since it read it")
 	addExecFlags(f, true)
+}
+
+// toolsHelp is --tools' help, from the table of tool sets.
+func toolsHelp() string {
+	var sets []string
+	for _, d := range tools.Sets() {
+		sets = append(sets, d.Name+" ("+d.Summary+")")
+	}
+	return "the tool set: " + strings.Join(sets, " or ")
 }
 
 // session is the tools' session for this run: the workspace, the limits
@@ -59,16 +69,11 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 		return nil, nil, err
 	}
 	sess := &tools.Session{Env: env, Exec: limits}
-	var set tools.Set
-	switch o.Tools {
-	case "hunk", "":
-		set = tools.Hunk(limits.Network).WithLimits(limits.Timeout, limits.Shown)
-	case "filesystem":
-		set = tools.Filesystem()
-	default:
-		return nil, nil, result.Usagef("--tools must be hunk or filesystem, not %q", o.Tools)
+	set, err := tools.Named(cmp.Or(o.Tools, "hunk"), limits.Network)
+	if err != nil {
+		return nil, nil, err
 	}
-	return sess, set, nil
+	return sess, set.WithLimits(limits.Timeout, limits.Shown), nil
 }
 
 // trackReads sets up the session's read tracking (readtrack.Tracker): a

@@ -222,6 +222,5 @@ func declared(s *tools.Session) tools.Set {
 	if s.Tools != nil {
 		return s.Tools
 	}
-	all := append(tools.Hunk(s.Exec.Network), tools.Insert())
-	return append(all, tools.Filesystem()...)
+	return tools.All(s.Exec.Network)
 }

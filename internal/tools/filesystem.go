@@ -64,7 +64,7 @@ func fsTool[In any](name, title, desc string, required []string, out *jsonschema
 	fsSchemaFacts(in)
 	return &Tool{
 		Name: name, Title: title, Description: desc,
-		Input: in, Output: out, Lenient: true, Reference: true,
+		Input: in, Output: out, Lenient: true, Reference: true, set: "filesystem",
 		ReadOnly: readOnly, Destructive: destructive, Idempotent: idempotent,
 		run: func(_ context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 			var in In

@@ -27,7 +27,7 @@ type ExecInput struct {
 // Hunk is hunk's own tool set: apply_patch, read, write, edit and exec.
 // network says whether exec reaches the network (the session's policy).
 func Hunk(network sandbox.Network) Set {
-	return Set{
+	return inSet("hunk", Set{
 		{
 			Name:  "apply_patch",
 			Title: "Apply a patch",
@@ -109,7 +109,15 @@ func Hunk(network sandbox.Network) Set {
 				return out, err
 			},
 		},
+	})
+}
+
+// inSet marks the tools as the set's.
+func inSet(name string, s Set) Set {
+	for _, t := range s {
+		t.set = name
 	}
+	return s
 }
 
 func networkNote(network sandbox.Network) string {
@@ -205,6 +213,7 @@ func readOutput(id, stream string, offset int) string {
 // Insert is edit's insert as a tool: text after line N (0: the start).
 func Insert() *Tool {
 	return &Tool{
+		set:         "hunk",
 		Name:        "insert",
 		Title:       "Insert lines",
 		Description: "Insert text as whole lines after a line of a file (0: at the start), in the file's line endings.",

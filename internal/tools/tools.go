@@ -42,6 +42,7 @@ type Tool struct {
 	// server's: {"content": ...} alone (error and code added on failure).
 	Reference bool
 
+	set string // the set the tool is of (SetDef.Name)
 	run func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
 }
 

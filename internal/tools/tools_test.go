@@ -272,3 +272,39 @@ func TestOpenAIStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestSetNamesAreOneTools: the table of tool sets gives every tool one
+// set and one name: a name hunk call looks up is one tool's, whichever
+// shape asks, and each set's failures speak its own words.
+func TestSetNamesAreOneTools(t *testing.T) {
+	seen := map[string]string{}
+	for _, tool := range All(sandbox.Network{}) {
+		if setDef(tool.set) == nil {
+			t.Errorf("%s is of no set (%q)", tool.Name, tool.set)
+		}
+		if other, ok := seen[tool.Name]; ok {
+			t.Errorf("%s is a tool of %s and of %s", tool.Name, other, tool.set)
+		}
+		seen[tool.Name] = tool.set
+	}
+	for _, d := range Sets() {
+		s, err := Named(d.Name, sandbox.Network{})
+		if err != nil || len(s) == 0 {
+			t.Errorf("Named(%q): %d tools, %v", d.Name, len(s), err)
+		}
+	}
+	if _, err := Named("filesystems", sandbox.Network{}); err == nil || !strings.Contains(err.Error(), "hunk or filesystem") {
+		t.Errorf("an unknown set: %v", err)
+	}
+	if got := filesystemTool(t, "edit_file").words(); got != filesystemWords {
+		t.Error("a filesystem tool's hints are not in the filesystem set's words")
+	}
+}
+
+func filesystemTool(t *testing.T, name string) *Tool {
+	tool := Filesystem().Lookup(name)
+	if tool == nil {
+		t.Fatalf("no %s", name)
+	}
+	return tool
+}

@@ -57,10 +57,7 @@ func (t *Tool) surfaceHints(err error) {
 	if !errors.As(err, &re) {
 		return
 	}
-	w := hunkWords
-	if t.Reference {
-		w = filesystemWords
-	}
+	w := t.words()
 	rewrite := func(hs []string) {
 		for i, h := range hs {
 			hs[i] = strings.TrimSpace(w.Replace(h))
