@@ -616,7 +616,7 @@ func TestServeCallToolSet(t *testing.T) {
 		{"Anthropic undo_edit", `{"type":"tool_use","id":"t2","name":"str_replace_based_edit_tool","input":{"command":"undo_edit","path":"a.txt"}}`},
 	} {
 		status, failed, out := postCall(t, s.url, c.body, nil)
-		if j := asJSON(out); status != 200 || failed != "true" || !strings.Contains(j, "this server does not serve") && !strings.Contains(j, "unknown tool") {
+		if j := asJSON(out); status != 200 || failed != "true" || !strings.Contains(j, "is not served here") {
 			t.Errorf("%s on a filesystem server: %d %q %v", c.name, status, failed, out)
 		}
 	}
@@ -635,7 +635,7 @@ func TestServeCallToolSet(t *testing.T) {
 	}
 
 	h := startServe(t, dir, "--driver", "none")
-	if _, failed, out := postCall(t, h.url, `{"tool":"write_file","arguments":{"path":"fs.txt","content":"x"}}`, nil); failed != "true" || !strings.Contains(asJSON(out), "unknown tool") {
+	if _, failed, out := postCall(t, h.url, `{"tool":"write_file","arguments":{"path":"fs.txt","content":"x"}}`, nil); failed != "true" || !strings.Contains(asJSON(out), "write_file is not served here") {
 		t.Errorf("write_file on a hunk server: %q %v", failed, out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fs.txt")); err == nil {

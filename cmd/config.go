@@ -56,6 +56,14 @@ type Config struct {
 	Edit  EditConfig
 	Patch PatchConfig
 	Exec  ExecConfig
+	Tools ToolsConfig
+}
+
+// ToolsConfig is which tools the agent surfaces serve: tools.enable (a
+// set or a list, as --tools) and tools.disable (taken away whatever
+// --tools says).
+type ToolsConfig struct {
+	Enable, Disable []string
 }
 
 // ReadConfig configures `hunk read`.
@@ -124,6 +132,8 @@ var defaults = execDefaults(map[string]any{
 	"history-max-age":         history.DefaultLimits.Age,
 	"history-max-total-bytes": history.DefaultLimits.Total,
 	"session":                 "",
+	"tools.enable":            []string{},
+	"tools.disable":           []string{},
 })
 
 // configure builds the configuration for the command about to run.
@@ -285,6 +295,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 		Write:   WriteConfig{MaxBytes: i64("write.max-bytes")},
 		Edit:    EditConfig{MaxBytes: i64("edit.max-bytes")},
 		Patch:   PatchConfig{Compat: str("apply-patch.compat"), Strict: boolean("apply-patch.strict"), MaxBytes: i64("apply-patch.max-bytes")},
+		Tools:   ToolsConfig{Enable: list("tools.enable"), Disable: list("tools.disable")},
 		Exec: ExecConfig{
 			Driver:     str("exec.driver"),
 			Image:      str("exec.image"),

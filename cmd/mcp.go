@@ -15,7 +15,9 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/readtrack"
+	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
 
@@ -32,7 +34,7 @@ type agentOptions struct {
 }
 
 func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
-	f.StringVar(&o.Tools, "tools", "hunk", toolsHelp())
+	f.StringVar(&o.Tools, "tools", "", toolsHelp())
 	f.BoolVar(&o.Network, "network", false, "let exec's commands reach the network")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "exec's commands get the workspace read-only")
 	f.BoolVar(&o.NoTrack, "no-track", false, "no read tracking: let a write replace a file the session has not read or that changed since it read it")
@@ -45,7 +47,7 @@ func toolsHelp() string {
 	for _, d := range tools.Sets() {
 		sets = append(sets, d.Name+" ("+d.Summary+")")
 	}
-	return "the tool set: " + strings.Join(sets, " or ")
+	return "the tools served: a set, " + strings.Join(sets, " or ") + ", or a list of sets and tools, -NAME taking one away (read,search,edit; hunk,-exec); default: tools.enable in the config, else hunk (hunk call: every tool)"
 }
 
 // session is the tools' session for this run: the workspace, the limits
@@ -69,11 +71,42 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 		return nil, nil, err
 	}
 	sess := &tools.Session{Env: env, Exec: limits}
-	set, err := tools.Named(cmp.Or(o.Tools, "hunk"), limits.Network)
+	def := "hunk"
+	if o.call {
+		def = "hunk,insert,filesystem" // hunk call answers every tool hunk has
+	}
+	sel, err := a.selectTools(o.Tools, def, limits.Network)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sess, set.WithLimits(limits.Timeout, limits.Shown), nil
+	p := env.Workspace.Policy()
+	sel.Narrow(ruleSaid(p.Whole(policy.WriteDeny), p.Whole(policy.ReadDeny)), ruleSaid(p.Whole(policy.ReadDeny)))
+	sel.Set = sel.WithLimits(limits.Timeout, limits.Shown)
+	sess.Tools = sel
+	return sess, sel.Set, nil
+}
+
+// selectTools is what a surface serves: --tools (spec), else the config's
+// tools.enable, else def; less tools.disable.
+func (a *App) selectTools(spec, def string, network sandbox.Network) (*tools.Selection, error) {
+	from := "HUNK_TOOLS_DISABLE"
+	if a.Cfg.ConfigFile != "" {
+		from = a.Cfg.ConfigFile + " (or HUNK_TOOLS_DISABLE)"
+	}
+	if spec == "" {
+		spec = cmp.Or(strings.Join(a.Cfg.Tools.Enable, ","), def)
+	}
+	return tools.Select(spec, a.Cfg.Tools.Disable, from, network)
+}
+
+// ruleSaid is the first of the rules as a message names it ("" none).
+func ruleSaid(rules ...*policy.Rule) string {
+	for _, r := range rules {
+		if r != nil {
+			return r.String()
+		}
+	}
+	return ""
 }
 
 // trackReads sets up the session's read tracking (readtrack.Tracker): a

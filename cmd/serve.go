@@ -112,7 +112,7 @@ func serveRun(app *App, o *serveOptions) error {
 		return err
 	}
 	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk serve: warning: %s\n", msg) }
-	sess.Tools = set // /call answers what /mcp serves, in every shape
+	_ = set // /call answers what /mcp serves, in every shape (sess.Tools)
 	sess.Exec.Hide = append(sess.Exec.Hide, hiddenTokenFile(o.TokenFile)...)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -42,7 +42,7 @@ They are generated from the same definitions the MCP server uses.`,
 		},
 	}
 	c.Flags().StringVar(&o.For, "for", "", "openai, openai-chat, codex, anthropic or mcp")
-	c.Flags().StringVar(&o.Set, "tools", "hunk", toolsHelp())
+	c.Flags().StringVar(&o.Set, "tools", "", toolsHelp())
 	c.Flags().BoolVar(&o.Strict, "strict", false, "with --for openai or openai-chat: parameters for OpenAI's strict mode (every property required, optional ones nullable; exec's env left out)")
 	c.Flags().BoolVar(&o.Network, "network", false, "declare exec as reaching the network (as hunk mcp --network)")
 	return c
@@ -55,11 +55,11 @@ func toolsRun(app *App, o *toolsOptions) error {
 		return err
 	}
 	limits.Network.Host = o.Network // and the configuration's allowlist, as hunk mcp declares it
-	s, err := tools.Named(o.Set, limits.Network)
+	sel, err := app.selectTools(o.Set, "hunk", limits.Network)
 	if err != nil {
 		return err
 	}
-	s = s.WithLimits(limits.Timeout, limits.Shown)
+	s := sel.WithLimits(limits.Timeout, limits.Shown)
 	if o.Strict && o.For != "openai" && o.For != "openai-chat" {
 		return result.Usagef("--o.Strict is OpenAI's o.Strict mode: it goes with --for openai or openai-chat")
 	}

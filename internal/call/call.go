@@ -171,8 +171,7 @@ func serves(s *tools.Session, sh *shape, e envelope) error {
 			return nil
 		}
 	}
-	return result.Errorf(result.Denied, "this server does not serve %s: the call would run it", names[0]).
-		WithHint("its tools: " + strings.Join(s.Tools.Names(), ", "))
+	return s.Tools.Refuse(names[0])
 }
 
 // one is a runs that names the same tools for every call.
@@ -215,12 +214,14 @@ func modelText(r result.ToolResult) string {
 	return text
 }
 
-// declared is the session's tools (Session.Tools), or, when it names
-// none, every tool hunk declares (hunk tools): its own, insert and the
-// filesystem set.
-func declared(s *tools.Session) tools.Set {
+// declared is every tool hunk has (tools.All): a call names one of them,
+// and Tool.Call refuses one the session does not serve (TOOL_DISABLED).
+func declared(s *tools.Session) tools.Set { return tools.All(s.Exec.Network) }
+
+// served are the names of the tools the session serves, for a hint.
+func served(s *tools.Session) []string {
 	if s.Tools != nil {
-		return s.Tools
+		return s.Tools.Names()
 	}
-	return tools.All(s.Exec.Network)
+	return tools.All(s.Exec.Network).Names()
 }

@@ -116,7 +116,7 @@ func function(ctx context.Context, s *tools.Session, name string, args json.RawM
 	}
 	if t == nil {
 		r := result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", name).
-			WithHint("tools: "+strings.Join(all.Names(), ", ")), nil)
+			WithHint("tools: "+strings.Join(served(s), ", ")), nil)
 		return answer(errorText(r)), true
 	}
 	r := t.Call(ctx, s, args)

@@ -24,7 +24,7 @@ func hunk(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	t := all.Lookup(e.Tool)
 	if t == nil {
 		return result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", e.Tool).
-			WithHint("tools: "+strings.Join(all.Names(), ", ")), nil), true
+			WithHint("tools: "+strings.Join(served(s), ", ")), nil), true
 	}
 	r := t.Call(ctx, s, e.Arguments)
 	return r, r.IsError

@@ -371,6 +371,13 @@ func (c *conn) call(ctx context.Context, m *message, notify func(any)) (any, *rp
 		return nil, &rpcError{Code: codeInvalidParams, Message: "Invalid params: tools/call's params are an object {name, arguments}"}
 	}
 	t := c.toolByName[p.Name]
+	if t == nil && c.base != nil {
+		if err := c.base.Tools.Refuse(p.Name); err != nil {
+			// A tool hunk has and the person running it does not serve:
+			// a result the model reads (what it may use instead).
+			return callResult(&tools.Tool{}, result.Failure(err, nil)), nil
+		}
+	}
 	if t == nil {
 		msg := fmt.Sprintf("unknown tool %q", p.Name)
 		if c.reference {

@@ -104,12 +104,7 @@ func (p *Policy) Layout(dir string, readOnly bool) (*Layout, error) {
 		if r.Kind == WriteAllow && !readOnly {
 			l.AllowOnly = true
 		}
-		s := r.closure(1)
-		if p.prefix != "" {
-			for _, seg := range strings.Split(p.prefix, "/") {
-				s = r.step(s, p.norm(seg))
-			}
-		}
+		s := p.rootState(r)
 		start[i] = s
 		if r.Kind == WriteDeny && s&r.done() != 0 && !readOnly {
 			// The rule matches the workspace itself (**, or a directory
@@ -131,6 +126,33 @@ func (p *Policy) Layout(dir string, readOnly bool) (*Layout, error) {
 		return l.Mounts[i].Name < l.Mounts[j].Name
 	})
 	return l, nil
+}
+
+// rootState is r's states at the workspace's root (past the directories
+// the workspace lies in below the rules' root).
+func (p *Policy) rootState(r *Rule) uint64 {
+	s := r.closure(1)
+	if p.prefix != "" {
+		for _, seg := range strings.Split(p.prefix, "/") {
+			s = r.step(s, p.norm(seg))
+		}
+	}
+	return s
+}
+
+// Whole is the first rule of kind that matches the workspace itself (**,
+// /**, a directory the workspace lies in): it decides every path of it.
+// nil when none does.
+func (p *Policy) Whole(kind Kind) *Rule {
+	if p == nil {
+		return nil
+	}
+	for _, r := range p.rules {
+		if r.Kind == kind && p.rootState(r)&r.done() != 0 {
+			return r
+		}
+	}
+	return nil
 }
 
 // layoutWalk is one walk of the workspace for Layout.

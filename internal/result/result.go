@@ -51,6 +51,9 @@ const (
 	// files were written, the conflicts between markers (git apply
 	// --3way's exit 1).
 	Conflict Code = "CONFLICT"
+	// ToolDisabled: a tool call of a tool hunk has but the person running
+	// it does not serve (--tools, tools.disable); nothing ran.
+	ToolDisabled Code = "TOOL_DISABLED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

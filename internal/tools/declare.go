@@ -51,8 +51,11 @@ func OpenAI(set Set, strict bool) []map[string]any {
 	}
 	// apply_patch is declared once, as hunk's function (every patch format,
 	// all files or none); hunk call also answers the built-in apply_patch
-	// tool's calls, for a harness that declares it instead.
-	out = append(out, map[string]any{"type": "shell"})
+	// tool's calls, for a harness that declares it instead. The built-in
+	// shell runs exec: declared when exec is served.
+	if set.Lookup("exec") != nil {
+		out = append(out, map[string]any{"type": "shell"})
+	}
 	return out
 }
 
@@ -91,9 +94,14 @@ func Codex() []map[string]any {
 // Anthropic is the tool list of a Messages API request: the text editor and
 // bash tools hunk call answers, and hunk's tools as custom tools.
 func Anthropic(set Set) []map[string]any {
-	out := []map[string]any{
-		{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
-		{"type": "bash_20250124", "name": "bash"},
+	// Anthropic's own tools, each when what it runs is served: the
+	// editor edits (its view and create read and write), bash execs.
+	out := []map[string]any{}
+	if set.Lookup("edit") != nil {
+		out = append(out, map[string]any{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"})
+	}
+	if set.Lookup("exec") != nil {
+		out = append(out, map[string]any{"type": "bash_20250124", "name": "bash"})
 	}
 	for _, t := range set {
 		out = append(out, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Input})

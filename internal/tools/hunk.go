@@ -96,7 +96,7 @@ func Hunk(network sandbox.Network) Set {
 				"long output shows its head and tail, and the result says how to read the rest (read with execOutput).",
 			Input:       schemaFor[ExecInput](),
 			Output:      output(detailsOf[execrun.ToolDetails]()),
-			Destructive: true, OpenWorld: network.Any(),
+			Destructive: true, OpenWorld: network.Any(), command: true,
 			run: func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 				var in ExecInput
 				if err := decode("exec", args, &in); err != nil {

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -58,16 +60,6 @@ func setDef(name string) *SetDef {
 // Tools are the set's declared tools.
 func (d *SetDef) Tools(network sandbox.Network) Set { return d.make(network) }
 
-// Named is the set called name: its declared tools, or a usage error
-// naming the sets there are.
-func Named(name string, network sandbox.Network) (Set, error) {
-	d := setDef(name)
-	if d == nil {
-		return nil, result.Usagef("--tools must be %s, not %q", strings.Join(SetNames(), " or "), name)
-	}
-	return d.Tools(network), nil
-}
-
 // All is every tool of every set, declared or answered, in the table's
 // order: what hunk call answers when no surface narrows it.
 func All(network sandbox.Network) Set {
@@ -88,4 +80,129 @@ func (t *Tool) words() *strings.Replacer {
 		return d.words
 	}
 	return hunkWords
+}
+
+// Selection is what a surface serves: the tools --tools (or tools.enable)
+// names, less those tools.disable turns off, and why the others are not
+// served, for the refusal of a call of one.
+type Selection struct {
+	Set
+	// Disabled are the tools tools.disable turns off, and where it is set.
+	Disabled []string
+	From     string
+	// Spec is --tools as given ("" when it was not).
+	Spec string
+	// hidden are the selected tools the path policy leaves nothing to
+	// do (Narrow), with the rule that says so.
+	hidden map[string]string
+}
+
+// Narrow takes away the tools the path policy leaves nothing to do: a
+// rule that denies writing the whole workspace (noWrite, the rule as
+// said) takes every tool that changes files, one that denies reading it
+// (noRead) every file tool; exec stays, its commands confined by the
+// sandbox. A call of one is refused naming the rule.
+func (sel *Selection) Narrow(noWrite, noRead string) {
+	if noWrite == "" && noRead == "" {
+		return
+	}
+	var kept Set
+	for _, t := range sel.Set {
+		why := ""
+		switch {
+		case t.command:
+		case noRead != "":
+			why = "the path policy denies reading every path (" + noRead + ")"
+		case noWrite != "" && !t.ReadOnly:
+			why = "the path policy denies writing every path (" + noWrite + ")"
+		}
+		if why == "" {
+			kept = append(kept, t)
+			continue
+		}
+		if sel.hidden == nil {
+			sel.hidden = map[string]string{}
+		}
+		sel.hidden[t.Name] = why
+	}
+	sel.Set = kept
+}
+
+// Select reads a --tools value: a set's name, a tool's, or a list of them
+// ("read,search,edit"), each "-NAME" taking a tool or a set away
+// ("hunk,-exec"; a list that starts by taking away starts from hunk).
+// disable are tools.disable's names (from: where it is set), taken away
+// whatever spec says. A name that is no set's and no tool's is a usage
+// error naming what there is, and so is a selection left with no tool.
+func Select(spec string, disable []string, from string, network sandbox.Network) (*Selection, error) {
+	all := All(network)
+	names := func(item, what string) ([]string, error) {
+		if d := setDef(item); d != nil {
+			return d.Tools(network).Names(), nil
+		}
+		if all.Lookup(item) != nil {
+			return []string{item}, nil
+		}
+		return nil, result.Usagef("%s: %q is no tool set and no tool", what, item).
+			WithHint("sets: " + strings.Join(SetNames(), ", ") + "; tools: " + strings.Join(all.Names(), ", "))
+	}
+	on := map[string]bool{}
+	items := strings.Split(cmp.Or(strings.TrimSpace(spec), "hunk"), ",")
+	if strings.HasPrefix(strings.TrimSpace(items[0]), "-") {
+		items = append([]string{"hunk"}, items...)
+	}
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		off := strings.HasPrefix(item, "-")
+		item = strings.TrimPrefix(item, "-")
+		if item == "" {
+			return nil, result.Usagef("--tools %q: an empty name", spec).WithHint("name sets or tools, separated by commas: --tools read,search,edit or --tools hunk,-exec")
+		}
+		ns, err := names(item, "--tools")
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			on[n] = !off
+		}
+	}
+	sel := &Selection{Spec: spec, From: from}
+	for _, item := range disable {
+		ns, err := names(strings.TrimSpace(item), "tools.disable in "+cmp.Or(from, "the configuration"))
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			on[n] = false
+			sel.Disabled = append(sel.Disabled, n)
+		}
+	}
+	for _, t := range all {
+		if on[t.Name] {
+			sel.Set = append(sel.Set, t)
+		}
+	}
+	if len(sel.Set) == 0 {
+		return nil, result.Usagef("--tools %q serves no tool", spec).WithHint("name at least one set or tool; tools.disable takes away " + strings.Join(sel.Disabled, ", "))
+	}
+	return sel, nil
+}
+
+// Refuse is the refusal of a call of the tool name that the selection
+// does not serve: TOOL_DISABLED, saying how the person running hunk
+// serves it; nil when it is served, or is no tool of hunk's (the caller's
+// "unknown tool").
+func (sel *Selection) Refuse(name string) error {
+	if sel == nil || sel.Lookup(name) != nil || All(sandbox.Network{}).Lookup(name) == nil {
+		return nil
+	}
+	if why, ok := sel.hidden[name]; ok {
+		return result.Errorf(result.ToolDisabled, "%s is not served here: %s, so it could change nothing", name, why).
+			WithHint("the person running hunk sets the policy; the tools served: " + strings.Join(sel.Names(), ", "))
+	}
+	e := result.Errorf(result.ToolDisabled, "%s is not served here: the person running hunk has turned it off", name)
+	if slices.Contains(sel.Disabled, name) {
+		return e.WithHint("tools.disable in " + cmp.Or(sel.From, "the configuration") + " turns it off; the tools served: " + strings.Join(sel.Names(), ", "))
+	}
+	return e.WithHint("the tools served: " + strings.Join(sel.Names(), ", ") + " (the person running hunk chooses them with --tools, or tools.enable in the config)")
 }

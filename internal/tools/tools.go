@@ -42,8 +42,9 @@ type Tool struct {
 	// server's: {"content": ...} alone (error and code added on failure).
 	Reference bool
 
-	set string // the set the tool is of (SetDef.Name)
-	run func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
+	set     string // the set the tool is of (SetDef.Name)
+	command bool   // it runs a command (exec), which the sandbox confines
+	run     func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
 }
 
 // Session is what calls run against: the operations' environment and the
@@ -57,11 +58,11 @@ type Session struct {
 	// Ready, when set, is closed once an interrupt would reach a call's
 	// command (hunk call's signal handlers are in place).
 	Ready <-chan struct{}
-	// Tools are the tools this session's surface serves (hunk serve's
-	// --tools set, for /mcp and /call alike); nil: every tool hunk
-	// declares (hunk call). A call of any shape is answered only when it
-	// runs one of them.
-	Tools Set
+	// Tools are the tools this session's surface serves (--tools less
+	// tools.disable, for hunk mcp, hunk call, and hunk serve's /mcp and
+	// /call alike); nil: every tool hunk has. A call of any shape is
+	// answered only when it runs one of them (Selection.Refuse).
+	Tools *Selection
 }
 
 // Set is a list of tools, by name.
@@ -93,6 +94,9 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	var ignored []string
 	if t.Lenient {
 		args, ignored = known(t.Input, args)
+	}
+	if err := s.Tools.Refuse(t.Name); err != nil {
+		return result.Failure(err, nil)
 	}
 	// The call's changes are recorded in the history as this tool's.
 	cs, env := *s, *s.Env
