@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/hunk-dev/hunk/internal/cmdrule"
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -109,6 +110,10 @@ type ExecConfig struct {
 	// DNS the server the proxy asks.
 	Allow, Deny []string
 	DNS         string
+	// Default decides the commands no rule names (exec.default: allow,
+	// ask or deny); Rules are the command rules (commandRules).
+	Default string
+	Rules   *cmdrule.Rules
 }
 
 // defaults are the values used when no flag, variable or file sets a key.
@@ -132,6 +137,7 @@ var defaults = execDefaults(map[string]any{
 	"history-max-age":         history.DefaultLimits.Age,
 	"history-max-total-bytes": history.DefaultLimits.Total,
 	"session":                 "",
+	"exec.default":            "allow",
 	"tools.enable":            []string{},
 	"tools.disable":           []string{},
 })
@@ -212,6 +218,9 @@ func (a *App) configure(cmd *cobra.Command) error {
 		return err
 	}
 	a.Cfg.Policy = rules
+	if a.Cfg.Exec.Rules, err = commandRules(cmd, file, text, a.Cfg.Exec.Default); err != nil {
+		return err
+	}
 	if no, _ := cmd.Flags().GetBool("no-history"); no {
 		a.Cfg.History = false
 	}
@@ -313,6 +322,7 @@ func decodeConfig(v *viper.Viper, c *Config) error {
 			Allow:      list("exec.network.allow"),
 			Deny:       list("exec.network.deny"),
 			DNS:        str("exec.network.dns"),
+			Default:    str("exec.default"),
 		},
 	}
 	if len(errs) > 0 {

@@ -72,9 +72,14 @@ Drivers: bwrap (bubblewrap namespaces), landlock (built in: Landlock and
 seccomp, no namespaces needed), docker (--image), none (no isolation, only
 by name). auto picks bwrap, then landlock. --drivers shows what works here.
 
-Exit status: the command's own; 124 timed out; 125 the sandbox could not
-start or cannot enforce a limit; 126 not executable; 127 not found; 137
-killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
+Command rules (--deny-cmd, --ask-cmd, --allow-cmd, exec.rules and
+exec.default in the config) decide every command of the line before it
+runs: deny refuses it, ask needs --yes.
+
+Exit status: the command's own; 3 an ask rule needs --yes; 124 timed out;
+125 the sandbox could not start or cannot enforce a limit; 126 not
+executable; 127 not found; 137 killed for memory; 128+N interrupted by
+signal N (130: Ctrl-C).`,
 		Example: `  hunk exec -- go test ./...
   hunk exec --sh 'make -j4 && ./run-tests' --timeout 10m --memory 2GiB
   hunk exec --network --workdir web -- npm ci
@@ -89,6 +94,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 			}
 			// The flags only hunk exec has, parsed into o already.
 			limits.Network.Host, limits.ReadOnly, limits.RW, limits.RO, limits.Hide, limits.Pull = o.Network.Host, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
+			limits.Yes = o.Yes
 			o.ExecLimits = limits
 			if o.ListDrivers || o.dockerAdmin() {
 				return run(app, cmd, o)
@@ -115,6 +121,7 @@ killed for memory; 128+N interrupted by signal N (130: Ctrl-C).`,
 	f.StringArrayVar(&o.Hide, "hide", nil, "hide host `PATH` from the command, beside ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, … (repeatable)")
 	f.BoolVar(&o.ListDrivers, "drivers", false, "list the drivers, whether each works here and what it enforces")
 	f.BoolVar(&o.Pull, "pull", false, "pull the image when the engine lacks it (docker driver; never without this flag)")
+	f.BoolVar(&o.Yes, "yes", false, "say yes to a command an ask rule names (--ask-cmd, exec.rules): you, not a model, run it")
 	addExecFlags(f, false)
 	addDockerAdminFlags(f, o)
 	_ = c.RegisterFlagCompletionFunc("driver", cobra.FixedCompletions([]string{"auto", "bwrap", "landlock", "docker", "none"}, cobra.ShellCompDirectiveNoFileComp))
@@ -131,6 +138,7 @@ func (a *App) execLimits() (ops.ExecLimits, error) {
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
 		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite, Record: cfg.Record,
 		Network: sandbox.Network{Allow: cfg.Allow, Deny: cfg.Deny, DNS: cfg.DNS},
+		Rules:   cfg.Rules,
 	}
 	var err error
 	if p.Memory, err = parseSize(cfg.Memory); err != nil {

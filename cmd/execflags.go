@@ -90,6 +90,7 @@ func addExecFlags(f *pflag.FlagSet, agent bool) {
 		}
 		configKey(f, name, x.key)
 	}
+	addRuleFlags(f)
 }
 
 // execDefaults adds exec's defaults to the configuration's.

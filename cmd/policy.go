@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/policy"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -153,6 +154,7 @@ func swapCase(s string) string {
 type policyCheckOptions struct {
 	Paths       []string
 	Read, Write bool
+	Exec        bool // Paths are a command's argv, decided by the command rules
 }
 
 // newPolicyCmd builds the command; runF is check's action (nil:
@@ -174,10 +176,12 @@ deny wins. Patterns are gitignore-style, relative to the workspace root.`,
 	}
 	o := &policyCheckOptions{}
 	check := &cobra.Command{
-		Use:   "check [--read|--write] PATH...",
-		Short: "Say whether each path may be read and written, and the deciding rule",
+		Use:   "check [--read|--write] PATH... | --exec -- CMD [ARGS...]",
+		Short: "Say whether each path may be read and written (or a command run), and the deciding rule",
 		Example: `  hunk --deny-read .env policy check .env src/main.go
-  hunk policy check --write .github/workflows/ci.yml`,
+  hunk policy check --write .github/workflows/ci.yml
+  hunk policy check --exec -- git push origin
+  hunk policy check --exec --deny-cmd 'git push' -- sh -c 'make && git push'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Paths = args
 			return runF(app, o)
@@ -185,12 +189,27 @@ deny wins. Patterns are gitignore-style, relative to the workspace root.`,
 	}
 	check.Flags().BoolVar(&o.Read, "read", false, "check reading only")
 	check.Flags().BoolVar(&o.Write, "write", false, "check writing only")
+	check.Flags().BoolVar(&o.Exec, "exec", false, "decide the command after -- by exec's command rules (nothing runs)")
+	addRuleFlags(check.Flags())
 	c.AddCommand(check)
 	return c
 }
 
 // policyCheckRun decides each path and says so; exit 1 when one is denied.
 func policyCheckRun(app *App, o *policyCheckOptions) error {
+	if o.Exec {
+		if len(o.Paths) == 0 {
+			return result.Usagef("name the command to check").WithHint("hunk policy check --exec -- CMD [ARGS...]")
+		}
+		d, text, code := execrun.Explain(app.Cfg.Exec.Rules, o.Paths)
+		if err := app.Render(&ops.Output{Text: text, Message: text, Details: d, Data: true, ExitCode: code}); err != nil {
+			return err
+		}
+		if code != 0 {
+			return silentExit(code)
+		}
+		return nil
+	}
 	env, err := app.Env()
 	if err != nil {
 		return err

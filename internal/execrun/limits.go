@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/cmdrule"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/sandbox/egress"
@@ -51,6 +52,11 @@ type Limits struct {
 	Pull     bool
 	KeepWarm bool
 	Idle     time.Duration
+	// Rules are the person's command rules (nil: every command allowed);
+	// Yes is the person's yes to a command an ask rule names (hunk exec
+	// --yes; never a tool call's).
+	Rules *cmdrule.Rules
+	Yes   bool
 }
 
 // EnvAllowList are the variables of hunk's environment a command gets.

@@ -27,6 +27,8 @@ type Command struct {
 	Ready          <-chan struct{}
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Surface says a refusal's advice in the caller's words.
+	Surface Surface
 }
 
 // Run is a prepared run: the sandbox's spec and what the report needs.
@@ -52,10 +54,13 @@ type Run struct {
 // working directory, the host paths (real, each once), the hidden ones, the
 // environment (allow-list, build caches, offline settings), the path
 // policy's mounts (with their placeholders made) and hunk's own state
-// hidden. What it gives up on the way (no caches; a cold container for a
+// hidden; the command rules decide c first (CheckRules). What it gives up on the way (no caches; a cold container for a
 // placeholder) is said through warn. A rule nothing can hold refuses the
 // run.
 func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error) {
+	if err := CheckRules(c.Limits, c.Argv, c.Surface); err != nil {
+		return nil, err // before anything of the run is made
+	}
 	workdir, err := workdirOf(ws, c.Workdir)
 	if err != nil {
 		return nil, err

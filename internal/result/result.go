@@ -54,6 +54,9 @@ const (
 	// ToolDisabled: a tool call of a tool hunk has but the person running
 	// it does not serve (--tools, tools.disable); nothing ran.
 	ToolDisabled Code = "TOOL_DISABLED"
+	// ConfirmationRequired: a command rule asks for a person's yes, and
+	// none was given; nothing ran (exit 3).
+	ConfirmationRequired Code = "CONFIRMATION_REQUIRED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence
@@ -200,6 +203,8 @@ func ExitCode(err error) int {
 		return 124
 	case e.Code == SandboxUnavailable, e.Code == LimitUnenforceable:
 		return 125
+	case e.Code == ConfirmationRequired:
+		return 3
 	}
 	return 1
 }

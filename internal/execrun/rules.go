@@ -1,0 +1,114 @@
+package execrun
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// CheckRules decides argv — the command the sandbox would run, a shell
+// line as sh -c LINE — by the person's command rules, before anything
+// starts: a deny refuses it (DENIED), an ask needs the person's yes (the
+// command line's --yes; else CONFIRMATION_REQUIRED, exit 3). A tool call
+// can give neither: a model's yes is never a person's.
+func CheckRules(l Limits, argv []string, sf Surface) error {
+	if l.Rules.Empty() {
+		return nil
+	}
+	v := l.Rules.Argv(argv)
+	shown := v.Command
+	if shown == "" {
+		shown = strings.Join(argv, " ")
+	}
+	by := "the default for what no rule names (exec.default " + string(l.Rules.Default) + ")"
+	if v.Rule != nil {
+		by = "command rule " + v.Rule.String()
+	}
+	switch v.Decision {
+	case cmdrule.Deny:
+		e := result.Errorf(result.Denied, "exec: %q is denied by %s; the command was not run", shown, by)
+		if v.Rule != nil && v.Rule.Why != "" {
+			e = e.WithHint(v.Rule.Why)
+		}
+		return e.WithHint(sf.rulesHint(argv))
+	case cmdrule.Ask:
+		if l.Yes {
+			return nil
+		}
+		why := by
+		if v.Reason != "" && v.Rule == nil {
+			why = "the command rules, as " + v.Reason
+		} else if v.Reason != "" {
+			why += ", as " + v.Reason
+		}
+		e := result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes (%s); the command was not run", shown, why)
+		if v.Rule != nil && v.Rule.Why != "" {
+			e = e.WithHint(v.Rule.Why)
+		}
+		return e.WithHint(sf.confirmHint(argv))
+	}
+	return nil
+}
+
+// rulesHint says where the rules come from and how to see one decided.
+func (s Surface) rulesHint(argv []string) string {
+	if s.Setting != nil {
+		return "the person running hunk sets the command rules; run something else, or ask the user"
+	}
+	return fmt.Sprintf("the command rules are --allow-cmd, --ask-cmd, --deny-cmd and exec.rules in the config; hunk policy check --exec -- %s explains the decision", cmdrule.Quote(argv))
+}
+
+// confirmHint says how a person says yes.
+func (s Surface) confirmHint(argv []string) string {
+	if s.Setting != nil {
+		return "only a person can say yes, never a tool call: ask the user to run it themselves (hunk exec --yes), or to allow it with an allow rule in hunk's config"
+	}
+	return "run it again with --yes to say yes, or allow it: --allow-cmd PREFIX or an allow rule in exec.rules"
+}
+
+// CommandCheck is how the command rules decide a command (hunk policy
+// check --exec): the decision, the rule that made it (or the default), and
+// what the rules could not pin down.
+type CommandCheck struct {
+	Command  string `json:"command" jsonschema:"the command decided, as a shell line"`
+	Decision string `json:"decision" jsonschema:"allow, ask or deny"`
+	Rule     string `json:"rule,omitempty" jsonschema:"the deciding rule and where it is set; empty: the default"`
+	Deciding string `json:"deciding,omitempty" jsonschema:"the simple command of the line that decided"`
+	Reason   string `json:"reason,omitempty" jsonschema:"what could not be known before the run, when that decided"`
+	Rules    int    `json:"rules" jsonschema:"how many command rules there are"`
+}
+
+// Explain decides argv by the rules without running anything: the
+// check, its text, and the exit code (0 allowed, 1 otherwise).
+func Explain(rs *cmdrule.Rules, argv []string) (CommandCheck, string, int) {
+	if rs == nil {
+		rs = &cmdrule.Rules{}
+	}
+	v := rs.Argv(argv)
+	c := CommandCheck{Command: cmdrule.Quote(argv), Decision: string(v.Decision), Deciding: v.Command, Reason: v.Reason, Rules: len(rs.List)}
+	by := "the default for what no rule names (exec.default " + string(rs.Default) + ")"
+	if rs.Default == "" {
+		by = "the default for what no rule names (allow)"
+	}
+	if v.Rule != nil {
+		c.Rule = v.Rule.String()
+		by = "command rule " + c.Rule
+	}
+	text := fmt.Sprintf("%s  %s  %s", v.Decision, c.Command, by)
+	if v.Reason != "" {
+		text += " (" + v.Reason + ")"
+	}
+	if v.Command != "" && v.Command != c.Command {
+		text += "\n  decided by: " + v.Command
+	}
+	if v.Rule != nil && v.Rule.Why != "" {
+		text += "\n  why: " + v.Rule.Why
+	}
+	code := 0
+	if v.Decision != cmdrule.Allow {
+		code = 1
+	}
+	return c, text, code
+}
