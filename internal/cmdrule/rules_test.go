@@ -156,3 +156,26 @@ func TestCheck(t *testing.T) {
 		t.Error("a rule with a variable was taken")
 	}
 }
+
+// BenchmarkLine: a typical tool call's shell line decided against 50
+// rules (go test -bench Line ./internal/cmdrule), and against none.
+func BenchmarkLine(b *testing.B) {
+	line := "cd web && npm ci --silent && env CI=1 timeout 600 npm test -- --watch=false | tee out.log"
+	for _, n := range []int{0, 50} {
+		rs := &Rules{}
+		for i := range n {
+			r, _ := ParseRule(Deny, "tool"+string(rune('a'+i%26))+" sub"+string(rune('a'+i/26)), "bench")
+			rs.List = append(rs.List, r)
+		}
+		b.Run(map[int]string{0: "none", 50: "50rules"}[n], func(b *testing.B) {
+			for b.Loop() {
+				if rs.Empty() {
+					continue
+				}
+				if v := rs.Line(line); v.Decision != Allow {
+					b.Fatal(v)
+				}
+			}
+		})
+	}
+}

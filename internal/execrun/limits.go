@@ -54,9 +54,12 @@ type Limits struct {
 	Idle     time.Duration
 	// Rules are the person's command rules (nil: every command allowed);
 	// Yes is the person's yes to a command an ask rule names (hunk exec
-	// --yes; never a tool call's).
-	Rules *cmdrule.Rules
-	Yes   bool
+	// --yes; never a tool call's). Confirm, when set, asks the person
+	// (a terminal's prompt, an MCP client's elicitation) and says whether
+	// they said yes; without it an ask is CONFIRMATION_REQUIRED.
+	Rules   *cmdrule.Rules
+	Yes     bool
+	Confirm func(Plan) (bool, error) `json:"-"`
 }
 
 // EnvAllowList are the variables of hunk's environment a command gets.

@@ -13,7 +13,8 @@ import (
 // starts: a deny refuses it (DENIED), an ask needs the person's yes (the
 // command line's --yes; else CONFIRMATION_REQUIRED, exit 3). A tool call
 // can give neither: a model's yes is never a person's.
-func CheckRules(l Limits, argv []string, sf Surface) error {
+func CheckRules(c Command) error {
+	l, argv, sf := c.Limits, c.Argv, c.Surface
 	if l.Rules.Empty() {
 		return nil
 	}
@@ -42,6 +43,21 @@ func CheckRules(l Limits, argv []string, sf Surface) error {
 			why = "the command rules, as " + v.Reason
 		} else if v.Reason != "" {
 			why += ", as " + v.Reason
+		}
+		if l.Confirm != nil {
+			p := Plan{Command: cmdrule.Quote(argv), Deciding: v.Command, Why: why, Workdir: c.Workdir, Driver: l.Driver, Network: networkSaid(l), Key: v.Command}
+			if v.Rule != nil && v.Reason == "" {
+				p.RuleWhy, p.Key = v.Rule.Why, "rule "+v.Rule.String()
+			}
+			yes, err := l.Confirm(p)
+			switch {
+			case err != nil:
+				return err
+			case !yes:
+				return result.Errorf(result.Declined, "exec: %q was not run: the person said no (%s)", shown, why).
+					WithHint("do something else, or ask the user what they want")
+			}
+			return nil
 		}
 		e := result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes (%s); the command was not run", shown, why)
 		if v.Rule != nil && v.Rule.Why != "" {
@@ -111,4 +127,51 @@ func Explain(rs *cmdrule.Rules, argv []string) (CommandCheck, string, int) {
 		code = 1
 	}
 	return c, text, code
+}
+
+// Plan is what a person is asked to say yes to before a command runs: the
+// command, the simple command of it that asked, why, and where and how it
+// would run.
+type Plan struct {
+	Command  string // the command as a shell line
+	Deciding string // the simple command a rule asked about
+	Why      string // the rule that asks, or what could not be pinned down
+	RuleWhy  string // the rule's own reason, when it gives one
+	Workdir  string // inside the workspace ("" its root)
+	Driver   string
+	Network  string // what the command may reach
+	// Key is what a yes "for this session" covers: the rule that asks
+	// (every command it names), or this very command when no rule named it.
+	Key string
+}
+
+// Text is the plan as a person reads it, one fact a line.
+func (p Plan) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  command:  %s\n", p.Command)
+	if p.Deciding != "" && p.Deciding != p.Command {
+		fmt.Fprintf(&b, "  asks:     %s\n", p.Deciding)
+	}
+	fmt.Fprintf(&b, "  why:      %s\n", p.Why)
+	if p.RuleWhy != "" {
+		fmt.Fprintf(&b, "            %s\n", p.RuleWhy)
+	}
+	wd := p.Workdir
+	if wd == "" {
+		wd = "the workspace root"
+	}
+	fmt.Fprintf(&b, "  in:       %s\n", wd)
+	fmt.Fprintf(&b, "  sandbox:  %s, %s\n", p.Driver, p.Network)
+	return b.String()
+}
+
+// networkSaid is what a command under l may reach.
+func networkSaid(l Limits) string {
+	switch {
+	case l.Network.Host:
+		return "the host's network"
+	case len(l.Network.Allow) > 0:
+		return "only " + strings.Join(l.Network.Allow, ", ") + " (through hunk's proxy)"
+	}
+	return "no network"
 }

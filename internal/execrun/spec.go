@@ -58,7 +58,7 @@ type Run struct {
 // placeholder) is said through warn. A rule nothing can hold refuses the
 // run.
 func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error) {
-	if err := CheckRules(c.Limits, c.Argv, c.Surface); err != nil {
+	if err := CheckRules(c); err != nil {
 		return nil, err // before anything of the run is made
 	}
 	workdir, err := workdirOf(ws, c.Workdir)

@@ -67,10 +67,16 @@ func (c *conn) session(ctx context.Context) *tools.Session {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s := c.base
 	if c.narrowed != nil {
-		return c.narrowed
+		s = c.narrowed
 	}
-	return c.base
+	if c.elicit {
+		cp := *s
+		cp.Confirm = c.confirm // the person answers through the client
+		return &cp
+	}
+	return s
 }
 
 // narrow is the base session narrowed to the first root that lies inside

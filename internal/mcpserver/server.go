@@ -170,12 +170,14 @@ type conn struct {
 	dropped  map[string]bool               // requests the client cancelled: no answer
 	waiting  map[string]chan *message      // the server's requests to the client, by id
 	nextID   int
+	elicit   bool            // the client declared elicitation, and requests can be sent to it
+	allowed  map[string]bool // what the person allowed for this session (elicit.go)
 }
 
 // newConn is a connection of s whose calls run in base.
 func (s *server) newConn(base *tools.Session, send func(any)) *conn {
 	return &conn{server: s, base: base, send: send, inflight: map[string]context.CancelFunc{},
-		dropped: map[string]bool{}, waiting: map[string]chan *message{}}
+		dropped: map[string]bool{}, waiting: map[string]chan *message{}, allowed: map[string]bool{}}
 }
 
 func (s *server) logf(format string, args ...any) {
@@ -286,7 +288,8 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Capabilities    struct {
-			Roots json.RawMessage `json:"roots"`
+			Roots       json.RawMessage `json:"roots"`
+			Elicitation json.RawMessage `json:"elicitation"`
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -298,6 +301,7 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	}
 	c.mu.Lock()
 	c.roots = c.send != nil && len(p.Capabilities.Roots) > 0 && string(p.Capabilities.Roots) != "null"
+	c.elicit = c.send != nil && len(p.Capabilities.Elicitation) > 0 && string(p.Capabilities.Elicitation) != "null"
 	c.begun = true
 	c.mu.Unlock()
 	return InitializeResult{ProtocolVersion: version, ServerInfo: c.info(), Instructions: c.instructions()}, nil

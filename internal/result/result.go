@@ -57,6 +57,9 @@ const (
 	// ConfirmationRequired: a command rule asks for a person's yes, and
 	// none was given; nothing ran (exit 3).
 	ConfirmationRequired Code = "CONFIRMATION_REQUIRED"
+	// Declined: the person asked said no (or gave no answer in time);
+	// nothing ran.
+	Declined Code = "DECLINED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

@@ -135,6 +135,10 @@ func networkNote(network sandbox.Network) string {
 func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
 	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready,
 		Surface: execrun.ToolSurface(s.Exec.Timeout, readOutput)}
+	req.Yes, req.Confirm = false, nil // a call never says yes itself
+	if s.Confirm != nil {
+		req.Confirm = func(p execrun.Plan) (bool, error) { return s.Confirm(ctx, p) }
+	}
 	if in.MaxOutput < 0 {
 		return nil, nil, result.Usagef("exec: maxOutput must not be negative")
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -63,6 +64,10 @@ type Session struct {
 	// /call alike); nil: every tool hunk has. A call of any shape is
 	// answered only when it runs one of them (Selection.Refuse).
 	Tools *Selection
+	// Confirm, when set, asks the person (an MCP client's elicitation)
+	// whether a command an ask rule names may run; without it the call
+	// gets CONFIRMATION_REQUIRED.
+	Confirm func(context.Context, execrun.Plan) (bool, error)
 }
 
 // Set is a list of tools, by name.

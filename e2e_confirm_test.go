@@ -1,0 +1,174 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
+)
+
+// TestConfirmElicitation: an exec call an ask rule names is put to the
+// person through an MCP client that declared elicitation (the Go SDK's
+// client, protocol 2025-11-25): "allow once" runs it, "allow for this
+// session" runs it and its like without asking again, decline, cancel and
+// "deny" run nothing (DECLINED); the model's sending the call again is
+// asked again. A client without elicitation gets CONFIRMATION_REQUIRED.
+func TestConfirmElicitation(t *testing.T) {
+	bin := buildHunk(t)
+	dir := t.TempDir()
+	answers := make(chan *mcp.ElicitResult, 16)
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-elicit", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			select {
+			case a := <-answers:
+				return a, nil
+			default: // asked when no answer was meant to be needed: no
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "-C", dir, "--ask-cmd", "touch", "--driver", "none")
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+	cmd.Stderr = os.Stderr
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	touch := func(name string) (string, bool) {
+		_, text, sc := callTool(t, cs, "exec", map[string]any{"argv": []string{"touch", name}})
+		_, err := os.Stat(filepath.Join(dir, name))
+		code, _ := sc["code"].(string)
+		return code + " " + text, err == nil
+	}
+	accept := func(d string) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": d}}
+	}
+	for _, c := range []struct {
+		name    string
+		answer  *mcp.ElicitResult
+		ran     bool
+		code    string
+		asks    int // elicitations so far
+		noReply bool
+	}{
+		{"once", accept("allow once"), true, "", 1, false},
+		{"once-again", accept("deny"), false, "DECLINED", 2, false},
+		{"declined", &mcp.ElicitResult{Action: "decline"}, false, "DECLINED", 3, false},
+		{"cancelled", &mcp.ElicitResult{Action: "cancel"}, false, "DECLINED", 4, false},
+		{"session", accept("allow for this session"), true, "", 5, false},
+		{"session-again", nil, true, "", 5, true},
+	} {
+		if !c.noReply {
+			answers <- c.answer
+		}
+		text, ran := touch(c.name)
+		if ran != c.ran || !strings.HasPrefix(text, c.code+" ") {
+			t.Errorf("%s: ran %v, result %q; want ran %v, code %q", c.name, ran, text, c.ran, c.code)
+		}
+		if len(asked) != c.asks {
+			t.Errorf("%s: the person was asked %d times, want %d", c.name, len(asked), c.asks)
+		}
+	}
+	if len(asked) > 0 && (!strings.Contains(asked[0], "command:  touch once") || !strings.Contains(asked[0], `command rule ask "touch" (--ask-cmd)`)) {
+		t.Errorf("the person was shown %q", asked[0])
+	}
+
+	// A client that declared no elicitation: nothing to ask with.
+	plain := mcpSession(t, dir, nil, "--ask-cmd", "touch", "--driver", "none")
+	_, text, sc := callTool(t, plain, "exec", map[string]any{"argv": []string{"touch", "plain"}})
+	if sc["code"] != "CONFIRMATION_REQUIRED" || !strings.Contains(text, "only a person can say yes") {
+		t.Errorf("without elicitation: %v %q", sc["code"], text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plain")); err == nil {
+		t.Error("plain was made without a person's yes")
+	}
+}
+
+// TestConfirmAtTerminal: hunk exec asks the person at the terminal (a
+// tmux pane: /dev/tty, not stdin) before a command an ask rule names: y
+// runs it, n does not (DECLINED), Ctrl-C stops hunk (130) with nothing
+// run; --yes runs it without asking, and without a terminal it is
+// CONFIRMATION_REQUIRED (exit 3).
+func TestConfirmAtTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if sandboxtest.Required("HUNK_REQUIRE_TOOLS", "tmux") {
+			t.Fatal("HUNK_REQUIRE_TOOLS names tmux, and it is not installed")
+		}
+		t.Skip("no tmux (set HUNK_REQUIRE_TOOLS=tmux to make this a failure)")
+	}
+	bin := buildHunk(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	sock := filepath.Join(tmp, "tmux.sock")
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil && args[0] != "kill-server" {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	defer tmux("kill-server")
+	for _, c := range []struct {
+		name, keys string
+		ran        bool
+		exit       string
+	}{
+		{"yes", "y", true, "0"},
+		{"no", "n", false, "1"},
+		{"ctrl-c", "C-c", false, "130"},
+	} {
+		exitFile := filepath.Join(tmp, c.name+".exit")
+		// The shell outlives a Ctrl-C (a trap, which its child does not
+		// inherit) to write hunk's exit.
+		line := "trap 'true' INT; " + bin + " -C " + dir + " exec --driver none --ask-cmd touch -- touch " + c.name + " < /dev/null; echo $? > " + exitFile + "; sleep 600"
+		tmux("new-session", "-d", "-s", c.name, "-x", "200", "-y", "50", "env", "HUNK_CONFIG=/dev/null", "sh", "-c", line)
+		waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", c.name), "Run it? [y/N]") }, "the prompt")
+		pane := tmux("capture-pane", "-p", "-t", c.name)
+		if !strings.Contains(pane, "command:  touch "+c.name) || !strings.Contains(pane, `command rule ask "touch" (--ask-cmd)`) {
+			t.Errorf("%s: the prompt shows:\n%s", c.name, pane)
+		}
+		if c.keys == "C-c" {
+			tmux("send-keys", "-t", c.name, "C-c")
+		} else {
+			tmux("send-keys", "-t", c.name, c.keys, "Enter")
+		}
+		waitFor(t, func() bool { _, err := os.Stat(exitFile); return err == nil }, c.name+"'s exit")
+		b, _ := os.ReadFile(exitFile)
+		_, err := os.Stat(filepath.Join(dir, c.name))
+		if got := strings.TrimSpace(string(b)); got != c.exit || (err == nil) != c.ran {
+			t.Errorf("%s: exit %s, ran %v; want exit %s, ran %v", c.name, got, err == nil, c.exit, c.ran)
+		}
+	}
+	// Without a terminal (setsid: no controlling one), exit 3.
+	out, err := exec.Command("setsid", "-w", bin, "-C", dir, "exec", "--driver", "none", "--ask-cmd", "touch", "--", "touch", "noterm").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(string(out), "needs a person's yes") {
+		t.Errorf("without a terminal: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "noterm")); err == nil {
+		t.Error("noterm was made without a person's yes")
+	}
+}
+
+// waitFor polls cond until it holds (a minute at most: it is a wait for
+// the terminal, not a measure of time).
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after a minute", what)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package mcpserver
+
+// A person's yes through the client: when a command rule asks about an
+// exec call, and the client declared elicitation (legacy eras, on a
+// connection the server can send requests on), the server asks it with
+// elicitation/create — the client shows the person a form — and runs the
+// command only on their yes. The model cannot answer it: the request goes
+// to the client, not into the conversation.
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/execrun"
+	"github.com/hunk-dev/hunk/internal/result"
+)
+
+// The answers of the form.
+const (
+	allowOnce    = "allow once"
+	allowSession = "allow for this session"
+	denyIt       = "deny"
+)
+
+// confirmWait bounds how long a call waits for the person's answer.
+const confirmWait = 10 * time.Minute
+
+// confirm asks the person, through the client, whether the plan may run.
+func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
+	key := p.Key
+	c.mu.Lock()
+	if c.allowed[key] {
+		c.mu.Unlock()
+		return true, nil
+	}
+	c.mu.Unlock()
+	params := map[string]any{
+		"message": "hunk: a command rule asks for your yes before this runs:\n" + p.Text(),
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{"decision": map[string]any{
+				"type": "string", "title": "Run it?", "enum": []string{allowOnce, allowSession, denyIt},
+				"description": "allow once runs this call; allow for this session runs it, and every command the same rule asks about, without asking again on this connection",
+			}},
+			"required": []string{"decision"},
+		},
+	}
+	ctx, cancel := context.WithTimeout(ctx, confirmWait)
+	defer cancel()
+	m, err := c.request(ctx, "elicitation/create", params)
+	if err != nil {
+		return false, result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes, and the client did not ask them (%v); the command was not run", p.Command, err).
+			WithHint("ask the user to run it themselves (hunk exec --yes), or to allow it with an allow rule in hunk's config")
+	}
+	var res struct {
+		Action  string `json:"action"`
+		Content struct {
+			Decision string `json:"decision"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(m.Result, &res) != nil || res.Action != "accept" {
+		return false, nil // decline, cancel, or an answer hunk cannot read: no
+	}
+	switch res.Content.Decision {
+	case allowSession:
+		c.mu.Lock()
+		c.allowed[key] = true
+		c.mu.Unlock()
+		return true, nil
+	case allowOnce:
+		return true, nil
+	}
+	return false, nil
+}
