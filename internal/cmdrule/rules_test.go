@@ -81,6 +81,10 @@ func TestGitPushSpellings(t *testing.T) {
 		{"git -c alias.p=push p", Ask},
 		{"gi? push", Ask},
 		{"env -S 'git push'", Ask},
+		{"git config --global alias.p push; git p", Ask},
+		{"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push; git p", Ask},
+		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p", Ask},
+		{"env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p", Ask},
 		// Lines that only look like it.
 		{"git status", Allow},
 		{"git pull", Allow},

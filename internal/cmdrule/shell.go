@@ -59,6 +59,10 @@ func Commands(line string) ([]Command, error) {
 	}
 	var out []Command
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if as, ok := n.(*syntax.Assign); ok && as.Name != nil && gitConfigVar(as.Name.Value) {
+			// X=1 git ..., export X=1, a bare X=1: git reads it.
+			out = append(out, Command{Reason: as.Name.Value + " gives git settings (an alias) the line does not show"})
+		}
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
 			return true
@@ -110,6 +114,10 @@ func Quote(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// gitConfigVar reports a variable that gives git configuration (an alias
+// among it): GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_PARAMETERS...
+func gitConfigVar(name string) bool { return strings.HasPrefix(name, "GIT_CONFIG") }
 
 // source is a node's text in the line.
 func source(line string, n syntax.Node) string {

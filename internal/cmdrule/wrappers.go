@@ -105,6 +105,9 @@ func unwrap(name string, ws []word) (inner []word, reason string, ok bool) {
 		}
 	}
 	for w.assigns && i < len(ws) && ws[i].lit && isAssign(ws[i].s) {
+		if gitConfigVar(ws[i].s) {
+			return nil, "GIT_CONFIG_* gives git settings (an alias) the line does not show", true
+		}
 		i++
 	}
 	i += w.operands
@@ -223,7 +226,17 @@ func gitArgv(ws []word) ([]word, string) {
 			i++
 		}
 	}
-	return append([]word{ws[0]}, ws[min(i, len(ws)):]...), ""
+	rest := ws[min(i, len(ws)):]
+	if len(rest) > 0 && rest[0].lit && rest[0].s == "config" {
+		// git config alias.p push (or --global, a file): the next git
+		// p of the line is git push.
+		for _, a := range rest[1:] {
+			if !a.lit || strings.HasPrefix(strings.ToLower(a.s), "alias.") {
+				return nil, "git config of an alias gives a command another name"
+			}
+		}
+	}
+	return append([]word{ws[0]}, rest...), ""
 }
 
 // findExecs are the commands find runs (-exec, -execdir, -ok, -okdir up
