@@ -96,7 +96,7 @@ signal N (130: Ctrl-C).`,
 			limits.Network.Host, limits.ReadOnly, limits.RW, limits.RO, limits.Hide, limits.Pull = o.Network.Host, o.ReadOnly, o.RW, o.RO, o.Hide, o.Pull
 			limits.Yes = o.Yes
 			if !o.Yes {
-				limits.Confirm = ttyConfirm(app.Stderr) // the person at the terminal, if there is one
+				limits.Confirm, limits.ConfirmBy = ttyConfirm(app.Stderr), "terminal" // the person at the terminal, if there is one
 			}
 			o.ExecLimits = limits
 			if o.ListDrivers || o.dockerAdmin() {

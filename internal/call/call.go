@@ -171,7 +171,7 @@ func serves(s *tools.Session, sh *shape, e envelope) error {
 			return nil
 		}
 	}
-	return s.Tools.Refuse(names[0])
+	return s.Guard(names[0])
 }
 
 // one is a runs that names the same tools for every call.

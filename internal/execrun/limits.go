@@ -57,9 +57,10 @@ type Limits struct {
 	// --yes; never a tool call's). Confirm, when set, asks the person
 	// (a terminal's prompt, an MCP client's elicitation) and says whether
 	// they said yes; without it an ask is CONFIRMATION_REQUIRED.
-	Rules   *cmdrule.Rules
-	Yes     bool
-	Confirm func(Plan) (bool, error) `json:"-"`
+	Rules     *cmdrule.Rules
+	Yes       bool
+	Confirm   func(Plan) (bool, error) `json:"-"`
+	ConfirmBy string                   // how Confirm asks (terminal, elicitation), for the audit trail
 }
 
 // EnvAllowList are the variables of hunk's environment a command gets.

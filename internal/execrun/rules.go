@@ -2,9 +2,11 @@ package execrun
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
@@ -12,11 +14,12 @@ import (
 // line as sh -c LINE — by the person's command rules, before anything
 // starts: a deny refuses it (DENIED), an ask needs the person's yes (the
 // command line's --yes; else CONFIRMATION_REQUIRED, exit 3). A tool call
-// can give neither: a model's yes is never a person's.
-func CheckRules(c Command) error {
+// can give neither: a model's yes is never a person's. The decision is
+// returned for the audit trail (Decision "" when there are no rules).
+func CheckRules(c Command) (history.Decision, error) {
 	l, argv, sf := c.Limits, c.Argv, c.Surface
 	if l.Rules.Empty() {
-		return nil
+		return history.Decision{}, nil
 	}
 	v := l.Rules.Argv(argv)
 	shown := v.Command
@@ -24,19 +27,30 @@ func CheckRules(c Command) error {
 		shown = strings.Join(argv, " ")
 	}
 	by := "the default for what no rule names (exec.default " + string(l.Rules.Default) + ")"
+	d := history.Decision{Session: c.Session, Tool: "exec", Decision: history.Allowed, By: "exec.default " + string(l.Rules.Default), Reason: v.Reason}
 	if v.Rule != nil {
 		by = "command rule " + v.Rule.String()
+		d.By = v.Rule.String()
+	} else if v.Reason != "" {
+		d.By = "the command rules" // what no rule names, asked about: see Reason
+	}
+	if ws := strings.Fields(v.Command); len(ws) > 0 {
+		d.Program = path.Base(ws[0])
+	} else if len(argv) > 0 {
+		d.Program = path.Base(argv[0])
 	}
 	switch v.Decision {
 	case cmdrule.Deny:
+		d.Decision = history.Denied
 		e := result.Errorf(result.Denied, "exec: %q is denied by %s; the command was not run", shown, by)
 		if v.Rule != nil && v.Rule.Why != "" {
 			e = e.WithHint(v.Rule.Why)
 		}
-		return e.WithHint(sf.rulesHint(argv))
+		return d, e.WithHint(sf.rulesHint(argv))
 	case cmdrule.Ask:
 		if l.Yes {
-			return nil
+			d.Decision, d.How = history.Approved, "--yes"
+			return d, nil
 		}
 		why := by
 		if v.Reason != "" && v.Rule == nil {
@@ -49,23 +63,28 @@ func CheckRules(c Command) error {
 			if v.Rule != nil && v.Reason == "" {
 				p.RuleWhy, p.Key = v.Rule.Why, "rule "+v.Rule.String()
 			}
+			d.How = l.ConfirmBy
 			yes, err := l.Confirm(p)
 			switch {
 			case err != nil:
-				return err
+				d.Decision = history.Unconfirmed
+				return d, err
 			case !yes:
-				return result.Errorf(result.Declined, "exec: %q was not run: the person said no (%s)", shown, why).
+				d.Decision = history.Declined
+				return d, result.Errorf(result.Declined, "exec: %q was not run: the person said no (%s)", shown, why).
 					WithHint("do something else, or ask the user what they want")
 			}
-			return nil
+			d.Decision = history.Approved
+			return d, nil
 		}
+		d.Decision = history.Unconfirmed
 		e := result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes (%s); the command was not run", shown, why)
 		if v.Rule != nil && v.Rule.Why != "" {
 			e = e.WithHint(v.Rule.Why)
 		}
-		return e.WithHint(sf.confirmHint(argv))
+		return d, e.WithHint(sf.confirmHint(argv))
 	}
-	return nil
+	return d, nil
 }
 
 // rulesHint says where the rules come from and how to see one decided.

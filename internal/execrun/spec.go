@@ -27,8 +27,10 @@ type Command struct {
 	Ready          <-chan struct{}
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Surface says a refusal's advice in the caller's words.
+	// Surface says a refusal's advice in the caller's words; Session
+	// tags the audit trail's decisions.
 	Surface Surface
+	Session string
 }
 
 // Run is a prepared run: the sandbox's spec and what the report needs.
@@ -58,7 +60,15 @@ type Run struct {
 // placeholder) is said through warn. A rule nothing can hold refuses the
 // run.
 func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error) {
-	if err := CheckRules(c); err != nil {
+	d, err := CheckRules(c)
+	if d.Decision != "" {
+		if st, herr := ws.History(); herr == nil {
+			if herr := st.Decided(d); herr != nil {
+				warn("the audit trail: " + herr.Error())
+			}
+		}
+	}
+	if err != nil {
 		return nil, err // before anything of the run is made
 	}
 	workdir, err := workdirOf(ws, c.Workdir)

@@ -376,7 +376,7 @@ func (c *conn) call(ctx context.Context, m *message, notify func(any)) (any, *rp
 	}
 	t := c.toolByName[p.Name]
 	if t == nil && c.base != nil {
-		if err := c.base.Tools.Refuse(p.Name); err != nil {
+		if err := c.base.Guard(p.Name); err != nil {
 			// A tool hunk has and the person running it does not serve:
 			// a result the model reads (what it may use instead).
 			return callResult(&tools.Tool{}, result.Failure(err, nil)), nil

@@ -140,7 +140,7 @@ func (req *ExecRequest) command(env *Env) (execrun.Command, error) {
 		extra = append(extra, k+"="+v)
 	}
 	return execrun.Command{Argv: argv, Workdir: req.Workdir, Env: append(extra, req.Env...), Limits: req.ExecLimits,
-		Ready: req.Ready, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Surface: req.Surface}, nil
+		Ready: req.Ready, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Surface: req.Surface, Session: env.Session}, nil
 }
 
 // report adds what the person and the model must hear of a run besides its

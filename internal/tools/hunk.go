@@ -137,7 +137,7 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 		Surface: execrun.ToolSurface(s.Exec.Timeout, readOutput)}
 	req.Yes, req.Confirm = false, nil // a call never says yes itself
 	if s.Confirm != nil {
-		req.Confirm = func(p execrun.Plan) (bool, error) { return s.Confirm(ctx, p) }
+		req.Confirm, req.ConfirmBy = func(p execrun.Plan) (bool, error) { return s.Confirm(ctx, p) }, "elicitation"
 	}
 	if in.MaxOutput < 0 {
 		return nil, nil, result.Usagef("exec: maxOutput must not be negative")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 )
@@ -205,4 +206,17 @@ func (sel *Selection) Refuse(name string) error {
 		return e.WithHint("tools.disable in " + cmp.Or(sel.From, "the configuration") + " turns it off; the tools served: " + strings.Join(sel.Names(), ", "))
 	}
 	return e.WithHint("the tools served: " + strings.Join(sel.Names(), ", ") + " (the person running hunk chooses them with --tools, or tools.enable in the config)")
+}
+
+// Guard is the check every call passes before its tool runs, whatever its
+// surface and shape: a tool the session does not serve is TOOL_DISABLED
+// (Selection.Refuse), and the refusal goes to the audit trail.
+func (s *Session) Guard(name string) error {
+	err := s.Tools.Refuse(name)
+	if err != nil && s.Env != nil && s.Env.Workspace != nil {
+		if st, herr := s.Env.Workspace.History(); herr == nil {
+			_ = st.Decided(history.Decision{Session: s.Env.Session, Tool: name, Decision: history.Disabled, By: result.As(err).Msg})
+		}
+	}
+	return err
 }

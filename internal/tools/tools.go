@@ -100,7 +100,7 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	if t.Lenient {
 		args, ignored = known(t.Input, args)
 	}
-	if err := s.Tools.Refuse(t.Name); err != nil {
+	if err := s.Guard(t.Name); err != nil {
 		return result.Failure(err, nil)
 	}
 	// The call's changes are recorded in the history as this tool's.
