@@ -84,6 +84,9 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 		r := t.Call(ctx, s, e.Input)
 		return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: modelText(r), IsError: r.IsError}, r.IsError
 	}
+	if err := s.Guard(e.Name); err != nil {
+		return anthropicFail(e, err), true
+	}
 	return anthropicFail(e, result.Errorf(result.InvalidArgument, "unknown tool %q (hunk serves str_replace_based_edit_tool, bash, Grep, Glob and %s)", e.Name, strings.Join(served(s), ", "))), true
 }
 

@@ -214,9 +214,15 @@ func modelText(r result.ToolResult) string {
 	return text
 }
 
-// declared is every tool hunk has (tools.All): a call names one of them,
-// and Tool.Call refuses one the session does not serve (TOOL_DISABLED).
-func declared(s *tools.Session) tools.Set { return tools.All(s.Exec.Network) }
+// declared is the session's tools (Session.Tools), or every tool hunk has
+// when it names none; a call of a tool hunk has and does not serve is
+// refused by Session.Guard (TOOL_DISABLED), not as unknown.
+func declared(s *tools.Session) tools.Set {
+	if s.Tools != nil {
+		return s.Tools.Set
+	}
+	return tools.All(s.Exec.Network)
+}
 
 // served are the names of the tools the session serves, for a hint.
 func served(s *tools.Session) []string {

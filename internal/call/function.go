@@ -115,6 +115,9 @@ func function(ctx context.Context, s *tools.Session, name string, args json.RawM
 		return answer(text), failed
 	}
 	if t == nil {
+		if err := s.Guard(name); err != nil {
+			return answer(say(err)), true
+		}
 		r := result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", name).
 			WithHint("tools: "+strings.Join(served(s), ", ")), nil)
 		return answer(errorText(r)), true

@@ -23,6 +23,9 @@ func hunk(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	all := declared(s)
 	t := all.Lookup(e.Tool)
 	if t == nil {
+		if err := s.Guard(e.Tool); err != nil {
+			return result.Failure(err, nil), true
+		}
 		return result.Failure(result.Errorf(result.InvalidArgument, "unknown tool %q", e.Tool).
 			WithHint("tools: "+strings.Join(served(s), ", ")), nil), true
 	}

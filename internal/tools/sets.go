@@ -21,9 +21,13 @@ type SetDef struct {
 	Name    string // as --tools names it
 	Summary string // what --help says it holds
 	// make builds its tools (exec's description says the session's
-	// network); answers are tools it answers but does not declare.
-	make    func(sandbox.Network) Set
-	answers func() Set
+	// network); answers are tools it answers but does not declare. names
+	// and answerNames are their names, known without building them (a
+	// tool's schemas are inferred when it is built: milliseconds, on
+	// every start of hunk call; TestSetNamesAreOneTools holds them equal).
+	make               func(sandbox.Network) Set
+	answers            func() Set
+	names, answerNames []string
 	// words rewrites a failure's hints into the words of its tools.
 	words *strings.Replacer
 }
@@ -31,9 +35,13 @@ type SetDef struct {
 // setTable is every tool set, in the order hunk call looks a name up.
 var setTable = []SetDef{
 	{Name: "hunk", Summary: "apply_patch, read, search, write, edit, undo, exec",
-		make: Hunk, answers: func() Set { return Set{Insert()} }, words: hunkWords},
+		make: Hunk, answers: func() Set { return Set{Insert()} }, words: hunkWords,
+		names:       []string{"apply_patch", "read", "search", "write", "edit", "undo", "exec"},
+		answerNames: []string{"insert"}},
 	{Name: "filesystem", Summary: "the reference MCP filesystem server's tools",
-		make: func(sandbox.Network) Set { return Filesystem() }, words: filesystemWords},
+		make: func(sandbox.Network) Set { return Filesystem() }, words: filesystemWords,
+		names: []string{"read_file", "read_text_file", "read_media_file", "read_multiple_files", "write_file", "edit_file", "create_directory",
+			"list_directory", "list_directory_with_sizes", "directory_tree", "move_file", "search_files", "get_file_info", "list_allowed_directories"}},
 }
 
 // Sets are the table's rows.
@@ -71,6 +79,18 @@ func All(network sandbox.Network) Set {
 		if d.answers != nil {
 			all = append(all, d.answers()...)
 		}
+	}
+	return all
+}
+
+// isTool reports whether name is a tool of hunk's, of any set.
+func isTool(name string) bool { return slices.Contains(allNames(), name) }
+
+// allNames are every tool's name, in the table's order.
+func allNames() []string {
+	var all []string
+	for _, d := range setTable {
+		all = append(append(all, d.names...), d.answerNames...)
 	}
 	return all
 }
@@ -136,16 +156,15 @@ func (sel *Selection) Narrow(noWrite, noRead string) {
 // whatever spec says. A name that is no set's and no tool's is a usage
 // error naming what there is, and so is a selection left with no tool.
 func Select(spec string, disable []string, from string, network sandbox.Network) (*Selection, error) {
-	all := All(network)
 	names := func(item, what string) ([]string, error) {
 		if d := setDef(item); d != nil {
-			return d.Tools(network).Names(), nil
+			return d.names, nil
 		}
-		if all.Lookup(item) != nil {
+		if isTool(item) {
 			return []string{item}, nil
 		}
 		return nil, result.Usagef("%s: %q is no tool set and no tool", what, item).
-			WithHint("sets: " + strings.Join(SetNames(), ", ") + "; tools: " + strings.Join(all.Names(), ", "))
+			WithHint("sets: " + strings.Join(SetNames(), ", ") + "; tools: " + strings.Join(allNames(), ", "))
 	}
 	on := map[string]bool{}
 	items := strings.Split(cmp.Or(strings.TrimSpace(spec), "hunk"), ",")
@@ -178,9 +197,22 @@ func Select(spec string, disable []string, from string, network sandbox.Network)
 			sel.Disabled = append(sel.Disabled, n)
 		}
 	}
-	for _, t := range all {
-		if on[t.Name] {
-			sel.Set = append(sel.Set, t)
+	for i := range setTable {
+		// Only the sets a selected tool is of are built.
+		d := &setTable[i]
+		if slices.ContainsFunc(d.names, func(n string) bool { return on[n] }) {
+			for _, t := range d.Tools(network) {
+				if on[t.Name] {
+					sel.Set = append(sel.Set, t)
+				}
+			}
+		}
+		if d.answers != nil && slices.ContainsFunc(d.answerNames, func(n string) bool { return on[n] }) {
+			for _, t := range d.answers() {
+				if on[t.Name] {
+					sel.Set = append(sel.Set, t)
+				}
+			}
 		}
 	}
 	if len(sel.Set) == 0 {
@@ -194,7 +226,7 @@ func Select(spec string, disable []string, from string, network sandbox.Network)
 // serves it; nil when it is served, or is no tool of hunk's (the caller's
 // "unknown tool").
 func (sel *Selection) Refuse(name string) error {
-	if sel == nil || sel.Lookup(name) != nil || All(sandbox.Network{}).Lookup(name) == nil {
+	if sel == nil || sel.Lookup(name) != nil || !isTool(name) {
 		return nil
 	}
 	if why, ok := sel.hidden[name]; ok {

@@ -278,6 +278,9 @@ func TestOpenAIStrict(t *testing.T) {
 // shape asks, and each set's failures speak its own words.
 func TestSetNamesAreOneTools(t *testing.T) {
 	seen := map[string]string{}
+	if got := All(sandbox.Network{}).Names(); !slices.Equal(got, allNames()) {
+		t.Errorf("the table names %v, its sets build %v", allNames(), got)
+	}
 	for _, tool := range All(sandbox.Network{}) {
 		if setDef(tool.set) == nil {
 			t.Errorf("%s is of no set (%q)", tool.Name, tool.set)
