@@ -58,6 +58,9 @@ func ttyConfirm(stderr io.Writer) func(execrun.Plan) (bool, error) {
 				fmt.Fprintln(tty)
 			}
 			return a == "y" || a == "yes", nil
+		case <-time.After(ttyWait): // a terminal that takes no read deadline
+			fmt.Fprintln(tty)
+			return false, nil
 		case <-ctx.Done():
 			fmt.Fprintln(tty)
 			return false, result.Errorf(result.Interrupted, "exec: interrupted while asking; the command was not run")

@@ -54,7 +54,14 @@ func (s *Store) Decided(d Decision) error {
 	}
 	p := filepath.Join(s.dir, decisionsFile)
 	if fi, err := os.Lstat(p); err == nil && fi.Size() > maxDecisions {
-		_ = os.Rename(p, filepath.Join(s.dir, "decisions.1.jsonl"))
+		// Rotated under the history's lock, the size seen again there: two
+		// runs rotating at once would drop the older file's decisions.
+		if unlock, err := s.lock(); err == nil {
+			if fi, err := os.Lstat(p); err == nil && fi.Size() > maxDecisions {
+				_ = os.Rename(p, filepath.Join(s.dir, "decisions.1.jsonl"))
+			}
+			unlock()
+		}
 	}
 	f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
