@@ -239,7 +239,9 @@ func jsonType(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "true or false"
-	case reflect.Int, reflect.Int64, reflect.Float64:
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.Float64:
 		return "a number"
 	case reflect.Slice:
 		return "an array"
