@@ -30,6 +30,20 @@ func addRuleFlags(f *pflag.FlagSet) {
 	}
 }
 
+// execRules are the command rules, read once, when first asked for: only
+// the surfaces that run commands (exec, mcp, call, serve, tools, policy
+// check --exec) pay for reading and checking them.
+func (a *App) execRules() (*cmdrule.Rules, error) {
+	if a.Cfg.Exec.Rules == nil {
+		rs, err := commandRules(a.cfgCmd, a.Cfg.ConfigFile, a.cfgText, a.Cfg.Exec.Default)
+		if err != nil {
+			return nil, err
+		}
+		a.Cfg.Exec.Rules = rs
+	}
+	return a.Cfg.Exec.Rules, nil
+}
+
 // commandRules are exec's command rules: the config file's exec.rules,
 // each with its line, then the flags' (they add up: a flag cannot take
 // away a rule of the file), and exec.default for what no rule names. Each
@@ -45,6 +59,9 @@ func commandRules(cmd *cobra.Command, file string, text []byte, def string) (*cm
 		rs.List = list
 	}
 	for _, rf := range ruleFlags {
+		if cmd == nil {
+			break
+		}
 		vals, _ := cmd.Flags().GetStringArray(rf.name)
 		for _, v := range vals {
 			r, err := cmdrule.ParseRule(rf.d, v, "--"+rf.name)

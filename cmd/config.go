@@ -111,7 +111,8 @@ type ExecConfig struct {
 	Allow, Deny []string
 	DNS         string
 	// Default decides the commands no rule names (exec.default: allow,
-	// ask or deny); Rules are the command rules (commandRules).
+	// ask or deny); Rules are the command rules (App.execRules: read
+	// when a surface that runs commands asks, not by every command).
 	Default string
 	Rules   *cmdrule.Rules
 }
@@ -218,9 +219,7 @@ func (a *App) configure(cmd *cobra.Command) error {
 		return err
 	}
 	a.Cfg.Policy = rules
-	if a.Cfg.Exec.Rules, err = commandRules(cmd, file, text, a.Cfg.Exec.Default); err != nil {
-		return err
-	}
+	a.cfgCmd, a.cfgText = cmd, text // the command rules: read by execRules, for exec's surfaces only
 	if no, _ := cmd.Flags().GetBool("no-history"); no {
 		a.Cfg.History = false
 	}

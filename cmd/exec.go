@@ -141,9 +141,11 @@ func (a *App) execLimits() (ops.ExecLimits, error) {
 		Driver: cfg.Driver, Timeout: cfg.Timeout, Pids: cfg.Pids, CPUs: cfg.CPUs, Image: cfg.Image,
 		KeepWarm: cfg.KeepWarm, Idle: cfg.Idle, Caches: cfg.Caches, GitWrite: cfg.GitWrite, Record: cfg.Record,
 		Network: sandbox.Network{Allow: cfg.Allow, Deny: cfg.Deny, DNS: cfg.DNS},
-		Rules:   cfg.Rules,
 	}
 	var err error
+	if p.Rules, err = a.execRules(); err != nil {
+		return p, err
+	}
 	if p.Memory, err = parseSize(cfg.Memory); err != nil {
 		return p, result.Usagef("--memory %q: %v", cfg.Memory, err).WithHint("sizes look like 512MiB, 2G or 1048576 (flag --memory, config exec.memory)")
 	}

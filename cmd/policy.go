@@ -201,7 +201,11 @@ func policyCheckRun(app *App, o *policyCheckOptions) error {
 		if len(o.Paths) == 0 {
 			return result.Usagef("name the command to check").WithHint("hunk policy check --exec -- CMD [ARGS...]")
 		}
-		d, text, code := execrun.Explain(app.Cfg.Exec.Rules, o.Paths)
+		rs, err := app.execRules()
+		if err != nil {
+			return err
+		}
+		d, text, code := execrun.Explain(rs, o.Paths)
 		if err := app.Render(&ops.Output{Text: text, Message: text, Details: d, Data: true, ExitCode: code}); err != nil {
 			return err
 		}

@@ -59,6 +59,10 @@ type App struct {
 
 	ws         *workspace.Workspace
 	configured bool
+	// The command and the config file's text the command rules are read
+	// from, when a surface that runs commands first asks (execRules).
+	cfgCmd  *cobra.Command
+	cfgText []byte
 }
 
 // Workspace opens the configured root once.
