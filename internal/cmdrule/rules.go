@@ -97,9 +97,11 @@ type Verdict struct {
 	Reason string
 }
 
-// worse is the stronger of two verdicts (the first on a tie).
+// worse is the stronger of two verdicts; on a tie the first, unless only
+// the second names what decided it (a line whose commands a rule allows is
+// allowed by that rule, not by the default).
 func worse(a, b Verdict) Verdict {
-	if b.Decision.rank() > a.Decision.rank() {
+	if b.Decision.rank() > a.Decision.rank() || b.Decision == a.Decision && a.Rule == nil && a.Reason == "" && b.Rule != nil {
 		return b
 	}
 	return a

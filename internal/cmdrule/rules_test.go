@@ -142,6 +142,18 @@ func TestPrecedence(t *testing.T) {
 		if line == "git push" && (v.Rule == nil || !strings.Contains(v.Rule.String(), `ask "git push" (test)`)) {
 			t.Errorf("%q: decided by %v", line, v.Rule)
 		}
+
+	}
+}
+
+// TestAllowedByItsRule: a line whose commands pass is said to pass by the
+// rule that allows one of them, not by the default (the audit trail and
+// hunk policy check --exec name it).
+func TestAllowedByItsRule(t *testing.T) {
+	rs := &Rules{List: []Rule{mustRule(t, Allow, "git"), mustRule(t, Deny, "rm -rf")}}
+	v := rs.Line("cd x && git status")
+	if v.Decision != Allow || v.Rule == nil || v.Rule.String() != `allow "git" (test)` {
+		t.Errorf("allowed by %+v, not by its rule", v)
 	}
 }
 
