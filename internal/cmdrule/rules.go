@@ -130,6 +130,11 @@ func (rs *Rules) line(line string, depth int) Verdict {
 	if strings.IndexByte(line, 0) >= 0 {
 		return Verdict{Decision: Ask, Command: line, Reason: "the line holds a NUL byte, which a shell reads its own way"}
 	}
+	if len(line) > maxLine || nesting(line) > maxNesting {
+		// The parser recurses once a level: a line of 200,000 "(" overflowed
+		// its stack, and took hunk down with it.
+		return Verdict{Decision: Ask, Command: line[:min(len(line), 80)], Reason: "the line is too long or nested too deep to decide"}
+	}
 	cmds, err := Commands(line)
 	if err != nil {
 		return Verdict{Decision: Ask, Command: line, Reason: "the shell line does not parse (" + err.Error() + ")"}
@@ -143,8 +148,36 @@ func (rs *Rules) line(line string, depth int) Verdict {
 	return v
 }
 
-// maxDepth bounds shells within shells (sh -c "sh -c '…'").
-const maxDepth = 8
+// maxDepth bounds shells within shells (sh -c "sh -c '…'"); maxLine
+// and maxNesting what one line may hold and nest (subshells, groups,
+// substitutions) for the parser to take it.
+const (
+	maxDepth   = 8
+	maxLine    = 1 << 20
+	maxNesting = 200
+)
+
+// nesting is how deep the line's brackets and backticks could nest, counted
+// over every byte (quotes not told apart: it can only overcount).
+func nesting(line string) int {
+	depth, most, tick := 0, 0, false
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			depth = max(0, depth-1)
+		case '`':
+			if tick = !tick; tick {
+				depth++
+			} else {
+				depth = max(0, depth-1)
+			}
+		}
+		most = max(most, depth)
+	}
+	return most
+}
 
 // command decides one simple command: what a wrapper or a shell runs is
 // decided in its place, then the rules.

@@ -195,3 +195,22 @@ func BenchmarkLine(b *testing.B) {
 		})
 	}
 }
+
+// TestDeepLine: a line nested past what the parser takes (200,000
+// subshells overflowed its stack and crashed hunk) or too long is asked
+// about, not parsed; a normal depth is decided.
+func TestDeepLine(t *testing.T) {
+	rs := &Rules{List: []Rule{mustRule(t, Deny, "git push")}}
+	for _, line := range []string{
+		strings.Repeat("(", 200000) + "git push" + strings.Repeat(")", 200000),
+		strings.Repeat("$(", 200000) + "true" + strings.Repeat(")", 200000),
+		"echo " + strings.Repeat("x", 2<<20),
+	} {
+		if v := rs.Line(line); v.Decision != Ask || !strings.Contains(v.Reason, "too long or nested too deep") {
+			t.Errorf("%.20q…: %s (%s)", line, v.Decision, v.Reason)
+		}
+	}
+	if v := rs.Line(strings.Repeat("( ", 50) + "git push" + strings.Repeat(" )", 50)); v.Decision != Deny {
+		t.Errorf("50 subshells deep: %s, want deny", v.Decision)
+	}
+}
