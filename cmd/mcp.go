@@ -45,7 +45,7 @@ func addAgentFlags(f *pflag.FlagSet, o *agentOptions) {
 func toolsHelp() string {
 	var sets []string
 	for _, d := range tools.Sets() {
-		sets = append(sets, d.Name+" ("+d.Summary+")")
+		sets = append(sets, d.Name+" ("+d.Said()+")")
 	}
 	return "the tools served: a set, " + strings.Join(sets, " or ") + ", or a list of sets and tools, -NAME taking one away (read,search,edit; hunk,-exec); default: tools.enable in the config, else hunk (hunk call: every tool)"
 }

@@ -19,7 +19,7 @@ import (
 // SetDef is one tool set, a row of the table.
 type SetDef struct {
 	Name    string // as --tools names it
-	Summary string // what --help says it holds
+	Summary string // what --help says it holds ("": its tools' names)
 	// make builds its tools (exec's description says the session's
 	// network); answers are tools it answers but does not declare. names
 	// and answerNames are their names, known without building them (a
@@ -34,7 +34,7 @@ type SetDef struct {
 
 // setTable is every tool set, in the order hunk call looks a name up.
 var setTable = []SetDef{
-	{Name: "hunk", Summary: "apply_patch, read, search, write, edit, undo, exec",
+	{Name: "hunk",
 		make: Hunk, answers: func() Set { return Set{Insert()} }, words: hunkWords,
 		names:       []string{"apply_patch", "read", "search", "write", "edit", "undo", "exec"},
 		answerNames: []string{"insert"}},
@@ -68,6 +68,9 @@ func setDef(name string) *SetDef {
 
 // Tools are the set's declared tools.
 func (d *SetDef) Tools(network sandbox.Network) Set { return d.make(network) }
+
+// Said is what --help says the set holds.
+func (d *SetDef) Said() string { return cmp.Or(d.Summary, strings.Join(d.names, ", ")) }
 
 // All is every tool of every set, declared or answered, in the table's
 // order: what hunk call answers when no surface narrows it.
@@ -197,22 +200,21 @@ func Select(spec string, disable []string, from string, network sandbox.Network)
 			sel.Disabled = append(sel.Disabled, n)
 		}
 	}
-	for i := range setTable {
-		// Only the sets a selected tool is of are built.
-		d := &setTable[i]
-		if slices.ContainsFunc(d.names, func(n string) bool { return on[n] }) {
-			for _, t := range d.Tools(network) {
+	// Only the sets a selected tool is of are built.
+	pick := func(names []string, build func() Set) {
+		if slices.ContainsFunc(names, func(n string) bool { return on[n] }) {
+			for _, t := range build() {
 				if on[t.Name] {
 					sel.Set = append(sel.Set, t)
 				}
 			}
 		}
-		if d.answers != nil && slices.ContainsFunc(d.answerNames, func(n string) bool { return on[n] }) {
-			for _, t := range d.answers() {
-				if on[t.Name] {
-					sel.Set = append(sel.Set, t)
-				}
-			}
+	}
+	for i := range setTable {
+		d := &setTable[i]
+		pick(d.names, func() Set { return d.Tools(network) })
+		if d.answers != nil {
+			pick(d.answerNames, d.answers)
 		}
 	}
 	if len(sel.Set) == 0 {
