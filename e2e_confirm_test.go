@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,10 +28,18 @@ func TestConfirmElicitation(t *testing.T) {
 	bin := buildHunk(t)
 	dir := t.TempDir()
 	answers := make(chan *mcp.ElicitResult, 16)
+	var mu sync.Mutex // the handler runs on the SDK's goroutine
 	var asked []string
+	askedSoFar := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-elicit", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
 			asked = append(asked, req.Params.Message)
+			mu.Unlock()
 			select {
 			case a := <-answers:
 				return a, nil
@@ -79,11 +89,11 @@ func TestConfirmElicitation(t *testing.T) {
 		if ran != c.ran || !strings.HasPrefix(text, c.code+" ") {
 			t.Errorf("%s: ran %v, result %q; want ran %v, code %q", c.name, ran, text, c.ran, c.code)
 		}
-		if len(asked) != c.asks {
-			t.Errorf("%s: the person was asked %d times, want %d", c.name, len(asked), c.asks)
+		if n := len(askedSoFar()); n != c.asks {
+			t.Errorf("%s: the person was asked %d times, want %d", c.name, n, c.asks)
 		}
 	}
-	if len(asked) > 0 && (!strings.Contains(asked[0], "command:  touch once") || !strings.Contains(asked[0], `command rule ask "touch" (--ask-cmd)`)) {
+	if asked := askedSoFar(); len(asked) > 0 && (!strings.Contains(asked[0], "command:  touch once") || !strings.Contains(asked[0], `command rule ask "touch" (--ask-cmd)`)) {
 		t.Errorf("the person was shown %q", asked[0])
 	}
 
