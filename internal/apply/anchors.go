@@ -186,12 +186,21 @@ func (lc *locator) nearHint(p *prepared, pos int, taken []span) int {
 		return -1 // three lines less one say too little
 	}
 	ctx := p.contextMask()
-	for k := len(p.old) - 1; k <= len(p.old)+1; k++ {
-		if p.hint+k > len(lc.file) || p.hint+k > pos && p.hint < pos+len(p.old) || overlaps(taken, span{p.hint, p.hint + k}) {
-			continue // apart from pos only: one place read twice is no twin
+	// At the header's line, or a line or two from it: the drift that lost
+	// a context line may have moved the place too (found by the drift
+	// test: two lines gone just above a file's last chunk).
+	for _, off := range []int{0, -1, 1, -2, 2} {
+		at := p.hint + off
+		if at < 0 {
+			continue
 		}
-		if within2(p.old, ctx, lc.file[p.hint:p.hint+k]) == 1 {
-			return p.hint
+		for k := len(p.old) - 1; k <= len(p.old)+1; k++ {
+			if at+k > len(lc.file) || at+k > pos && at < pos+len(p.old) || overlaps(taken, span{at, at + k}) {
+				continue // apart from pos only: one place read twice is no twin
+			}
+			if within2(p.old, ctx, lc.file[at:at+k]) == 1 {
+				return at
+			}
 		}
 	}
 	return -1
