@@ -311,6 +311,7 @@ var commands = []struct {
 	{"call", func(a *App) *cobra.Command { return newCallCmd(a, nil) }},
 	{"serve", func(a *App) *cobra.Command { return newServeCmd(a, nil) }},
 	{"tools", func(a *App) *cobra.Command { return newToolsCmd(a, nil) }},
+	{"approve", func(a *App) *cobra.Command { return newApproveCmd(a, nil) }},
 }
 
 // command is the constructor of the subcommand named name (nil: none).

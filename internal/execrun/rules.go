@@ -1,9 +1,15 @@
 package execrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+
+	"github.com/hunk-dev/hunk/internal/approval"
+	"github.com/hunk-dev/hunk/internal/sandbox"
+	"github.com/hunk-dev/hunk/internal/workspace"
 
 	"github.com/hunk-dev/hunk/internal/cmdrule"
 	"github.com/hunk-dev/hunk/internal/history"
@@ -16,7 +22,11 @@ import (
 // command line's --yes; else CONFIRMATION_REQUIRED, exit 3). A tool call
 // can give neither: a model's yes is never a person's. The decision is
 // returned for the audit trail (Decision "" when there are no rules).
-func CheckRules(c Command) (history.Decision, error) {
+//
+// A yes given out of band (hunk approve) is taken from asked (nil: none),
+// and an ask nothing can put to a person is left there, under the plan id
+// the refusal names.
+func CheckRules(c Command, asked *approval.Store, wsDir string) (history.Decision, error) {
 	l, argv, sf := c.Limits, c.Argv, c.Surface
 	if l.Rules.Empty() {
 		return history.Decision{}, nil
@@ -58,33 +68,69 @@ func CheckRules(c Command) (history.Decision, error) {
 		} else if v.Reason != "" {
 			why += ", as " + v.Reason
 		}
+		p := Plan{Command: cmdrule.Quote(argv), Deciding: v.Command, Why: why, Workdir: c.Workdir, Driver: l.Driver, Network: networkSaid(l), Key: v.Command}
+		if v.Rule != nil && v.Reason == "" {
+			p.RuleWhy, p.Key = v.Rule.Why, "rule "+v.Rule.String()
+		}
+		id, digest := planDigest(c, wsDir)
+		if a, ok := asked.Take(digest); ok {
+			d.Decision, d.How = history.Approved, "hunk approve "+a.ID+" by "+a.By
+			return d, nil
+		}
 		if l.Confirm != nil {
-			p := Plan{Command: cmdrule.Quote(argv), Deciding: v.Command, Why: why, Workdir: c.Workdir, Driver: l.Driver, Network: networkSaid(l), Key: v.Command}
-			if v.Rule != nil && v.Reason == "" {
-				p.RuleWhy, p.Key = v.Rule.Why, "rule "+v.Rule.String()
-			}
 			d.How = l.ConfirmBy
 			yes, err := l.Confirm(p)
 			switch {
-			case err != nil:
+			case err != nil && result.As(err).Code != result.ConfirmationRequired:
 				d.Decision = history.Unconfirmed
 				return d, err
+			case err != nil: // the client could not ask: out of band, below
 			case !yes:
 				d.Decision = history.Declined
 				return d, result.Errorf(result.Declined, "exec: %q was not run: the person said no (%s)", shown, why).
 					WithHint("do something else, or ask the user what they want")
+			default:
+				d.Decision = history.Approved
+				return d, nil
 			}
-			d.Decision = history.Approved
-			return d, nil
 		}
-		d.Decision = history.Unconfirmed
+		d.Decision, d.How = history.Unconfirmed, ""
 		e := result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes (%s); the command was not run", shown, why)
 		if v.Rule != nil && v.Rule.Why != "" {
 			e = e.WithHint(v.Rule.Why)
 		}
+		if asked != nil {
+			if _, err := asked.Ask(approval.Plan{ID: id, Digest: digest, Tool: "exec", Summary: cmdrule.Quote(argv), Text: p.Text()}); err == nil {
+				return d, e.WithDetail("plan", id).WithHint(sf.approveHint(id, wsDir))
+			}
+		}
 		return d, e.WithHint(sf.confirmHint(argv))
 	}
 	return d, nil
+}
+
+// planDigest names what an approval of c covers: the workspace, the
+// command, where and with what it runs, and what the sandbox lets it reach
+// — a yes for one is never a yes for another.
+func planDigest(c Command, wsDir string) (id, digest string) {
+	env := slices.Clone(c.Env)
+	slices.Sort(env)
+	reach, _ := json.Marshal(struct {
+		Network                    sandbox.Network
+		RW, RO, Hide               []string
+		GitWrite, ReadOnly, Caches bool
+		Image                      string
+	}{c.Network, c.RW, c.RO, c.Hide, c.GitWrite, c.ReadOnly, c.Caches, c.Image})
+	return approval.Digest(append([]string{wsDir, "exec", c.Workdir, c.Driver, string(reach), strings.Join(env, "\x00"), "argv"}, c.Argv...)...)
+}
+
+// approveHint says how the person says yes out of band.
+func (s Surface) approveHint(id, wsDir string) string {
+	approve := fmt.Sprintf("hunk -C %s approve %s", cmdrule.Quote([]string{wsDir}), id)
+	if s.Setting == nil {
+		return fmt.Sprintf("run it again with --yes to say yes; or approve plan %s with `%s` and run it again within %d minutes; or allow it: --allow-cmd PREFIX or an allow rule in exec.rules", id, approve, int(approval.TTL.Minutes()))
+	}
+	return fmt.Sprintf("only a person can say yes, never a tool call: ask the user to run `%s` (it shows the command first), then make the same call again within %d minutes", approve, int(approval.TTL.Minutes()))
 }
 
 // rulesHint says where the rules come from and how to see one decided.
@@ -193,4 +239,11 @@ func networkSaid(l Limits) string {
 		return "only " + strings.Join(l.Network.Allow, ", ") + " (through hunk's proxy)"
 	}
 	return "no network"
+}
+
+// approvals is the workspace's store of out-of-band yeses (nil when hunk
+// has no state directory: an ask then only says how to allow it).
+func approvals(ws *workspace.Workspace) *approval.Store {
+	st, _ := ws.Approvals()
+	return st
 }

@@ -60,7 +60,7 @@ type Run struct {
 // placeholder) is said through warn. A rule nothing can hold refuses the
 // run.
 func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error) {
-	d, err := CheckRules(c)
+	d, err := CheckRules(c, approvals(ws), ws.Dir())
 	if d.Decision != "" {
 		if st, herr := ws.History(); herr == nil {
 			if herr := st.Decided(d); herr != nil {

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/hunk-dev/hunk/internal/approval"
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -74,6 +75,16 @@ func (w *Workspace) StateDir(kind string) (string, error) {
 		return "", errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
 	}
 	return PrivateDir(w.stateBase, "hunk", kind, w.stateRel[len(w.stateRel)-1])
+}
+
+// Approvals is the workspace's store of a person's out-of-band yeses
+// (hunk approve), in hunk's state beside the history, or why there is none.
+func (w *Workspace) Approvals() (*approval.Store, error) {
+	dir, err := w.StateDir("approvals")
+	if err != nil {
+		return nil, err
+	}
+	return approval.Open(dir), nil
 }
 
 // HistoryLimit is what the history keeps.
