@@ -26,6 +26,18 @@ const ttyWait = 60 * time.Second
 // agent's shell capturing its output: no person is watching): an ask is
 // then CONFIRMATION_REQUIRED.
 func ttyConfirm(stderr io.Writer) func(execrun.Plan) (bool, error) {
+	ask := ttyAsk(stderr)
+	if ask == nil {
+		return nil
+	}
+	return func(p execrun.Plan) (bool, error) {
+		return ask("hunk: a command rule asks for your yes before this runs:\n" + p.Text() + "Run it?")
+	}
+}
+
+// ttyAsk is ttyConfirm's prompt for any question (the plan and its
+// question, shown before " [y/N]").
+func ttyAsk(stderr io.Writer) func(question string) (bool, error) {
 	if f, ok := stderr.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
@@ -34,13 +46,13 @@ func ttyConfirm(stderr io.Writer) func(execrun.Plan) (bool, error) {
 		return nil
 	}
 	f.Close()
-	return func(p execrun.Plan) (bool, error) {
+	return func(question string) (bool, error) {
 		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
 			return false, err
 		}
 		defer tty.Close()
-		fmt.Fprintf(tty, "hunk: a command rule asks for your yes before this runs:\n%sRun it? [y/N] (no after %d s) ", p.Text(), int(ttyWait.Seconds()))
+		fmt.Fprintf(tty, "%s [y/N] (no after %d s) ", question, int(ttyWait.Seconds()))
 		_ = tty.SetReadDeadline(time.Now().Add(ttyWait))
 		answer := make(chan string, 1)
 		go func() {
@@ -63,7 +75,7 @@ func ttyConfirm(stderr io.Writer) func(execrun.Plan) (bool, error) {
 			return false, nil
 		case <-ctx.Done():
 			fmt.Fprintln(tty)
-			return false, result.Errorf(result.Interrupted, "exec: interrupted while asking; the command was not run")
+			return false, result.Errorf(result.Interrupted, "interrupted while asking; nothing was run or written")
 		}
 	}
 }

@@ -28,6 +28,7 @@ var policyKinds = []struct {
 	{policy.ReadDeny, "HUNK_DENY_READ", "policy.read.deny"},
 	{policy.WriteDeny, "HUNK_DENY_WRITE", "policy.write.deny"},
 	{policy.WriteAllow, "HUNK_ALLOW_WRITE", "policy.write.allow"},
+	{policy.WriteAsk, "HUNK_ASK_WRITE", "policy.write.ask"},
 }
 
 // addPolicyFlags adds --deny-read, --deny-write and --allow-write to every
@@ -36,6 +37,7 @@ func addPolicyFlags(pf *pflag.FlagSet) {
 	pf.StringArray("deny-read", nil, "never read (nor write) paths matching `GLOB` (gitignore-style, from the workspace root; repeatable)")
 	pf.StringArray("deny-write", nil, "never write paths matching `GLOB` (repeatable)")
 	pf.StringArray("allow-write", nil, "write only paths matching `GLOB` (repeatable; with none, every path not denied)")
+	pf.StringArray("ask-write", nil, "change paths matching `GLOB` only with a person's yes (repeatable; exec holds them read-only)")
 }
 
 // policyRules gathers the rules of the flags, the HUNK_* variables and the

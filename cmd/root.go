@@ -91,6 +91,7 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 		for _, r := range ws.Refused {
 			a.Warn("crash journal %s", r)
 		}
+		ws.SetGate(a.writeGate(ws))
 		a.ws = ws
 	}
 	return a.ws, nil

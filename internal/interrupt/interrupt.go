@@ -25,7 +25,7 @@ import (
 // RootValueFlags are hunk's root flags that take a separate value argument.
 var RootValueFlags = map[string]bool{
 	"-C": true, "--root": true, "--color": true, "--config": true,
-	"--deny-read": true, "--deny-write": true, "--allow-write": true,
+	"--deny-read": true, "--deny-write": true, "--allow-write": true, "--ask-write": true,
 	"--session": true,
 }
 

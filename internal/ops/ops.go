@@ -1,9 +1,7 @@
-// Package ops is hunk's operations layer: each operation (apply_patch, read,
-// write, edit, insert, exec, and the filesystem helpers) is a typed request
+// Package ops is hunk's operations layer: each operation is a typed request
 // run against an Env, returning an Output or a typed *result.Error. It needs
-// no cobra, viper or terminal: the command line (cmd), `hunk call` and
-// `hunk mcp` are three thin front-ends over it, and none of them holds
-// logic another needs.
+// no cobra, viper or terminal: the command line, `hunk call` and `hunk mcp`
+// are thin front-ends over it, none holding logic another needs.
 package ops
 
 import (

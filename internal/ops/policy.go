@@ -18,7 +18,8 @@ type PolicyCheck struct {
 	Allow bool   `json:"allowed" jsonschema:"the policy allows it"`
 	// Rule names the deciding rule, with its source ("" when nothing
 	// denies the path).
-	Rule string `json:"rule,omitempty" jsonschema:"the rule that denies it, with where it comes from"`
+	Rule string `json:"rule,omitempty" jsonschema:"the rule that denies it (or asks), with where it comes from"`
+	Ask  bool   `json:"ask,omitempty" jsonschema:"a change needs a person's yes (a write.ask rule)"`
 }
 
 // PolicyCheckDetails are `hunk policy check`'s facts.
@@ -59,6 +60,8 @@ func CheckPolicy(env *Env, paths []string, read, write bool) (*Output, error) {
 			verdict := "allowed"
 			if !c.Allow {
 				c.Rule, verdict, code = decision.Reason()+workspace.Via(name, by), "denied", 1
+			} else if r := ws.Policy().Asks(name); k.write && r != nil {
+				c.Rule, c.Ask, verdict = "asked by policy rule "+r.String(), true, "ask"
 			}
 			d.Checks = append(d.Checks, c)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verdict, k.kind, workspace.Quote(name), c.Rule)

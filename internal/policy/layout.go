@@ -87,6 +87,26 @@ func (e *UnholdableError) Error() string {
 	return fmt.Sprintf("policy rule %s cannot be held by a sandbox's mounts: %s", e.Rule, e.Reason)
 }
 
+// asksHeld is p with its write.ask rules as write.deny ones: a command's
+// writes cannot wait for a person's yes one by one, so exec holds what asks
+// read-only (docs/exec.md).
+func (p *Policy) asksHeld() *Policy {
+	if !p.HasAsks() {
+		return p
+	}
+	q := *p
+	q.rules = make([]*Rule, len(p.rules))
+	for i, r := range p.rules {
+		if r.Kind == WriteAsk {
+			c := *r
+			c.Kind, c.Source = WriteDeny, r.Source+", write.ask: held read-only in exec"
+			r = &c
+		}
+		q.rules[i] = r
+	}
+	return &q
+}
+
 // maxSegments bounds a rule's segments (its states are bits of a uint64).
 const maxSegments = 63
 
@@ -98,6 +118,7 @@ func (p *Policy) Layout(dir string, readOnly bool) (*Layout, error) {
 	if p.Empty() {
 		return l, nil
 	}
+	p = p.asksHeld()
 	w := &layoutWalk{p: p, dir: dir, readOnly: readOnly, out: l}
 	start := make([]uint64, len(p.rules))
 	for i, r := range p.rules {

@@ -26,6 +26,9 @@ const (
 	ReadDeny   Kind = "read.deny"
 	WriteDeny  Kind = "write.deny"
 	WriteAllow Kind = "write.allow"
+	// WriteAsk: a change there is allowed with a person's yes (the
+	// workspace's gate asks); exec holds it read-only, as write.deny.
+	WriteAsk Kind = "write.ask"
 )
 
 // Flag is the command-line flag of a kind.
@@ -35,6 +38,8 @@ func (k Kind) Flag() string {
 		return "--deny-read"
 	case WriteDeny:
 		return "--deny-write"
+	case WriteAsk:
+		return "--ask-write"
 	}
 	return "--allow-write"
 }
@@ -228,6 +233,25 @@ func (p *Policy) Write(name string) Decision {
 		return Decision{Allow: allow}
 	}
 	return Decision{Allowed: true}
+}
+
+// Asks is the write.ask rule that makes a change of name need a person's
+// yes (nil: none does).
+func (p *Policy) Asks(name string) *Rule {
+	if p.Empty() {
+		return nil
+	}
+	return p.first(p.segments(name), WriteAsk)
+}
+
+// HasAsks reports whether any write.ask rule is set.
+func (p *Policy) HasAsks() bool {
+	for _, r := range p.Rules() {
+		if r.Kind == WriteAsk {
+			return true
+		}
+	}
+	return false
 }
 
 // Hides reports whether a listing of the directory name should leave it

@@ -89,12 +89,21 @@ type Txn interface {
 
 // Disk is the FS of a real workspace. Its accesses go through a Batch:
 // one system call per access, not one per path component.
-func Disk(w *Workspace) FS { return &disk{w: w, b: w.Batch()} }
+// A workspace with a gate (SetGate) gives it every change first.
+func Disk(w *Workspace) FS {
+	if w.gate != nil {
+		return &gated{FS: &disk{w: w, b: w.Batch()}, g: w.gate}
+	}
+	return &disk{w: w, b: w.Batch()}
+}
 
 // Recorded is f (Disk, Restoring) with its commits recorded in the
 // workspace's history as one operation each (rec: what to record them as;
 // rec.ID gets the entry's id).
 func Recorded(f FS, rec *Recording) FS {
+	if g, ok := f.(*gated); ok {
+		return &gated{FS: Recorded(g.FS, rec), g: g.g}
+	}
 	d, ok := f.(*disk)
 	if !ok {
 		return f // a dry run records nothing

@@ -35,6 +35,7 @@ type Workspace struct {
 	rootFD   int    // the root, opened once (O_PATH)
 	confined bool
 	opts     Options
+	gate     *Gate // the pre-commit seam (SetGate; nil: none)
 	// policy decides which paths may be read and written (nil: all).
 	policy *policy.Policy
 	// own are the names of hunk's own state the workspace holds (ownstate:

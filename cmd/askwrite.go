@@ -1,0 +1,108 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hunk-dev/hunk/internal/approval"
+	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/history"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// writeGate is the workspace's pre-commit gate for the path policy's
+// write.ask rules (--ask-write, policy.write.ask): a change of a file one
+// names needs a person's yes — at the terminal for a person's own command,
+// else out of band (hunk approve, by the change's plan id) — and every
+// other change passes untouched. nil when no rule asks.
+func (a *App) writeGate(ws *workspace.Workspace) *workspace.Gate {
+	p := ws.Policy()
+	if !p.HasAsks() {
+		return nil
+	}
+	agent := a.cfgCmd != nil && (a.cfgCmd.Name() == "mcp" || a.cfgCmd.Name() == "call" || a.cfgCmd.Name() == "serve")
+	var ask func(string) (bool, error)
+	if !agent {
+		ask = ttyAsk(a.Stderr)
+	}
+	session := a.Cfg.Session
+	return &workspace.Gate{
+		Wants: func(name string) bool { return p.Asks(name) != nil },
+		Decide: func(plan workspace.Plan) error {
+			d, err := decideWrite(ws, plan, ask, agent)
+			d.Session = session
+			if st, herr := ws.History(); herr == nil {
+				if herr := st.Decided(d); herr != nil {
+					a.Warn("the audit trail: %v", herr)
+				}
+			}
+			return err
+		},
+	}
+}
+
+// decideWrite decides one plan of changes some write.ask rule names.
+func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) (bool, error), agent bool) (history.Decision, error) {
+	p := ws.Policy()
+	parts := []string{ws.Dir(), "write"}
+	var text, names, rules strings.Builder
+	seen := map[string]bool{}
+	for i, f := range plan.Files {
+		parts = append(parts, f.Path, f.Old, f.New)
+		r := p.Asks(f.Path)
+		fmt.Fprintf(&text, "  %s %s   (%s)\n", f.Change(), f.Path, r)
+		if i > 0 {
+			names.WriteString(", ")
+		}
+		names.WriteString(f.Path)
+		if !seen[r.String()] {
+			if len(seen) > 0 {
+				rules.WriteString(", ")
+			}
+			seen[r.String()] = true
+			rules.WriteString(r.String())
+		}
+	}
+	d := history.Decision{Tool: "write", By: rules.String()}
+	id, digest := approval.Digest(parts...)
+	store, _ := ws.Approvals()
+	if store != nil {
+		if a, ok := store.Take(digest); ok {
+			d.Decision, d.How = history.Approved, "hunk approve "+a.ID+" by "+a.By
+			return d, nil
+		}
+	}
+	what := fmt.Sprintf("changing %s needs a person's yes (%s)", names.String(), rules.String())
+	if ask != nil {
+		d.How = "terminal"
+		yes, err := ask("hunk: a write.ask rule asks for your yes before this change is made:\n" + text.String() + "Make it?")
+		switch {
+		case err != nil:
+			d.Decision = history.Unconfirmed
+			return d, err
+		case !yes:
+			d.Decision = history.Declined
+			return d, result.Errorf(result.Declined, "%s, and the person said no; nothing was written", what)
+		}
+		d.Decision = history.Approved
+		return d, nil
+	}
+	d.Decision = history.Unconfirmed
+	e := result.Errorf(result.ConfirmationRequired, "%s; nothing was written", what)
+	if len(plan.Files) > 0 {
+		e = e.At(plan.Files[0].Path)
+	}
+	if store == nil {
+		return d, e.WithHint("hunk has no state directory to keep an approval in (set HOME or XDG_STATE_HOME); make the change at a terminal")
+	}
+	if _, err := store.Ask(approval.Plan{ID: id, Digest: digest, Tool: "write", Summary: names.String(), Text: text.String()}); err != nil {
+		return d, e
+	}
+	approve := fmt.Sprintf("hunk -C %s approve %s", cmdrule.Quote([]string{ws.Dir()}), id)
+	min := int(approval.TTL.Minutes())
+	if agent {
+		return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("only a person can say yes, never a tool call: ask the user to run `%s` (it shows the files first), then make the same call again within %d minutes; the yes holds only while the files are as they are now", approve, min))
+	}
+	return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("run it at a terminal to be asked; or approve plan %s with `%s` and run it again within %d minutes", id, approve, min))
+}
