@@ -12,11 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hunk-dev/hunk/internal/approval"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ownstate"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/serve"
 	"github.com/hunk-dev/hunk/internal/tools"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // serveOptions are `hunk serve` parsed: the agent's settings and the
@@ -25,6 +27,7 @@ type serveOptions struct {
 	agentOptions
 	Listen, AddrFile         string
 	Auth, TokenFile          string
+	ApproveTokenFile         string
 	TLSCert, TLSKey          string
 	MaxRequest               string
 	MaxSessions, MaxCalls    int
@@ -83,6 +86,7 @@ arguments or secrets.`,
 	f.StringVar(&o.AddrFile, "addr-file", "", "write the address served on to this file once ready (for --listen HOST:0)")
 	f.StringVar(&o.Auth, "auth", "", "who may call: token, router or none (default: token — the one given, or on a loopback address one hunk makes)")
 	f.StringVar(&o.TokenFile, "token-file", "", "the file holding the token (default: $HUNK_SERVE_TOKEN)")
+	f.StringVar(&o.ApproveTokenFile, "approve-token-file", "", "serve /approvals (a person's yes to a plan a rule asked about) under the operator's token in this file, never the agent's")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the key file of --tls-cert (PEM)")
 	f.StringVar(&o.MaxRequest, "max-request", "64MiB", "the largest request body taken, e.g. 16MiB")
@@ -114,13 +118,18 @@ func serveRun(app *App, o *serveOptions) error {
 	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk serve: warning: %s\n", msg) }
 	_ = set // /call answers what /mcp serves, in every shape (sess.Tools)
 	sess.Exec.Hide = append(sess.Exec.Hide, hiddenTokenFile(o.TokenFile)...)
+	approveToken, approvals, err := serveApprovals(o, token, sess.Env.Workspace)
+	if err != nil {
+		return err
+	}
+	sess.Exec.Hide = append(sess.Exec.Hide, hiddenTokenFile(o.ApproveTokenFile)...)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	wsDir := sess.Env.Workspace.Dir()
 	return serve.Run(ctx, serve.Options{
 		Listen: o.Listen, AddrFile: o.AddrFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey,
 		Auth: serve.Auth(o.Auth), Token: token, TokenDir: serveTokenDir(), MaxBody: maxBody, MaxCalls: o.MaxCalls,
-		ShutdownTimeout: o.ShutdownTimeout, Log: app.Stderr,
+		ShutdownTimeout: o.ShutdownTimeout, Log: app.Stderr, ApproveToken: approveToken, Approvals: approvals,
 		Ready: func() error {
 			if fi, err := os.Stat(wsDir); err != nil || !fi.IsDir() {
 				return fmt.Errorf("the workspace %s is not there", wsDir)
@@ -133,6 +142,32 @@ func serveRun(app *App, o *serveOptions) error {
 			MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout, CallTimeout: o.CallTimeout,
 		},
 	})
+}
+
+// serveApprovals is the operator's token of /approvals and the store it
+// approves in ("", nil: no --approve-token-file). The operator's token must
+// not be the agent's.
+func serveApprovals(o *serveOptions, agentToken string, ws *workspace.Workspace) (string, *approval.Store, error) {
+	if o.ApproveTokenFile == "" {
+		return "", nil, nil
+	}
+	b, err := os.ReadFile(o.ApproveTokenFile)
+	if err != nil {
+		return "", nil, result.Usagef("--approve-token-file: %v", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", nil, result.Usagef("--approve-token-file %s is empty", o.ApproveTokenFile).WithHint("put the operator's token in it (one line)")
+	case tok == agentToken:
+		return "", nil, result.Usagef("--approve-token-file holds the agent's token: the operator's must be another").
+			WithHint("a model that can call tools must never be able to approve what it asked for")
+	}
+	st, err := ws.Approvals()
+	if err != nil {
+		return "", nil, result.Wrap(result.IOError, err, "--approve-token-file: no store of approvals")
+	}
+	return tok, st, nil
 }
 
 // serveTokenDir is where a token hunk serve makes is written: hunk's

@@ -20,9 +20,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/approval"
 	"github.com/hunk-dev/hunk/internal/call"
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
@@ -52,6 +54,10 @@ type Options struct {
 	// ShutdownTimeout is how long running calls may finish once the server
 	// is told to stop; then they are cancelled.
 	ShutdownTimeout time.Duration
+	// ApproveToken is the operator's token of /approvals (approvals.go;
+	// "": not served); Approvals the workspace's store.
+	ApproveToken string
+	Approvals    *approval.Store
 	// MCP configures /mcp; its Session is also /call's.
 	MCP mcpserver.HTTPOptions
 	// Ready reports whether the server can serve (the workspace is there).
@@ -225,6 +231,10 @@ func (sv *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/readyz":
 		sv.ready(rw)
+		return
+	}
+	if r.URL.Path == "/approvals" || strings.HasPrefix(r.URL.Path, "/approvals/") {
+		sv.approvals(rw, r, rec)
 		return
 	}
 	if ok, how, msg := sv.authorized(r); !ok {
