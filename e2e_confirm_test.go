@@ -109,9 +109,9 @@ func TestConfirmElicitation(t *testing.T) {
 }
 
 // TestConfirmAtTerminal: hunk exec asks the person at the terminal (a
-// tmux pane: /dev/tty, not stdin) before a command an ask rule names: y
-// runs it, n does not (DECLINED), Ctrl-C stops hunk (130) with nothing
-// run; --yes runs it without asking, and without a terminal it is
+// tmux pane: /dev/tty, not stdin) before a command an ask rule names, and
+// hunk write before a change a write.ask rule names: y runs (makes) it, n
+// does not (DECLINED), Ctrl-C stops hunk (130) with nothing run; --yes runs it without asking, and without a terminal it is
 // CONFIRMATION_REQUIRED (exit 3).
 func TestConfirmAtTerminal(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -131,24 +131,36 @@ func TestConfirmAtTerminal(t *testing.T) {
 		return string(out)
 	}
 	defer tmux("kill-server")
+	must(t, os.MkdirAll(filepath.Join(dir, "deploy"), 0o755))
 	for _, c := range []struct {
 		name, keys string
 		ran        bool
 		exit       string
+		write      bool // a change under --ask-write, not a command
 	}{
-		{"yes", "y", true, "0"},
-		{"no", "n", false, "1"},
-		{"ctrl-c", "C-c", false, "130"},
+		{"yes", "y", true, "0", false},
+		{"no", "n", false, "1", false},
+		{"ctrl-c", "C-c", false, "130", false},
+		{"write-yes", "y", true, "0", true},
+		{"write-no", "n", false, "1", true},
 	} {
 		exitFile := filepath.Join(tmp, c.name+".exit")
+		run, prompt, made := " exec --driver none --ask-cmd touch -- touch "+c.name, "Run it? [y/N]", filepath.Join(dir, c.name)
+		shows := []string{"command:  touch " + c.name, `command rule ask "touch" (--ask-cmd)`}
+		if c.write {
+			run, prompt, made = " --ask-write /deploy/ write deploy/"+c.name+" --content x", "Make it? [y/N]", filepath.Join(dir, "deploy", c.name)
+			shows = []string{"A deploy/" + c.name, `write.ask "/deploy/" (--ask-write)`}
+		}
 		// The shell outlives a Ctrl-C (a trap, which its child does not
 		// inherit) to write hunk's exit.
-		line := "trap 'true' INT; " + bin + " -C " + dir + " exec --driver none --ask-cmd touch -- touch " + c.name + " < /dev/null; echo $? > " + exitFile + "; sleep 600"
+		line := "trap 'true' INT; " + bin + " -C " + dir + run + " < /dev/null; echo $? > " + exitFile + "; sleep 600"
 		tmux("new-session", "-d", "-s", c.name, "-x", "200", "-y", "50", "env", "HUNK_CONFIG=/dev/null", "sh", "-c", line)
-		waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", c.name), "Run it? [y/N]") }, "the prompt")
+		waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", c.name), prompt) }, "the prompt")
 		pane := tmux("capture-pane", "-p", "-t", c.name)
-		if !strings.Contains(pane, "command:  touch "+c.name) || !strings.Contains(pane, `command rule ask "touch" (--ask-cmd)`) {
-			t.Errorf("%s: the prompt shows:\n%s", c.name, pane)
+		for _, want := range shows {
+			if !strings.Contains(pane, want) {
+				t.Errorf("%s: the prompt does not show %q:\n%s", c.name, want, pane)
+			}
 		}
 		if c.keys == "C-c" {
 			tmux("send-keys", "-t", c.name, "C-c")
@@ -157,7 +169,7 @@ func TestConfirmAtTerminal(t *testing.T) {
 		}
 		waitFor(t, func() bool { _, err := os.Stat(exitFile); return err == nil }, c.name+"'s exit")
 		b, _ := os.ReadFile(exitFile)
-		_, err := os.Stat(filepath.Join(dir, c.name))
+		_, err := os.Stat(made)
 		if got := strings.TrimSpace(string(b)); got != c.exit || (err == nil) != c.ran {
 			t.Errorf("%s: exit %s, ran %v; want exit %s, ran %v", c.name, got, err == nil, c.exit, c.ran)
 		}
