@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,13 +19,13 @@ import (
 
 // benchSession starts hunk mcp over a workspace holding a small file and
 // returns the client session and the server's process.
-func benchSession(b *testing.B) (*mcp.ClientSession, *os.Process, string) {
+func benchSession(b *testing.B, flags ...string) (*mcp.ClientSession, *os.Process, string) {
 	b.Helper()
 	dir := b.TempDir()
 	src := strings.Repeat("line of a small source file\n", 40) + "value := 1\n"
 	os.WriteFile(filepath.Join(dir, "small.go"), []byte(src), 0o644)
 	bin := buildHunk(b)
-	cmd := exec.Command(bin, "mcp", "-C", dir)
+	cmd := exec.Command(bin, append([]string{"mcp", "-C", dir}, flags...)...)
 	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, benchOpts())
@@ -83,6 +84,51 @@ func BenchmarkMCPRoundTrip(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkMCPRules: what the person's rules cost a call — a small-file
+// read (the tool guard, a write.ask rule's lookup) and a small exec under
+// driver none (the command rules decide the line) through an open MCP
+// session, with no rules and with 50 command rules and 10 write.ask rules
+// (exec: the 50 command rules). Interleave runs of each (A B A B) and
+// compare the medians.
+func BenchmarkMCPRules(b *testing.B) {
+	var rules []string
+	for i := 0; i < 50; i++ {
+		rules = append(rules, "--deny-cmd", "tool"+strconv.Itoa(i)+" sub")
+	}
+	for i := 0; i < 10; i++ {
+		rules = append(rules, "--ask-write", "/deploy"+strconv.Itoa(i)+"/")
+	}
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{{"none", nil}, {"60-rules", rules}} {
+		b.Run("read-"+c.name, func(b *testing.B) {
+			cs, _, _ := benchSession(b, c.flags...)
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t := time.Now()
+				mustCall(b, cs, "read", map[string]any{"path": "small.go"})
+				times = append(times, time.Since(t))
+			}
+			b.ReportMetric(medianMs(times), "median-ms")
+		})
+		b.Run("exec-"+c.name, func(b *testing.B) {
+			// Driver none holds no path rule: the command rules alone.
+			flags := slices.DeleteFunc(slices.Clone(c.flags), func(f string) bool { return strings.HasPrefix(f, "--ask-write") || strings.HasPrefix(f, "/deploy") })
+			cs, _, _ := benchSession(b, append([]string{"--driver", "none"}, flags...)...)
+			times := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t := time.Now()
+				mustCall(b, cs, "exec", map[string]any{"command": "cat small.go > /dev/null && echo ok"})
+				times = append(times, time.Since(t))
+			}
+			b.ReportMetric(medianMs(times), "median-ms")
+		})
+	}
 }
 
 func medianMs(d []time.Duration) float64 {
