@@ -79,11 +79,28 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := a.addCustomTools(sel); err != nil {
+		return nil, nil, err
+	}
 	p := env.Workspace.Policy()
 	sel.Narrow(ruleSaid(p.Whole(policy.WriteDeny), p.Whole(policy.ReadDeny)), ruleSaid(p.Whole(policy.ReadDeny)))
 	sel.Set = sel.WithLimits(limits.Timeout, limits.Shown)
 	sess.Tools = sel
 	return sess, sel.Set, nil
+}
+
+// addCustomTools adds the config's tools.custom to what a surface serves.
+func (a *App) addCustomTools(sel *tools.Selection) error {
+	defs, err := customTools(a.Cfg.ConfigFile, a.cfgText)
+	if err != nil {
+		return err
+	}
+	set, err := tools.Custom(defs)
+	if err != nil {
+		return err
+	}
+	sel.Set = append(sel.Set, set...)
+	return nil
 }
 
 // selectTools is what a surface serves: --tools (spec), else the config's

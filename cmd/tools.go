@@ -59,6 +59,9 @@ func toolsRun(app *App, o *toolsOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := app.addCustomTools(sel); err != nil {
+		return err
+	}
 	s := sel.WithLimits(limits.Timeout, limits.Shown)
 	if o.Strict && o.For != "openai" && o.For != "openai-chat" {
 		return result.Usagef("--o.Strict is OpenAI's o.Strict mode: it goes with --for openai or openai-chat")
