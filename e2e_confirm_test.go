@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,6 +174,39 @@ func TestConfirmAtTerminal(t *testing.T) {
 		if got := strings.TrimSpace(string(b)); got != c.exit || (err == nil) != c.ran {
 			t.Errorf("%s: exit %s, ran %v; want exit %s, ran %v", c.name, got, err == nil, c.exit, c.ran)
 		}
+	}
+	// hunk approve at the terminal: the plan a tool call left is shown, y
+	// approves it, and the same call made again runs.
+	call := func() ([]byte, error) {
+		c := exec.Command(bin, "-C", dir, "--json", "call", "--ask-cmd", "touch", `{"tool":"exec","arguments":{"argv":["touch","approved"]}}`)
+		c.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null")
+		return c.CombinedOutput()
+	}
+	out, _ := call()
+	var refused struct {
+		Code    string            `json:"code"`
+		Details map[string]string `json:"details"`
+	}
+	if json.Unmarshal(out, &refused) != nil || refused.Code != "CONFIRMATION_REQUIRED" || refused.Details["plan"] == "" {
+		t.Fatalf("the call was not refused with a plan:\n%s", out)
+	}
+	exitFile := filepath.Join(tmp, "approve.exit")
+	tmux("new-session", "-d", "-s", "approve", "-x", "200", "-y", "50", "sh", "-c",
+		bin+" -C "+dir+" approve "+refused.Details["plan"]+" < /dev/null; echo $? > "+exitFile+"; sleep 600")
+	waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", "approve"), "Approve it? [y/N]") }, "approve's prompt")
+	if pane := tmux("capture-pane", "-p", "-t", "approve"); !strings.Contains(pane, "command:  touch approved") {
+		t.Errorf("approve's prompt does not show the command:\n%s", pane)
+	}
+	tmux("send-keys", "-t", "approve", "y", "Enter")
+	waitFor(t, func() bool { _, err := os.Stat(exitFile); return err == nil }, "approve's exit")
+	if b, _ := os.ReadFile(exitFile); strings.TrimSpace(string(b)) != "0" {
+		t.Errorf("approve exited %s", b)
+	}
+	if out, err := call(); err != nil {
+		t.Errorf("the approved call did not run: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "approved")); err != nil {
+		t.Error("the approved command did not run")
 	}
 	// Without a terminal (setsid: no controlling one), exit 3.
 	out, err := exec.Command("setsid", "-w", bin, "-C", dir, "exec", "--driver", "none", "--ask-cmd", "touch", "--", "touch", "noterm").CombinedOutput()
