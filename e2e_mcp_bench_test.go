@@ -51,26 +51,14 @@ func BenchmarkMCPRoundTrip(b *testing.B) {
 	// names, steadier than the mean on a shared machine.
 	b.Run("read", func(b *testing.B) {
 		cs, _, _ := benchSession(b)
-		times := make([]time.Duration, 0, b.N)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			t := time.Now()
-			mustCall(b, cs, "read", map[string]any{"path": "small.go"})
-			times = append(times, time.Since(t))
-		}
-		b.ReportMetric(medianMs(times), "median-ms")
+		timedCalls(b, func(i int) { mustCall(b, cs, "read", map[string]any{"path": "small.go"}) })
 	})
 	b.Run("edit", func(b *testing.B) {
 		cs, _, _ := benchSession(b)
 		olds := [2]string{"value := 1", "value := 2"}
-		times := make([]time.Duration, 0, b.N)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			t := time.Now()
+		timedCalls(b, func(i int) {
 			mustCall(b, cs, "edit", map[string]any{"path": "small.go", "oldText": olds[i%2], "newText": olds[(i+1)%2]})
-			times = append(times, time.Since(t))
-		}
-		b.ReportMetric(medianMs(times), "median-ms")
+		})
 	})
 	b.Run("spawn-per-call-read", func(b *testing.B) {
 		_, _, dir := benchSession(b)
@@ -106,29 +94,28 @@ func BenchmarkMCPRules(b *testing.B) {
 	}{{"none", nil}, {"60-rules", rules}} {
 		b.Run("read-"+c.name, func(b *testing.B) {
 			cs, _, _ := benchSession(b, c.flags...)
-			times := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t := time.Now()
-				mustCall(b, cs, "read", map[string]any{"path": "small.go"})
-				times = append(times, time.Since(t))
-			}
-			b.ReportMetric(medianMs(times), "median-ms")
+			timedCalls(b, func(i int) { mustCall(b, cs, "read", map[string]any{"path": "small.go"}) })
 		})
 		b.Run("exec-"+c.name, func(b *testing.B) {
 			// Driver none holds no path rule: the command rules alone.
 			flags := slices.DeleteFunc(slices.Clone(c.flags), func(f string) bool { return strings.HasPrefix(f, "--ask-write") || strings.HasPrefix(f, "/deploy") })
 			cs, _, _ := benchSession(b, append([]string{"--driver", "none"}, flags...)...)
-			times := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t := time.Now()
-				mustCall(b, cs, "exec", map[string]any{"command": "cat small.go > /dev/null && echo ok"})
-				times = append(times, time.Since(t))
-			}
-			b.ReportMetric(medianMs(times), "median-ms")
+			timedCalls(b, func(i int) { mustCall(b, cs, "exec", map[string]any{"command": "cat small.go > /dev/null && echo ok"}) })
 		})
 	}
+}
+
+// timedCalls runs call b.N times and reports the median call too
+// (median-ms), steadier than the mean on a shared machine.
+func timedCalls(b *testing.B, call func(i int)) {
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		call(i)
+		times = append(times, time.Since(t))
+	}
+	b.ReportMetric(medianMs(times), "median-ms")
 }
 
 func medianMs(d []time.Duration) float64 {
