@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/sandbox"
 	"github.com/hunk-dev/hunk/internal/sandbox/egress"
@@ -61,6 +62,9 @@ type Limits struct {
 	Yes       bool
 	Confirm   func(Plan) (bool, error) `json:"-"`
 	ConfirmBy string                   // how Confirm asks (terminal, elicitation), for the audit trail
+	// Decided, when set, is told every decision of the rules as it goes
+	// to the audit trail (hunk serve's access log).
+	Decided func(history.Decision) `json:"-"`
 }
 
 // EnvAllowList are the variables of hunk's environment a command gets.

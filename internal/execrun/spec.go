@@ -61,6 +61,9 @@ type Run struct {
 // run.
 func Prepare(ws *workspace.Workspace, c Command, warn func(string)) (*Run, error) {
 	d, err := CheckRules(c, approvals(ws), ws.Dir())
+	if d.Decision != "" && c.Decided != nil {
+		c.Decided(d)
+	}
 	if d.Decision != "" {
 		if st, herr := ws.History(); herr == nil {
 			if herr := st.Decided(d); herr != nil {

@@ -8,8 +8,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/history"
 )
 
 // record is what the access log says of one request, filled on its way.
@@ -17,6 +21,20 @@ type record struct {
 	start        time.Time
 	auth         string
 	method, tool string
+	// decisions are the person's rules' decisions the request's calls met
+	// (the audit trail's: the tool, the decision, the rule; never an
+	// argument).
+	mu        sync.Mutex
+	decisions []history.Decision
+}
+
+// decided is the record's WithDecided function.
+func (rec *record) decided(d history.Decision) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.decisions) < 16 {
+		rec.decisions = append(rec.decisions, d)
+	}
 }
 
 type recordKey struct{}
@@ -69,6 +87,22 @@ func (sv *server) access(rec *record, w *recorder, r *http.Request) {
 	if rec.tool != "" {
 		attrs = append(attrs, "tool", rec.tool)
 	}
+	rec.mu.Lock()
+	if len(rec.decisions) > 0 {
+		var list []map[string]string
+		for _, d := range rec.decisions {
+			m := map[string]string{"tool": d.Tool, "decision": d.Decision, "by": d.By}
+			if d.Program != "" {
+				m["program"] = d.Program
+			}
+			if d.How != "" {
+				m["how"] = d.How
+			}
+			list = append(list, m)
+		}
+		attrs = append(attrs, slog.Any("decisions", list))
+	}
+	rec.mu.Unlock()
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		h := sha256.Sum256([]byte(id))
 		attrs = append(attrs, "session", hex.EncodeToString(h[:6]))

@@ -29,6 +29,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/interrupt"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/tools"
 )
 
 // Options configure a server.
@@ -217,7 +218,7 @@ func (sv *server) running() int { return len(sv.slots) }
 func (sv *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &record{start: time.Now()}
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
-	r = r.WithContext(context.WithValue(r.Context(), recordKey{}, rec))
+	r = r.WithContext(tools.WithDecided(context.WithValue(r.Context(), recordKey{}, rec), rec.decided))
 	defer sv.access(rec, rw, r)
 	if msg := browserGuard(r, sv.opts.Listen, sv.opts.Auth); msg != "" {
 		rec.auth = "refused"

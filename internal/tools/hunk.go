@@ -136,6 +136,7 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready,
 		Surface: execrun.ToolSurface(s.Exec.Timeout, readOutput)}
 	req.Yes, req.Confirm = false, nil // a call never says yes itself
+	req.Decided = decidedHook(ctx)
 	if s.Confirm != nil {
 		req.Confirm, req.ConfirmBy = func(p execrun.Plan) (bool, error) { return s.Confirm(ctx, p) }, "elicitation"
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hunk-dev/hunk/internal/execrun"
+	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 )
@@ -101,6 +102,9 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 		args, ignored = known(t.Input, args)
 	}
 	if err := s.Guard(t.Name); err != nil {
+		if f := decidedHook(ctx); f != nil {
+			f(history.Decision{Tool: t.Name, Decision: history.Disabled, By: "the tool selection"})
+		}
 		return result.Failure(err, nil)
 	}
 	// The call's changes are recorded in the history as this tool's.
@@ -116,6 +120,20 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	}
 	r.Ignored = ignored
 	return r
+}
+
+type decidedKey struct{}
+
+// WithDecided is ctx carrying f, told every decision of the person's rules
+// that the calls made under ctx meet (hunk serve's access log).
+func WithDecided(ctx context.Context, f func(history.Decision)) context.Context {
+	return context.WithValue(ctx, decidedKey{}, f)
+}
+
+// decidedHook is ctx's WithDecided function (nil: none).
+func decidedHook(ctx context.Context) func(history.Decision) {
+	f, _ := ctx.Value(decidedKey{}).(func(history.Decision))
+	return f
 }
 
 // known drops the members of args (a JSON object) that the schema does not
