@@ -163,11 +163,10 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		env.warn(w)
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
-	if run.Cache.New && r.Duration >= slowFirstRun {
+	if run.Cache.New && r.Duration >= slowFirstRun && run.Cache.Warmed() {
 		// Said once: the first slow run over a new cache explains itself.
 		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", run.Cache.Dir)
 		out.Text = execrun.Prepend(out.Text, "note: "+out.Notice)
-		run.Cache.Warmed()
 	}
 }
 

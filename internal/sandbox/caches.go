@@ -65,11 +65,19 @@ type CacheState struct {
 // slow and hunk said why: the note is given once per cache.
 const warmMarker = ".hunk-warmed"
 
-// Warmed records that the first slow run over c has been explained.
-func (c CacheState) Warmed() {
-	if c.Dir != "" {
-		_ = os.WriteFile(filepath.Join(c.Dir, warmMarker), nil, 0o600)
+// Warmed records that the first slow run over c has been explained, and
+// says whether this call was the one to record it: of runs started at once
+// over a new cache, only one gives the note (the marker is made
+// exclusively, never through a link).
+func (c CacheState) Warmed() bool {
+	if c.Dir == "" {
+		return false
 	}
+	f, err := os.OpenFile(filepath.Join(c.Dir, warmMarker), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false
+	}
+	return f.Close() == nil
 }
 
 // CacheEnv makes the cache directory dir (0700) and returns the variables
