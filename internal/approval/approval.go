@@ -113,9 +113,10 @@ func (s *Store) Approve(id, by string) (Plan, error) {
 
 // Take is the yes for the plan of digest, used up: true once for each
 // approval, before it expires, and never for a plan only asked for. The
-// file is claimed by a rename, so two calls never both take one yes.
+// file is claimed by a rename, so two calls never both take one yes. A nil
+// store (hunk has no state directory) holds no yes.
 func (s *Store) Take(digest string) (Plan, bool) {
-	if len(digest) < 12 {
+	if s == nil || len(digest) < 12 {
 		return Plan{}, false
 	}
 	id := digest[:12]
