@@ -33,11 +33,30 @@ func (lc *locator) anchored(p *prepared, from, to int, taken []span) (int, bool)
 // anchors says whether git would hold a unified hunk to the end of the
 // file (no trailing context) or to its beginning (a header at line 0 or 1).
 func (lc *locator) anchors(p *prepared) (atEnd, atStart bool) {
-	unified := p.src.OldLines > 0 || p.src.NewLines > 0 // a "@@ -a,b +c,d @@" header's counts
-	if !unified || lc.opt.blocks() || lc.opt.codex() || len(p.old) == 0 || len(p.old) > len(lc.file) {
+	_, trailing, ok := lc.contextRuns(p)
+	if !ok {
 		return false, false
 	}
-	leading, trailing := 0, 0
+	return trailing == 0, p.src.OldStart <= 1
+}
+
+// endsShort says a unified hunk's trailing context is shorter than its
+// leading context: a diff tool gives as many lines after a change as
+// before it unless the file ends (GNU patch's reading), so the chunk was
+// made at the end of the file — though a file may have grown since.
+func (lc *locator) endsShort(p *prepared) bool {
+	leading, trailing, ok := lc.contextRuns(p)
+	return ok && trailing > 0 && trailing < leading
+}
+
+// contextRuns is how many context lines a unified hunk has before its
+// first change and after its last; ok is false for any other chunk, and a
+// hunk with no context at all (-U0).
+func (lc *locator) contextRuns(p *prepared) (leading, trailing int, ok bool) {
+	unified := p.src.OldLines > 0 || p.src.NewLines > 0 // a "@@ -a,b +c,d @@" header's counts
+	if !unified || lc.opt.blocks() || lc.opt.codex() || len(p.old) == 0 || len(p.old) > len(lc.file) {
+		return 0, 0, false
+	}
 	for _, l := range p.lines {
 		if l.op != ' ' {
 			break
@@ -47,10 +66,7 @@ func (lc *locator) anchors(p *prepared) (atEnd, atStart bool) {
 	for i := len(p.lines) - 1; i >= 0 && p.lines[i].op == ' '; i-- {
 		trailing++
 	}
-	if leading == 0 && trailing == 0 {
-		return false, false
-	}
-	return trailing == 0, p.src.OldStart <= 1
+	return leading, trailing, leading > 0 || trailing > 0
 }
 
 // end is where a chunk's old lines would start to end the file.
@@ -163,6 +179,28 @@ func within2(old []string, ctx []bool, lines []string) int {
 		prev, cur = cur, prev
 	}
 	return get(prev, n, m)
+}
+
+// nearShortEnd is where the end of the file nearly fits a chunk whose
+// short trailing context says it was made there (endsShort), when pos, its
+// exact match, lies wholly above every such reading: the end then holds
+// the chunk with its context drifted, pos another section's copy of its
+// lines (found by the drift test). -1 when not.
+func (lc *locator) nearShortEnd(p *prepared, pos int) int {
+	if atEnd, _ := lc.anchors(p); atEnd || !lc.endsShort(p) || len(p.old) < 3 {
+		return -1 // git's own anchor is nearAnchor's
+	}
+	ctx, stop, at, best := p.contextMask(), lc.stop(), -1, 3
+	for k := max(1, len(p.old)-2); k <= len(p.old)+2 && k <= stop; k++ {
+		d := within2(p.old, ctx, lc.file[stop-k:stop])
+		if d == 0 || d < len(p.old) && stop-k < pos+len(p.old) {
+			return -1 // a reading of the end is pos's own place
+		}
+		if d < best && d < len(p.old) {
+			best, at = d, stop-k
+		}
+	}
+	return at
 }
 
 // twinOfAnchor refuses a chunk that matches at pos but nearly fits at the

@@ -407,11 +407,6 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 		if err != nil {
 			return nil, err
 		}
-		if near, where := lc.nearAnchor(p); len(near) > 0 && !slices.Contains(near, pos) {
-			// A twin elsewhere, or the meant place at the end of the file
-			// with its context drifted: neither is sure.
-			return nil, lc.twinOfAnchor(p, pos, near[0], where)
-		}
 		if at := lc.nearHint(p, pos, taken); at >= 0 {
 			// The line number's place holds the chunk with a context line
 			// or two drifted, a twin elsewhere holds it whole: the twin
@@ -421,6 +416,14 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 				lc.opt.display(lc.name), lc.opt.unit(), p.n, p.src.Line, at+1, pos+1).
 				WithHint("look at both places: give the context the file has now, or more of it, so the chunk fits one place").
 				At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{min(at, pos) + 1, max(at, pos) + 1})
+		}
+		if near, where := lc.nearAnchor(p); len(near) > 0 && !slices.Contains(near, pos) {
+			// A twin elsewhere, or the meant place at the end of the file
+			// with its context drifted: neither is sure.
+			return nil, lc.twinOfAnchor(p, pos, near[0], where)
+		}
+		if at := lc.nearShortEnd(p, pos); at >= 0 {
+			return nil, lc.twinOfAnchor(p, pos, at, "end")
 		}
 		rule := pass.String()
 		if round == 1 {
