@@ -80,11 +80,14 @@ type Rules struct {
 	Default Decision
 	// DefaultSource says where the default was set.
 	DefaultSource string
+	// Fallback decide only what no rule in List names and the default
+	// allows (hunk's own asks: WithIrreversible).
+	Fallback []Rule
 }
 
 // Empty reports whether the rules decide nothing (every command allowed).
 func (rs *Rules) Empty() bool {
-	return rs == nil || len(rs.List) == 0 && (rs.Default == "" || rs.Default == Allow)
+	return rs == nil || len(rs.List) == 0 && len(rs.Fallback) == 0 && (rs.Default == "" || rs.Default == Allow)
 }
 
 // Verdict is a decision with what made it.
@@ -125,19 +128,19 @@ func (rs *Rules) Line(line string) Verdict {
 func (rs *Rules) line(line string, depth int) Verdict {
 	v := Verdict{Decision: Allow}
 	if depth > maxDepth {
-		return Verdict{Decision: Ask, Command: line, Reason: "shells nested too deep to follow"}
+		return rs.unpinned(line, "shells nested too deep to follow")
 	}
 	if strings.IndexByte(line, 0) >= 0 {
-		return Verdict{Decision: Ask, Command: line, Reason: "the line holds a NUL byte, which a shell reads its own way"}
+		return rs.unpinned(line, "the line holds a NUL byte, which a shell reads its own way")
 	}
 	if len(line) > maxLine || nesting(line) > maxNesting {
 		// The parser recurses once a level: a line of 200,000 "(" overflowed
 		// its stack, and took hunk down with it.
-		return Verdict{Decision: Ask, Command: line[:min(len(line), 80)], Reason: "the line is too long or nested too deep to decide"}
+		return rs.unpinned(line[:min(len(line), 80)], "the line is too long or nested too deep to decide")
 	}
 	cmds, err := Commands(line)
 	if err != nil {
-		return Verdict{Decision: Ask, Command: line, Reason: "the shell line does not parse (" + err.Error() + ")"}
+		return rs.unpinned(line, "the shell line does not parse ("+err.Error()+")")
 	}
 	for _, c := range cmds {
 		v = worse(v, rs.command(c, depth))
@@ -183,40 +186,40 @@ func nesting(line string) int {
 // decided in its place, then the rules.
 func (rs *Rules) command(c Command, depth int) Verdict {
 	if c.Reason != "" {
-		return Verdict{Decision: Ask, Command: c.text(), Reason: c.Reason}
+		return rs.unpinned(c.text(), c.Reason)
 	}
 	ws := c.Words
 	if len(ws) == 0 {
 		return Verdict{Decision: Allow}
 	}
 	if !ws[0].lit {
-		return Verdict{Decision: Ask, Command: c.text(), Reason: "its command word is known only when it runs"}
+		return rs.unpinned(c.text(), "its command word is known only when it runs")
 	}
 	name := path.Base(ws[0].s)
 	if inner, reason, ok := unwrap(name, ws); ok {
 		if reason != "" {
-			return Verdict{Decision: Ask, Command: c.text(), Reason: reason}
+			return rs.unpinned(c.text(), reason)
 		}
 		return rs.command(Command{Words: inner, Stdin: c.Stdin}, depth)
 	}
 	if shells[name] {
 		if script, reason, ok := shellScript(ws, c.Stdin); ok {
 			if reason != "" {
-				return Verdict{Decision: Ask, Command: c.text(), Reason: reason}
+				return rs.unpinned(c.text(), reason)
 			}
 			return worse(rs.decide(ws, c.text()), rs.line(script, depth+1))
 		}
 	}
 	switch name {
 	case "eval":
-		return Verdict{Decision: Ask, Command: c.text(), Reason: "eval runs a string as commands"}
+		return rs.unpinned(c.text(), "eval runs a string as commands")
 	case "alias":
-		return Verdict{Decision: Ask, Command: c.text(), Reason: "an alias gives a command another name"}
+		return rs.unpinned(c.text(), "an alias gives a command another name")
 	case "trap":
 		if len(ws) > 1 && ws[1].lit {
 			return worse(rs.decide(ws, c.text()), rs.line(ws[1].s, depth+1))
 		} else if len(ws) > 1 {
-			return Verdict{Decision: Ask, Command: c.text(), Reason: "trap runs a string known only when it runs"}
+			return rs.unpinned(c.text(), "trap runs a string known only when it runs")
 		}
 	case "find":
 		v := rs.decide(ws, c.text())
@@ -228,7 +231,7 @@ func (rs *Rules) command(c Command, depth int) Verdict {
 	if name == "git" {
 		norm, reason := gitArgv(ws)
 		if reason != "" {
-			return Verdict{Decision: Ask, Command: c.text(), Reason: reason}
+			return rs.unpinned(c.text(), reason)
 		}
 		return rs.decide(norm, c.text())
 	}
@@ -259,7 +262,26 @@ func (rs *Rules) decide(ws []word, text string) Verdict {
 		}
 		matched = true
 	}
+	if !matched && v.Decision == Allow {
+		for i := range rs.Fallback {
+			if r := &rs.Fallback[i]; match(r.Prefix, ws) == yes {
+				return Verdict{Decision: r.Decision, Rule: r, Command: text}
+			}
+		}
+	}
 	return v
+}
+
+// unpinned is the verdict on a command the parser cannot pin down before
+// it runs: at least ask under the person's rules; allowed where only hunk's
+// own asks are in force (Fallback), which are a net for the commands they
+// name however spelled, never a boundary — a line that does not parse is
+// the shell's to refuse.
+func (rs *Rules) unpinned(text, reason string) Verdict {
+	if rs != nil && len(rs.List) == 0 && rs.def() == Allow {
+		return Verdict{Decision: Allow, Command: text}
+	}
+	return Verdict{Decision: Ask, Command: text, Reason: reason}
 }
 
 func (rs *Rules) def() Decision {

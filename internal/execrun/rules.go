@@ -28,16 +28,20 @@ import (
 // the refusal names.
 func CheckRules(c Command, asked *approval.Store, wsDir string) (history.Decision, error) {
 	l, argv, sf := c.Limits, c.Argv, c.Surface
-	if l.Rules.Empty() {
+	rs := l.Rules
+	if l.Network.Host || len(l.Network.Allow) > 0 || l.Driver == "none" {
+		rs = rs.WithIrreversible() // what publishes asks where it can reach out
+	}
+	if rs.Empty() {
 		return history.Decision{}, nil
 	}
-	v := l.Rules.Argv(argv)
+	v := rs.Argv(argv)
 	shown := v.Command
 	if shown == "" {
 		shown = strings.Join(argv, " ")
 	}
-	by := "the default for what no rule names (exec.default " + string(l.Rules.Default) + ")"
-	d := history.Decision{Session: c.Session, Tool: "exec", Decision: history.Allowed, By: "exec.default " + string(l.Rules.Default), Reason: v.Reason}
+	by := "the default for what no rule names (exec.default " + string(rs.Default) + ")"
+	d := history.Decision{Session: c.Session, Tool: "exec", Decision: history.Allowed, By: "exec.default " + string(rs.Default), Reason: v.Reason}
 	if v.Rule != nil {
 		by = "command rule " + v.Rule.String()
 		d.By = v.Rule.String()
@@ -161,12 +165,11 @@ type CommandCheck struct {
 	Rules    int    `json:"rules" jsonschema:"how many command rules there are"`
 }
 
-// Explain decides argv by the rules without running anything: the
+// Explain decides argv by the rules (and hunk's own asks, said to apply
+// only where a network is open) without running anything: the
 // check, its text, and the exit code (0 allowed, 1 otherwise).
 func Explain(rs *cmdrule.Rules, argv []string) (CommandCheck, string, int) {
-	if rs == nil {
-		rs = &cmdrule.Rules{}
-	}
+	rs = rs.WithIrreversible()
 	v := rs.Argv(argv)
 	c := CommandCheck{Command: cmdrule.Quote(argv), Decision: string(v.Decision), Deciding: v.Command, Reason: v.Reason, Rules: len(rs.List)}
 	by := "the default for what no rule names (exec.default " + string(rs.Default) + ")"
@@ -186,6 +189,9 @@ func Explain(rs *cmdrule.Rules, argv []string) (CommandCheck, string, int) {
 	}
 	if v.Rule != nil && v.Rule.Why != "" {
 		text += "\n  why: " + v.Rule.Why
+	}
+	if v.Rule.IsIrreversible() {
+		text += "\n  asked only where the command can reach a network (--network, --allow-host, driver none); elsewhere allowed"
 	}
 	code := 0
 	if v.Decision != cmdrule.Allow {
