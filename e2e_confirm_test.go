@@ -150,7 +150,7 @@ func TestConfirmAtTerminal(t *testing.T) {
 		shows := []string{"command:  touch " + c.name, `command rule ask "touch" (--ask-cmd)`}
 		if c.write {
 			run, prompt, made = " --ask-write /deploy/ write deploy/"+c.name+" --content x", "Make it? [y/N]", filepath.Join(dir, "deploy", c.name)
-			shows = []string{"A deploy/" + c.name, `write.ask "/deploy/" (--ask-write)`}
+			shows = []string{"A deploy/" + c.name, `write.ask "/deploy/" (--ask-write)`, "+++ b/deploy/" + c.name, "    +x"}
 		}
 		// The shell outlives a Ctrl-C (a trap, which its child does not
 		// inherit) to write hunk's exit.

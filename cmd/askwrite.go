@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/approval"
 	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/diff"
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
@@ -64,6 +66,7 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 			rules.WriteString(r.String())
 		}
 	}
+	text.WriteString(planDiff(plan, maxPlanDiff))
 	d := history.Decision{Tool: "write", By: rules.String()}
 	id, digest := approval.Digest(parts...)
 	store, _ := ws.Approvals()
@@ -105,4 +108,55 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("only a person can say yes, never a tool call: ask the user to run `%s` (it shows the files first), then make the same call again within %d minutes; the yes holds only while the files are as they are now", approve, min))
 	}
 	return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("run it at a terminal to be asked; or approve plan %s with `%s` and run it again within %d minutes", id, approve, min))
+}
+
+// maxPlanDiff is how many lines of diff a person is shown of one plan.
+const maxPlanDiff = 200
+
+// planDiff is the plan's change as a unified diff per file, the lines
+// indented, at most max of them (the rest counted); a binary file, a link
+// or a directory is said in words.
+func planDiff(plan workspace.Plan, max int) string {
+	var b strings.Builder
+	shown, more := 0, 0
+	for _, f := range plan.Files {
+		var d string
+		switch {
+		case strings.HasPrefix(f.New, "link:") || strings.HasPrefix(f.Old, "link:") || f.Old == "dir":
+			d = fmt.Sprintf("%s: %s -> %s\n", f.Path, orNone(f.Old), orNone(f.New))
+		case bytes.IndexByte(f.Before, 0) >= 0 || bytes.IndexByte(f.After, 0) >= 0:
+			d = fmt.Sprintf("%s: binary, %d bytes -> %d bytes\n", f.Path, len(f.Before), len(f.After))
+		case f.New == "":
+			d = diff.Deletion(f.Path, f.Before)
+		default:
+			d = diff.File(f.Path, f.Before, f.After, f.Old == "")
+		}
+		for _, l := range strings.SplitAfter(d, "\n") {
+			switch {
+			case l == "":
+			case shown >= max:
+				more++
+			default:
+				shown++
+				b.WriteString("    " + l)
+			}
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "    … %d more lines of diff\n", more)
+	}
+	return b.String()
+}
+
+// orNone names a plan's hash for a person: a link's target, else what it is.
+func orNone(h string) string {
+	switch {
+	case h == "":
+		return "(absent)"
+	case strings.HasPrefix(h, "link:"):
+		return "link to " + strings.TrimPrefix(h, "link:")
+	case h == "dir":
+		return "a directory"
+	}
+	return "a file"
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"sort"
@@ -26,6 +27,10 @@ type PlanFile struct {
 	Path string `json:"path"`
 	Old  string `json:"old,omitempty"`
 	New  string `json:"new,omitempty"`
+	// Before and After are the file's content now and as the change
+	// leaves it (nil: absent, a link or a directory), for the person to
+	// see the diff; never recorded.
+	Before, After []byte `json:"-"`
 }
 
 // Plan is a change as the gate decides it: its files, sorted by path.
@@ -64,7 +69,7 @@ func (d *gated) Begin() Txn { return &gatedTxn{Txn: d.FS.Begin(), fs: d.FS, g: d
 
 func (d *gated) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
 	if d.g.Wants(name) {
-		if err := decide(d.FS, d.g, []PlanFile{{Path: name, New: history.HashParts(parts)}}); err != nil {
+		if err := decide(d.FS, d.g, []PlanFile{{Path: name, New: history.HashParts(parts), After: bytes.Join(parts, nil)}}); err != nil {
 			return err
 		}
 	}
@@ -73,11 +78,11 @@ func (d *gated) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
 
 func (d *gated) Move(from, to string) error {
 	if d.g.Wants(from) || d.g.Wants(to) {
-		old, err := hashOf(d.FS, from)
+		old, data, err := contentOf(d.FS, from)
 		if err != nil {
 			return err
 		}
-		if err := decide(d.FS, d.g, []PlanFile{{Path: from}, {Path: to, New: old}}); err != nil {
+		if err := decide(d.FS, d.g, []PlanFile{{Path: from}, {Path: to, New: old, After: data}}); err != nil {
 			return err
 		}
 	}
@@ -93,10 +98,10 @@ type gatedTxn struct {
 	files []PlanFile
 }
 
-func (t *gatedTxn) want(name, hash string) {
+func (t *gatedTxn) want(name, hash string, data []byte) {
 	if t.g.Wants(name) {
 		t.mu.Lock()
-		t.files = append(t.files, PlanFile{Path: name, New: hash})
+		t.files = append(t.files, PlanFile{Path: name, New: hash, After: data})
 		t.mu.Unlock()
 	}
 }
@@ -105,7 +110,7 @@ func (t *gatedTxn) Stage(name string, data []byte, opt WriteOptions) error {
 	if err := t.Txn.Stage(name, data, opt); err != nil {
 		return err
 	}
-	t.want(name, history.Hash(data))
+	t.want(name, history.Hash(data), data)
 	return nil
 }
 
@@ -113,7 +118,7 @@ func (t *gatedTxn) StageParts(name string, parts [][]byte, opt WriteOptions) err
 	if err := t.Txn.StageParts(name, parts, opt); err != nil {
 		return err
 	}
-	t.want(name, history.HashParts(parts))
+	t.want(name, history.HashParts(parts), bytes.Join(parts, nil))
 	return nil
 }
 
@@ -121,7 +126,7 @@ func (t *gatedTxn) StageLink(name, target string) error {
 	if err := t.Txn.StageLink(name, target); err != nil {
 		return err
 	}
-	t.want(name, "link:"+target)
+	t.want(name, "link:"+target, nil)
 	return nil
 }
 
@@ -129,7 +134,7 @@ func (t *gatedTxn) Remove(name string) error {
 	if err := t.Txn.Remove(name); err != nil {
 		return err
 	}
-	t.want(name, "")
+	t.want(name, "", nil)
 	return nil
 }
 
@@ -148,11 +153,11 @@ func (t *gatedTxn) Commit() error {
 func decide(f FS, g *Gate, files []PlanFile) error {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i := range files {
-		h, err := hashOf(f, files[i].Path)
+		h, data, err := contentOf(f, files[i].Path)
 		if err != nil {
 			return err
 		}
-		files[i].Old = h
+		files[i].Old, files[i].Before = h, data
 	}
 	if err := g.Decide(Plan{Files: files}); err != nil {
 		return err
@@ -168,21 +173,28 @@ func decide(f FS, g *Gate, files []PlanFile) error {
 
 // hashOf is name's hash as a plan names it ("" absent).
 func hashOf(f FS, name string) (string, error) {
+	h, _, err := contentOf(f, name)
+	return h, err
+}
+
+// contentOf is name's hash as a plan names it ("" absent) and, for a
+// regular file, its content.
+func contentOf(f FS, name string) (string, []byte, error) {
 	fi, err := f.Lstat(name)
 	switch {
 	case err != nil && (errors.Is(err, fs.ErrNotExist) || result.As(err).Code == result.NotFound):
-		return "", nil
+		return "", nil, nil
 	case err != nil:
-		return "", err
+		return "", nil, err
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, err := f.Readlink(name)
-		return "link:" + t, err
+		return "link:" + t, nil, err
 	case fi.IsDir():
-		return "dir", nil
+		return "dir", nil, nil
 	}
 	b, err := f.ReadFile(name)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return history.Hash(b), nil
+	return history.Hash(b), b, nil
 }
