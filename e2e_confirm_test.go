@@ -98,6 +98,42 @@ func TestConfirmElicitation(t *testing.T) {
 		t.Errorf("the person was shown %q", asked[0])
 	}
 
+	// A change a write.ask rule names is asked the same way, its diff
+	// shown; each change is its own (no yes for the session).
+	wcmd := exec.Command(bin, "mcp", "-C", dir, "--ask-write", "/deploy/")
+	wcmd.Env, wcmd.Stderr = cmd.Env, os.Stderr
+	ws, err := client.Connect(ctx, &mcp.CommandTransport{Command: wcmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, c := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		made   bool
+		code   string
+	}{
+		{"w-once", accept("allow once"), true, ""},
+		{"w-deny", accept("deny"), false, "DECLINED"},
+		{"w-declined", &mcp.ElicitResult{Action: "decline"}, false, "DECLINED"},
+		{"w-cancelled", &mcp.ElicitResult{Action: "cancel"}, false, "DECLINED"},
+	} {
+		answers <- c.answer
+		before := len(askedSoFar())
+		_, text, sc := callTool(t, ws, "write", map[string]any{"path": "deploy/" + c.name, "content": "x\n"})
+		_, err := os.Stat(filepath.Join(dir, "deploy", c.name))
+		code, _ := sc["code"].(string)
+		if made := err == nil; made != c.made || code != c.code {
+			t.Errorf("%s: made %v, code %q (%s); want made %v, code %q", c.name, made, code, text, c.made, c.code)
+		}
+		asked := askedSoFar()
+		if len(asked) != before+1 {
+			t.Errorf("%s: the person was asked %d times, want once", c.name, len(asked)-before)
+		} else if m := asked[before]; !strings.Contains(m, "A deploy/"+c.name) || !strings.Contains(m, "+++ b/deploy/"+c.name) || !strings.Contains(m, "    +x") {
+			t.Errorf("%s: the person was shown %q", c.name, m)
+		}
+	}
+
 	// A client that declared no elicitation: nothing to ask with.
 	plain := mcpSession(t, dir, nil, "--ask-cmd", "touch", "--driver", "none")
 	_, text, sc := callTool(t, plain, "exec", map[string]any{"argv": []string{"touch", "plain"}})

@@ -77,7 +77,23 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		}
 	}
 	what := fmt.Sprintf("changing %s needs a person's yes (%s)", names.String(), rules.String())
-	if ask != nil {
+	if plan.Ask != nil {
+		d.How = "elicitation"
+		yes, err := plan.Ask(text.String())
+		switch {
+		case err != nil && result.As(err).Code != result.ConfirmationRequired:
+			d.Decision = history.Unconfirmed
+			return d, err
+		case err != nil: // the client could not ask: out of band, below
+		case !yes:
+			d.Decision = history.Declined
+			return d, result.Errorf(result.Declined, "%s, and the person said no; nothing was written", what).
+				WithHint("do something else, or ask the user what they want")
+		default:
+			d.Decision = history.Approved
+			return d, nil
+		}
+	} else if ask != nil {
 		d.How = "terminal"
 		yes, err := ask("hunk: a write.ask rule asks for your yes before this change is made:\n" + text.String() + "Make it?")
 		switch {
@@ -91,6 +107,7 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		d.Decision = history.Approved
 		return d, nil
 	}
+	d.How = ""
 	d.Decision = history.Unconfirmed
 	e := result.Errorf(result.ConfirmationRequired, "%s; nothing was written", what)
 	if len(plan.Files) > 0 {

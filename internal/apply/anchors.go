@@ -5,7 +5,11 @@ package apply
 // 1 begins it — where it is tried first, and what a place elsewhere must
 // not be taken against.
 
-import "github.com/hunk-dev/hunk/internal/result"
+import (
+	"slices"
+
+	"github.com/hunk-dev/hunk/internal/result"
+)
 
 // anchored is where git apply places a unified hunk first (apply.c's
 // match_beginning and match_end): one without trailing context lines at
@@ -201,6 +205,18 @@ func (lc *locator) nearShortEnd(p *prepared, pos int) int {
 		}
 	}
 	return at
+}
+
+// anchorTwin refuses pos, where the chunk matches, when an end of the file
+// it belongs to nearly holds it (nearAnchor, nearShortEnd); nil otherwise.
+func (lc *locator) anchorTwin(p *prepared, pos int) error {
+	if near, where := lc.nearAnchor(p); len(near) > 0 && !slices.Contains(near, pos) {
+		return lc.twinOfAnchor(p, pos, near[0], where)
+	}
+	if at := lc.nearShortEnd(p, pos); at >= 0 {
+		return lc.twinOfAnchor(p, pos, at, "end")
+	}
+	return nil
 }
 
 // twinOfAnchor refuses a chunk that matches at pos but nearly fits at the

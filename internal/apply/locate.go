@@ -2,7 +2,6 @@ package apply
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -417,13 +416,10 @@ func (lc *locator) locateStrict(p *prepared, cursor int, taken []span) (*placed,
 				WithHint("look at both places: give the context the file has now, or more of it, so the chunk fits one place").
 				At(lc.name).InChunk(p.n, p.src.Line).WithDetail("lines", []int{min(at, pos) + 1, max(at, pos) + 1})
 		}
-		if near, where := lc.nearAnchor(p); len(near) > 0 && !slices.Contains(near, pos) {
+		if err := lc.anchorTwin(p, pos); err != nil {
 			// A twin elsewhere, or the meant place at the end of the file
 			// with its context drifted: neither is sure.
-			return nil, lc.twinOfAnchor(p, pos, near[0], where)
-		}
-		if at := lc.nearShortEnd(p, pos); at >= 0 {
-			return nil, lc.twinOfAnchor(p, pos, at, "end")
+			return nil, err
 		}
 		rule := pass.String()
 		if round == 1 {

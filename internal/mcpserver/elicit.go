@@ -73,3 +73,33 @@ func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
 	}
 	return false, nil
 }
+
+// confirmWrite asks the person, through the client, whether a change a
+// write.ask rule names may be made (text: its files, rules and diff). Each
+// change is its own: there is no yes for the session.
+func (c *conn) confirmWrite(ctx context.Context, text string) (bool, error) {
+	params := map[string]any{
+		"message": "hunk: a write.ask rule asks for your yes before this change is made:\n" + text,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{"decision": map[string]any{
+				"type": "string", "title": "Make it?", "enum": []string{allowOnce, denyIt},
+				"description": "allow once makes this change; deny refuses it",
+			}},
+			"required": []string{"decision"},
+		},
+	}
+	ctx, cancel := context.WithTimeout(ctx, confirmWait)
+	defer cancel()
+	m, err := c.request(ctx, "elicitation/create", params)
+	if err != nil {
+		return false, result.Errorf(result.ConfirmationRequired, "the change needs a person's yes, and the client did not ask them (%v); nothing was written", err)
+	}
+	var res struct {
+		Action  string `json:"action"`
+		Content struct {
+			Decision string `json:"decision"`
+		} `json:"content"`
+	}
+	return json.Unmarshal(m.Result, &res) == nil && res.Action == "accept" && res.Content.Decision == allowOnce, nil
+}

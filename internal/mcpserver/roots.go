@@ -74,6 +74,7 @@ func (c *conn) session(ctx context.Context) *tools.Session {
 	if c.elicit {
 		cp := *s
 		cp.Confirm = c.confirm // the person answers through the client
+		cp.ConfirmWrite = c.confirmWrite
 		return &cp
 	}
 	return s

@@ -192,16 +192,19 @@ func (s *stdio) line(ctx context.Context, line []byte) {
 }
 
 // concurrent reports whether a tools/call runs concurrently with the
-// reading: exec (it may run for minutes), and any call while the client's
-// roots are being asked for (it waits for them, and their answer comes on
-// the line).
+// reading: exec (it may run for minutes), a call that may ask the person
+// through a client that declared elicitation (the answer comes on the
+// line), and any call while the client's roots are being asked for (it
+// waits for them, and their answer comes on the line too).
 func (c *conn) concurrent(m *message) bool {
-	if p, err := m.callParams(); err == nil && p.Name == "exec" {
-		return true
-	}
 	c.mu.Lock()
-	ready := c.ready
+	ready, elicit := c.ready, c.elicit
 	c.mu.Unlock()
+	if p, err := m.callParams(); err == nil {
+		if t := c.toolByName[p.Name]; p.Name == "exec" || elicit && t != nil && t.MayAsk() {
+			return true // a person's yes asked for comes on the line too
+		}
+	}
 	if ready == nil {
 		return false
 	}

@@ -44,6 +44,9 @@ type Env struct {
 	// call): recorded as a tool's, and a tool's undo reaches only those of
 	// its own session — never a person's change.
 	Agent bool
+	// AskWrite, when set, puts a change a write.ask rule names to the
+	// person through the call's client (MCP elicitation).
+	AskWrite workspace.Asker
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -82,10 +85,10 @@ func (e *Env) fs(dryRun bool, command string, disk func(*workspace.Workspace) wo
 	case dryRun:
 		fsys = workspace.DryRun(disk(e.Workspace))
 	case !e.Workspace.Records():
-		fsys = disk(e.Workspace)
+		fsys = workspace.Asking(disk(e.Workspace), e.AskWrite)
 	default:
 		rec = e.recording(command)
-		fsys = workspace.Recorded(disk(e.Workspace), rec)
+		fsys = workspace.Asking(workspace.Recorded(disk(e.Workspace), rec), e.AskWrite)
 	}
 	if e.Reads != nil {
 		fsys = readtrack.FS(fsys, e.Reads, command == "write", dryRun)
@@ -141,15 +144,11 @@ type Output struct {
 	// ExitCode is the process exit code the command line ends with (exec
 	// passes its command's through).
 	ExitCode int
-	// Hint is advice for a person (exec: why the command may have failed);
-	// it is in Text already.
-	Hint string
-	// Stderr is a line for a person's stderr that the streamed output
-	// lacks (why exec's command could not start); it is in Text already.
-	Stderr string
-	// Notice is a remark for a person (exec: why a first run was slow);
-	// it is in Text already.
-	Notice string
+	// For a person, each in Text already: Hint is advice (exec: why the
+	// command may have failed), Stderr a line the streamed output lacks
+	// (why exec's command could not start), Notice a remark (exec: why a
+	// first run was slow).
+	Hint, Stderr, Notice string
 }
 
 // ToolResult is o as the tool result document.

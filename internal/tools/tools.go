@@ -69,6 +69,9 @@ type Session struct {
 	// whether a command an ask rule names may run; without it the call
 	// gets CONFIRMATION_REQUIRED.
 	Confirm func(context.Context, execrun.Plan) (bool, error)
+	// ConfirmWrite, when set, asks the person the same way whether a change
+	// a write.ask rule names may be made (text: the files, rules and diff).
+	ConfirmWrite func(ctx context.Context, text string) (bool, error)
 }
 
 // Set is a list of tools, by name.
@@ -93,6 +96,10 @@ func (s Set) Names() []string {
 	return names
 }
 
+// MayAsk says a call of the tool may wait for a person's yes: it runs a
+// command (a command rule may ask) or changes files (a write.ask rule).
+func (t *Tool) MayAsk() bool { return t.command || !t.ReadOnly }
+
 // Call runs the tool with raw JSON arguments and returns its tool result,
 // failures included (a bad argument is an INVALID_ARGUMENT result, never a
 // crash).
@@ -110,6 +117,9 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	// The call's changes are recorded in the history as this tool's.
 	cs, env := *s, *s.Env
 	env.Tool, cs.Env = t.Name, &env
+	if s.ConfirmWrite != nil {
+		env.AskWrite = func(text string) (bool, error) { return s.ConfirmWrite(ctx, text) }
+	}
 	out, err := t.run(ctx, &cs, args)
 	var r result.ToolResult
 	if err != nil {

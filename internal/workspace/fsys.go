@@ -102,7 +102,7 @@ func Disk(w *Workspace) FS {
 // rec.ID gets the entry's id).
 func Recorded(f FS, rec *Recording) FS {
 	if g, ok := f.(*gated); ok {
-		return &gated{FS: Recorded(g.FS, rec), g: g.g}
+		return &gated{FS: Recorded(g.FS, rec), g: g.g, ask: g.ask}
 	}
 	d, ok := f.(*disk)
 	if !ok {

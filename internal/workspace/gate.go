@@ -33,9 +33,24 @@ type PlanFile struct {
 	Before, After []byte `json:"-"`
 }
 
-// Plan is a change as the gate decides it: its files, sorted by path.
+// Plan is a change as the gate decides it: its files, sorted by path, and
+// who may be asked about it for this call (nil: the gate's own way).
 type Plan struct {
 	Files []PlanFile
+	Ask   Asker
+}
+
+// Asker puts a plan, as text, to a person and says their answer; an error
+// with the code CONFIRMATION_REQUIRED means it could not ask.
+type Asker func(text string) (bool, error)
+
+// Asking is f with its gated changes put to ask first (f itself when it is
+// not gated, or ask is nil).
+func Asking(f FS, ask Asker) FS {
+	if g, ok := f.(*gated); ok && ask != nil {
+		return &gated{FS: g.FS, g: g.g, ask: ask}
+	}
+	return f
 }
 
 // Change is the file's change as a letter: A, M or D.
@@ -62,14 +77,15 @@ func (w *Workspace) SetGate(g *Gate) { w.gate = g }
 // gated is an FS whose transactions and single changes pass the gate.
 type gated struct {
 	FS
-	g *Gate
+	g   *Gate
+	ask Asker
 }
 
-func (d *gated) Begin() Txn { return &gatedTxn{Txn: d.FS.Begin(), fs: d.FS, g: d.g} }
+func (d *gated) Begin() Txn { return &gatedTxn{Txn: d.FS.Begin(), fs: d.FS, g: d.g, ask: d.ask} }
 
 func (d *gated) WriteFile(name string, parts [][]byte, opt WriteOptions) error {
 	if d.g.Wants(name) {
-		if err := decide(d.FS, d.g, []PlanFile{{Path: name, New: history.HashParts(parts), After: bytes.Join(parts, nil)}}); err != nil {
+		if err := decide(d.FS, d.g, d.ask, []PlanFile{{Path: name, New: history.HashParts(parts), After: bytes.Join(parts, nil)}}); err != nil {
 			return err
 		}
 	}
@@ -82,7 +98,7 @@ func (d *gated) Move(from, to string) error {
 		if err != nil {
 			return err
 		}
-		if err := decide(d.FS, d.g, []PlanFile{{Path: from}, {Path: to, New: old, After: data}}); err != nil {
+		if err := decide(d.FS, d.g, d.ask, []PlanFile{{Path: from}, {Path: to, New: old, After: data}}); err != nil {
 			return err
 		}
 	}
@@ -94,6 +110,7 @@ type gatedTxn struct {
 	Txn
 	fs    FS
 	g     *Gate
+	ask   Asker
 	mu    sync.Mutex
 	files []PlanFile
 }
@@ -140,7 +157,7 @@ func (t *gatedTxn) Remove(name string) error {
 
 func (t *gatedTxn) Commit() error {
 	if len(t.files) > 0 {
-		if err := decide(t.fs, t.g, t.files); err != nil {
+		if err := decide(t.fs, t.g, t.ask, t.files); err != nil {
 			t.Txn.Abort()
 			return err
 		}
@@ -150,7 +167,7 @@ func (t *gatedTxn) Commit() error {
 
 // decide completes the plan of files (their hashes now), asks the gate,
 // and after its yes checks that every file still has the hash planned.
-func decide(f FS, g *Gate, files []PlanFile) error {
+func decide(f FS, g *Gate, ask Asker, files []PlanFile) error {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i := range files {
 		h, data, err := contentOf(f, files[i].Path)
@@ -159,7 +176,7 @@ func decide(f FS, g *Gate, files []PlanFile) error {
 		}
 		files[i].Old, files[i].Before = h, data
 	}
-	if err := g.Decide(Plan{Files: files}); err != nil {
+	if err := g.Decide(Plan{Files: files, Ask: ask}); err != nil {
 		return err
 	}
 	for _, pf := range files {
