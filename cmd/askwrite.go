@@ -34,6 +34,9 @@ func (a *App) writeGate(ws *workspace.Workspace) *workspace.Gate {
 		Decide: func(plan workspace.Plan) error {
 			d, err := decideWrite(ws, plan, ask, agent)
 			d.Session = session
+			if plan.Call != nil && plan.Call.Decided != nil {
+				plan.Call.Decided(d)
+			}
 			if st, herr := ws.History(); herr == nil {
 				if herr := st.Decided(d); herr != nil {
 					a.Warn("the audit trail: %v", herr)
@@ -77,9 +80,9 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		}
 	}
 	what := fmt.Sprintf("changing %s needs a person's yes (%s)", names.String(), rules.String())
-	if plan.Ask != nil {
+	if plan.Call != nil && plan.Call.Ask != nil {
 		d.How = "elicitation"
-		yes, err := plan.Ask(text.String())
+		yes, err := plan.Call.Ask(text.String())
 		switch {
 		case err != nil && result.As(err).Code != result.ConfirmationRequired:
 			d.Decision = history.Unconfirmed

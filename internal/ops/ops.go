@@ -44,9 +44,9 @@ type Env struct {
 	// call): recorded as a tool's, and a tool's undo reaches only those of
 	// its own session — never a person's change.
 	Agent bool
-	// AskWrite, when set, puts a change a write.ask rule names to the
-	// person through the call's client (MCP elicitation).
-	AskWrite workspace.Asker
+	// Gate, when set, is the tool call's part in deciding a change a
+	// write.ask rule names (its client's elicitation, its access log).
+	Gate *workspace.CallGate
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -85,10 +85,10 @@ func (e *Env) fs(dryRun bool, command string, disk func(*workspace.Workspace) wo
 	case dryRun:
 		fsys = workspace.DryRun(disk(e.Workspace))
 	case !e.Workspace.Records():
-		fsys = workspace.Asking(disk(e.Workspace), e.AskWrite)
+		fsys = workspace.Asking(disk(e.Workspace), e.Gate)
 	default:
 		rec = e.recording(command)
-		fsys = workspace.Asking(workspace.Recorded(disk(e.Workspace), rec), e.AskWrite)
+		fsys = workspace.Asking(workspace.Recorded(disk(e.Workspace), rec), e.Gate)
 	}
 	if e.Reads != nil {
 		fsys = readtrack.FS(fsys, e.Reads, command == "write", dryRun)

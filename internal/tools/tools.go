@@ -24,6 +24,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
 // Tool is one tool an agent can call.
@@ -117,8 +118,11 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	// The call's changes are recorded in the history as this tool's.
 	cs, env := *s, *s.Env
 	env.Tool, cs.Env = t.Name, &env
-	if s.ConfirmWrite != nil {
-		env.AskWrite = func(text string) (bool, error) { return s.ConfirmWrite(ctx, text) }
+	if g := (workspace.CallGate{Decided: decidedHook(ctx)}); s.ConfirmWrite != nil || g.Decided != nil {
+		if s.ConfirmWrite != nil {
+			g.Ask = func(text string) (bool, error) { return s.ConfirmWrite(ctx, text) }
+		}
+		env.Gate = &g
 	}
 	out, err := t.run(ctx, &cs, args)
 	var r result.ToolResult

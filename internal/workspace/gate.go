@@ -34,21 +34,26 @@ type PlanFile struct {
 }
 
 // Plan is a change as the gate decides it: its files, sorted by path, and
-// who may be asked about it for this call (nil: the gate's own way).
+// the call it is made for (nil: the gate's own way).
 type Plan struct {
 	Files []PlanFile
-	Ask   Asker
+	Call  *CallGate
 }
 
-// Asker puts a plan, as text, to a person and says their answer; an error
-// with the code CONFIRMATION_REQUIRED means it could not ask.
-type Asker func(text string) (bool, error)
+// CallGate is what one tool call brings to the gate: Ask puts a plan, as
+// text, to the person through the call's client (nil: it cannot; an error
+// with the code CONFIRMATION_REQUIRED: it could not), and Decided is told
+// each decision made (hunk serve's access log; nil: none).
+type CallGate struct {
+	Ask     func(text string) (bool, error)
+	Decided func(history.Decision)
+}
 
-// Asking is f with its gated changes put to ask first (f itself when it is
-// not gated, or ask is nil).
-func Asking(f FS, ask Asker) FS {
-	if g, ok := f.(*gated); ok && ask != nil {
-		return &gated{FS: g.FS, g: g.g, ask: ask}
+// Asking is f with its gated changes decided for call (f itself when it is
+// not gated, or call is nil).
+func Asking(f FS, call *CallGate) FS {
+	if g, ok := f.(*gated); ok && call != nil {
+		return &gated{FS: g.FS, g: g.g, ask: call}
 	}
 	return f
 }
@@ -78,7 +83,7 @@ func (w *Workspace) SetGate(g *Gate) { w.gate = g }
 type gated struct {
 	FS
 	g   *Gate
-	ask Asker
+	ask *CallGate
 }
 
 func (d *gated) Begin() Txn { return &gatedTxn{Txn: d.FS.Begin(), fs: d.FS, g: d.g, ask: d.ask} }
@@ -110,7 +115,7 @@ type gatedTxn struct {
 	Txn
 	fs    FS
 	g     *Gate
-	ask   Asker
+	ask   *CallGate
 	mu    sync.Mutex
 	files []PlanFile
 }
@@ -167,7 +172,7 @@ func (t *gatedTxn) Commit() error {
 
 // decide completes the plan of files (their hashes now), asks the gate,
 // and after its yes checks that every file still has the hash planned.
-func decide(f FS, g *Gate, ask Asker, files []PlanFile) error {
+func decide(f FS, g *Gate, ask *CallGate, files []PlanFile) error {
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	for i := range files {
 		h, data, err := contentOf(f, files[i].Path)
@@ -176,7 +181,7 @@ func decide(f FS, g *Gate, ask Asker, files []PlanFile) error {
 		}
 		files[i].Old, files[i].Before = h, data
 	}
-	if err := g.Decide(Plan{Files: files, Ask: ask}); err != nil {
+	if err := g.Decide(Plan{Files: files, Call: ask}); err != nil {
 		return err
 	}
 	for _, pf := range files {
