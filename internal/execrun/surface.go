@@ -71,7 +71,7 @@ func ToolSurface(most time.Duration, read Refer) Surface {
 				}
 				return fmt.Sprintf("ask for more time with the exec tool's timeoutSeconds, up to this server's %g", most.Seconds())
 			}
-			return fmt.Sprintf("%g seconds is the most this server allows a command; the person running hunk sets it (hunk mcp --timeout, config exec.timeout)", most.Seconds())
+			return fmt.Sprintf("%g seconds is the most this server allows a command; the person running hunk sets it (hunk mcp --timeout, config exec.timeout or tools.timeout)", most.Seconds())
 		},
 		Setting: func(flag, key string) string {
 			if key != "" {

@@ -145,7 +145,7 @@ func (d CustomDef) call(ctx context.Context, s *Session, schema *jsonschema.Reso
 		cs.Exec.Rules = rs
 	}
 	in2 := ExecInput{Argv: argv}
-	if d.Timeout > 0 {
+	if d.Timeout > 0 && s.Timeouts[d.Name] == 0 { // tools.timeout.NAME wins
 		cs.Exec.Timeout = d.Timeout
 	}
 	out, det, err := cs.RunExec(ctx, in2)

@@ -22,7 +22,7 @@ func searchTool() *Tool {
 			"see the next ones (offset).",
 		Input:    schemaFor[ops.SearchRequest](),
 		Output:   output(detailsOf[search.Result](), detailsOf[search.NameResult]()),
-		ReadOnly: true, Idempotent: true,
+		ReadOnly: true, Idempotent: true, stoppable: true,
 		run: func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
 			var req ops.SearchRequest
 			if err := decode("search", args, &req, "pattern"); err != nil {

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,7 +48,10 @@ type Tool struct {
 
 	set     string // the set the tool is of (SetDef.Name)
 	command bool   // it runs a command (exec), which the sandbox confines
-	run     func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
+	// stoppable: its call can be stopped part way with nothing half-made
+	// (a search; a command is killed with its process tree).
+	stoppable bool
+	run       func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
 }
 
 // Session is what calls run against: the operations' environment and the
@@ -73,7 +77,16 @@ type Session struct {
 	// ConfirmWrite, when set, asks the person the same way whether a change
 	// a write.ask rule names may be made (text: the files, rules and diff).
 	ConfirmWrite func(ctx context.Context, text string) (bool, error)
+	// Timeouts are the longest a call of each tool may run (tools.timeout
+	// in the config; TimeoutTakers says which tools take one).
+	Timeouts map[string]time.Duration
 }
+
+// TimeoutTaker says a call of t can be given a timeout (tools.timeout):
+// it can be stopped with nothing half-made. A file tool cannot — stopped
+// between its files, a change would be half made — and its time is
+// bounded by its size limits instead.
+func (t *Tool) TimeoutTaker() bool { return t.command || t.stoppable }
 
 // Set is a list of tools, by name.
 type Set []*Tool
@@ -124,7 +137,20 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 		}
 		env.Gate = &g
 	}
+	if d := s.Timeouts[t.Name]; d > 0 && t.TimeoutTaker() {
+		if t.command && (cs.Exec.Timeout == 0 || d < cs.Exec.Timeout) {
+			cs.Exec.Timeout = d // the command's own: killed with its tree, exit 124
+		} else if !t.command {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+	}
 	out, err := t.run(ctx, &cs, args)
+	if err != nil && ctx.Err() == context.DeadlineExceeded && !t.command {
+		err = result.Errorf(result.Timeout, "%s: stopped after %s (tools.timeout.%s); nothing was changed", t.Name, s.Timeouts[t.Name], t.Name).
+			WithHint("narrow it (a glob, a path, a plainer pattern), or ask the person to raise tools.timeout." + t.Name)
+	}
 	var r result.ToolResult
 	if err != nil {
 		t.surfaceHints(err)
