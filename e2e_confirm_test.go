@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -262,5 +264,95 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s after a minute", what)
 		}
+	}
+}
+
+// TestConfirmStateless: in protocol 2026-07-28 a call a rule asks about
+// answers input_required (a form in inputRequests, a sealed requestState)
+// to a client whose request declares elicitation; the retry with the
+// person's answer and the state as it was runs it. @modelcontextprotocol/
+// client 2.4.0's own multi round-trip driver (testdata/mcpclient/mrtr.mjs)
+// does it for exec and a write.ask change: allow once, deny, decline,
+// cancel. And on the wire: a state tampered with, a state for another
+// call, or an answer with no state never runs the command; a client that
+// declares no elicitation gets CONFIRMATION_REQUIRED.
+func TestConfirmStateless(t *testing.T) {
+	bin := buildHunk(t)
+	if out, err := exec.Command("node", mcpClientScript(t, "mrtr.mjs"), bin, t.TempDir()).CombinedOutput(); err != nil || !strings.Contains(string(out), "ok:") {
+		t.Errorf("@modelcontextprotocol/client: %v\n%s", err, out)
+	} else {
+		t.Logf("%s", out)
+	}
+
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "mcp", "-C", dir, "--ask-cmd", "touch", "--driver", "none")
+	cmd.Env = append(os.Environ(), "HUNK_CONFIG=/dev/null", "XDG_STATE_HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	id := 0
+	call := func(name string, caps map[string]any, extra map[string]any) map[string]any {
+		id++
+		params := map[string]any{"name": "exec", "arguments": map[string]any{"argv": []string{"touch", name}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": caps}}
+		for k, v := range extra {
+			params[k] = v
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+		stdin.Write(append(b, '\n'))
+		if !lines.Scan() {
+			t.Fatalf("no answer to call %d", id)
+		}
+		var m struct{ Result map[string]any }
+		json.Unmarshal(lines.Bytes(), &m)
+		return m.Result
+	}
+	made := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	elicit := map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
+	yes := map[string]any{"hunk_confirm": map[string]any{"action": "accept", "content": map[string]any{"decision": "allow once"}}}
+
+	first := call("a", elicit, nil)
+	state, _ := first["requestState"].(string)
+	if first["resultType"] != "input_required" || state == "" || first["inputRequests"] == nil || made("a") {
+		t.Fatalf("the first call: %v (made %v)", first, made("a"))
+	}
+	code := func(r map[string]any) string {
+		sc, _ := r["structuredContent"].(map[string]any)
+		c, _ := sc["code"].(string)
+		return c
+	}
+	body, sig, _ := strings.Cut(state, ".")
+	tampered := body + "." + strings.Map(func(r rune) rune {
+		if r == 'A' {
+			return 'B'
+		}
+		return 'A'
+	}, sig)
+	for _, c := range []struct {
+		what  string
+		name  string
+		extra map[string]any
+	}{
+		{"a tampered state", "a", map[string]any{"inputResponses": yes, "requestState": tampered}},
+		{"another call's state", "b", map[string]any{"inputResponses": yes, "requestState": state}},
+		{"a state of another body", "a", map[string]any{"inputResponses": yes, "requestState": base64.RawURLEncoding.EncodeToString([]byte(`{"t":"exec"}`)) + "." + sig}},
+	} {
+		if r := call(c.name, elicit, c.extra); code(r) != "INVALID_ARGUMENT" || made(c.name) {
+			t.Errorf("%s: %v (made %v)", c.what, r, made(c.name))
+		}
+	}
+	if r := call("a", elicit, map[string]any{"inputResponses": yes}); r["resultType"] != "input_required" || made("a") {
+		t.Errorf("an answer without the state: %v (made %v)", r, made("a"))
+	}
+	if r := call("a", elicit, map[string]any{"inputResponses": yes, "requestState": state}); r["resultType"] != "complete" || r["isError"] == true || !made("a") {
+		t.Errorf("the retry with the person's yes: %v (made %v)", r, made("a"))
+	}
+	if r := call("c", map[string]any{}, nil); code(r) != "CONFIRMATION_REQUIRED" || made("c") {
+		t.Errorf("no elicitation declared: %v (made %v)", r, made("c"))
 	}
 }

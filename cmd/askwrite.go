@@ -82,7 +82,7 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 	what := fmt.Sprintf("changing %s needs a person's yes (%s)", names.String(), rules.String())
 	if plan.Call != nil && plan.Call.Ask != nil {
 		d.How = "elicitation"
-		yes, err := plan.Call.Ask(text.String())
+		yes, err := plan.Call.Ask(text.String(), digest)
 		switch {
 		case err != nil && result.As(err).Code != result.ConfirmationRequired:
 			d.Decision = history.Unconfirmed

@@ -77,6 +77,7 @@ func CheckRules(c Command, asked *approval.Store, wsDir string) (history.Decisio
 			p.RuleWhy, p.Key = v.Rule.Why, "rule "+v.Rule.String()
 		}
 		id, digest := planDigest(c, wsDir)
+		p.Digest = digest
 		if a, ok := asked.Take(digest); ok {
 			d.Decision, d.How = history.Approved, "hunk approve "+a.ID+" by "+a.By
 			return d, nil
@@ -214,6 +215,9 @@ type Plan struct {
 	// Key is what a yes "for this session" covers: the rule that asks
 	// (every command it names), or this very command when no rule named it.
 	Key string
+	// Digest names what a yes for this plan covers (planDigest): a yes
+	// sealed to it is never a yes for another.
+	Digest string `json:"-"`
 }
 
 // Text is the plan as a person reads it, one fact a line.
@@ -241,6 +245,8 @@ func networkSaid(l Limits) string {
 	switch {
 	case l.Network.Host:
 		return "the host's network"
+	case l.Driver == "none":
+		return "the host's network (the none driver confines nothing)"
 	case len(l.Network.Allow) > 0:
 		return "only " + strings.Join(l.Network.Allow, ", ") + " (through hunk's proxy)"
 	}

@@ -77,7 +77,7 @@ func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
 // confirmWrite asks the person, through the client, whether a change a
 // write.ask rule names may be made (text: its files, rules and diff). Each
 // change is its own: there is no yes for the session.
-func (c *conn) confirmWrite(ctx context.Context, text string) (bool, error) {
+func (c *conn) confirmWrite(ctx context.Context, text, _ string) (bool, error) {
 	params := map[string]any{
 		"message": "hunk: a write.ask rule asks for your yes before this change is made:\n" + text,
 		"requestedSchema": map[string]any{

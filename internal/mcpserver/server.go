@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -99,7 +100,13 @@ type callParams struct {
 		// ProgressToken asks for notifications/progress while the call
 		// runs (a string or a number, echoed as given).
 		ProgressToken json.RawMessage `json:"progressToken"`
+		// Capabilities are a stateless request's client capabilities.
+		Capabilities map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
 	} `json:"_meta"`
+	// InputResponses and RequestState are a stateless call's retry with
+	// the person's answer (mrtr.go).
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
 }
 
 // callParams decodes m's params as a tools/call's, once.
@@ -415,7 +422,22 @@ func (c *conn) call(ctx context.Context, m *message, notify func(any)) (any, *rp
 			notify(&message{JSONRPC: "2.0", Method: "notifications/progress", Params: b})
 		})
 	}
-	r := t.Call(ctx, c.session(ctx), p.Arguments)
+	s := c.session(ctx)
+	c.mu.Lock()
+	stateless := c.era == eraStateless
+	c.mu.Unlock()
+	var rt *roundTrip
+	if stateless {
+		if rt = newRoundTrip(t.Name, p, time.Now()); rt != nil {
+			cp := *s
+			cp.Confirm, cp.ConfirmWrite = rt.confirm, rt.confirmWrite
+			s = &cp
+		}
+	}
+	r := t.Call(ctx, s, p.Arguments)
+	if rt != nil && rt.needed() != nil {
+		return rt.needed(), nil
+	}
 	return callResult(t, r), nil
 }
 

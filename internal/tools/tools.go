@@ -75,8 +75,9 @@ type Session struct {
 	// gets CONFIRMATION_REQUIRED.
 	Confirm func(context.Context, execrun.Plan) (bool, error)
 	// ConfirmWrite, when set, asks the person the same way whether a change
-	// a write.ask rule names may be made (text: the files, rules and diff).
-	ConfirmWrite func(ctx context.Context, text string) (bool, error)
+	// a write.ask rule names may be made (text: the files, rules and diff;
+	// digest: what a yes covers, its files' hashes before and after).
+	ConfirmWrite func(ctx context.Context, text, digest string) (bool, error)
 	// Timeouts are the longest a call of each tool may run (tools.timeout
 	// in the config; TimeoutTakers says which tools take one).
 	Timeouts map[string]time.Duration
@@ -133,7 +134,7 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	env.Tool, cs.Env = t.Name, &env
 	if g := (workspace.CallGate{Decided: decidedHook(ctx)}); s.ConfirmWrite != nil || g.Decided != nil {
 		if s.ConfirmWrite != nil {
-			g.Ask = func(text string) (bool, error) { return s.ConfirmWrite(ctx, text) }
+			g.Ask = func(text, digest string) (bool, error) { return s.ConfirmWrite(ctx, text, digest) }
 		}
 		env.Gate = &g
 	}

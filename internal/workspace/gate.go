@@ -41,11 +41,11 @@ type Plan struct {
 }
 
 // CallGate is what one tool call brings to the gate: Ask puts a plan, as
-// text, to the person through the call's client (nil: it cannot; an error
+// text (and the digest a yes covers), to the person through the call's client (nil: it cannot; an error
 // with the code CONFIRMATION_REQUIRED: it could not), and Decided is told
 // each decision made (hunk serve's access log; nil: none).
 type CallGate struct {
-	Ask     func(text string) (bool, error)
+	Ask     func(text, digest string) (bool, error)
 	Decided func(history.Decision)
 }
 
