@@ -96,6 +96,13 @@ func TestConfirmElicitation(t *testing.T) {
 			t.Errorf("%s: the person was asked %d times, want %d", c.name, n, c.asks)
 		}
 	}
+	// A no through the client (a headless client says no by itself)
+	// leaves the plan waiting for a yes out of band.
+	list := exec.Command(bin, "-C", dir, "approve", "--list")
+	list.Env = cmd.Env
+	if out, err := list.CombinedOutput(); err != nil || !strings.Contains(string(out), "  exec  touch declined  (waits until") {
+		t.Errorf("after a no through the client, hunk approve --list: %v\n%s", err, out)
+	}
 	if asked := askedSoFar(); len(asked) > 0 && (!strings.Contains(asked[0], "command:  touch once") || !strings.Contains(asked[0], `command rule ask "touch" (--ask-cmd)`)) {
 		t.Errorf("the person was shown %q", asked[0])
 	}

@@ -734,3 +734,99 @@ func TestCodexDeclaration(t *testing.T) {
 		t.Errorf("hunk tools --for codex: %+v", d)
 	}
 }
+
+// rulesScript: a command a deny rule names, one an ask rule names, then a
+// read — what the person running hunk decided must reach the model as text
+// it can act on, and the session go on.
+var rulesScript = []harnessStep{
+	{tool: "exec", args: map[string]any{"command": "git push origin main"}},
+	{tool: "exec", args: map[string]any{"argv": []string{"touch", "asked"}}},
+	{tool: "read", args: map[string]any{"path": "notes.txt"}},
+}
+
+// rulesArgs are hunk mcp's own: a deny rule with its why, an ask rule.
+var rulesArgs = []string{"--deny-cmd", "git push", "--ask-cmd", "touch", "--driver", "none"}
+
+// checkRulesRun: the deny and the ask reached the model, nothing ran.
+func checkRulesRun(t *testing.T, m *mockModel, ws, log string) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := os.Stat(filepath.Join(ws, "asked")); err == nil {
+		t.Error("the command the ask rule names ran without a person's yes")
+	}
+	// A harness hands the model the text, or the structured content as
+	// JSON (its quotes escaped, once or twice): read it as the model does.
+	plain := func(s string) string {
+		for strings.Contains(s, `\"`) {
+			s = strings.ReplaceAll(s, `\"`, `"`)
+		}
+		return s
+	}
+	for step, all := range [][]string{
+		{"DENIED", `exec: "git push origin main" is denied by command rule deny "git push" (--deny-cmd); the command was not run`},
+		{"exec", "touch asked"},
+		{"alpha"},
+	} {
+		got, ok := m.results[step]
+		if !ok {
+			t.Errorf("step %d: no result came back to the model\n%s", step, log)
+			continue
+		}
+		for _, s := range all {
+			if !strings.Contains(plain(got), s) {
+				t.Errorf("step %d: the model read %q, which lacks %q", step, got, s)
+			}
+		}
+	}
+	t.Logf("the ask reached the model as %.300q", plain(m.results[1]))
+	// No person to ask: the plan id and who may approve it; or the harness
+	// asked for its person (elicitation) and said no by itself, headless —
+	// the plan waits all the same.
+	if got := plain(m.results[1]); !strings.Contains(got, "CONFIRMATION_REQUIRED") && !strings.Contains(got, "DECLINED") {
+		t.Errorf("the ask: the model read %q, neither CONFIRMATION_REQUIRED nor DECLINED", got)
+	}
+	if got := plain(m.results[1]); !regexp.MustCompile(`only a person can say yes, never a tool call: ask the user to run .hunk -C \S+ approve [0-9a-f]{12}.`).MatchString(got) {
+		t.Errorf("the ask: the model read %q, which does not say who may say yes", got)
+	}
+}
+
+// TestHarnessRules: Claude Code and Codex CLI, their models scripted, with
+// hunk mcp under a deny rule and an ask rule: each refusal reaches the
+// model as hunk's text (the rule, where it is set, what to do), nothing
+// the rules hold back runs, and the session goes on.
+func TestHarnessRules(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	if w := os.Getenv("HUNK_WRAP"); w != "" {
+		hunk = w
+	}
+	t.Run("claude", func(t *testing.T) {
+		ws := harnessWorkspace(t)
+		home := t.TempDir()
+		m := newMockModel(t, rulesScript)
+		env := claudeEnv(home, m.serve(t, m.anthropic))
+		add := exec.Command(filepath.Join(bin, "claude"), append([]string{"mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws}, rulesArgs...)...)
+		add.Dir, add.Env = ws, env
+		if out, err := add.CombinedOutput(); err != nil {
+			t.Fatalf("claude mcp add: %v\n%s", err, out)
+		}
+		checkRulesRun(t, m, ws, runClaude(t, bin, ws, env))
+	})
+	t.Run("codex", func(t *testing.T) {
+		ws := harnessWorkspace(t)
+		home := t.TempDir()
+		m := newMockModel(t, rulesScript)
+		table := docsCodexTable(t, hunk, ws)
+		quoted := make([]string, len(rulesArgs))
+		for i, a := range rulesArgs {
+			quoted[i] = fmt.Sprintf("%q", a)
+		}
+		table = strings.Replace(table, fmt.Sprintf("%q]", ws), fmt.Sprintf("%q, %s]", ws, strings.Join(quoted, ", ")), 1)
+		os.WriteFile(filepath.Join(home, "config.toml"), []byte(codexConfig(m.serve(t, m.openai), table)), 0o644)
+		env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+home, "MOCK_API_KEY=sk-test")
+		cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
+		cmd.Dir, cmd.Env = ws, env
+		checkRulesRun(t, m, ws, runHarness(t, cmd))
+	})
+}

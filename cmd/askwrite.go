@@ -80,17 +80,20 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		}
 	}
 	what := fmt.Sprintf("changing %s needs a person's yes (%s)", names.String(), rules.String())
+	e := result.Errorf(result.ConfirmationRequired, "%s; nothing was written", what)
+	d.Decision = history.Unconfirmed
 	if plan.Call != nil && plan.Call.Ask != nil {
 		d.How = "elicitation"
 		yes, err := plan.Call.Ask(text.String(), digest)
 		switch {
 		case err != nil && result.As(err).Code != result.ConfirmationRequired:
-			d.Decision = history.Unconfirmed
 			return d, err
 		case err != nil: // the client could not ask: out of band, below
 		case !yes:
+			// A client with no person at hand says no by itself: the plan
+			// waits for a yes out of band all the same (below).
 			d.Decision = history.Declined
-			return d, result.Errorf(result.Declined, "%s, and the person said no; nothing was written", what).
+			e = result.Errorf(result.Declined, "%s, and the client said no when asked for its person's yes; nothing was written", what).
 				WithHint("do something else, or ask the user what they want")
 		default:
 			d.Decision = history.Approved
@@ -110,9 +113,9 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 		d.Decision = history.Approved
 		return d, nil
 	}
-	d.How = ""
-	d.Decision = history.Unconfirmed
-	e := result.Errorf(result.ConfirmationRequired, "%s; nothing was written", what)
+	if d.Decision != history.Declined {
+		d.How = ""
+	}
 	if len(plan.Files) > 0 {
 		e = e.At(plan.Files[0].Path)
 	}
@@ -124,8 +127,12 @@ func decideWrite(ws *workspace.Workspace, plan workspace.Plan, ask func(string) 
 	}
 	approve := fmt.Sprintf("hunk -C %s approve %s", cmdrule.Quote([]string{ws.Dir()}), id)
 	min := int(approval.TTL.Minutes())
+	pre := ""
+	if d.Decision == history.Declined {
+		pre = "if no person was there to answer (a client run without one says no by itself), "
+	}
 	if agent {
-		return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("only a person can say yes, never a tool call: ask the user to run `%s` (it shows the files first), then make the same call again within %d minutes; the yes holds only while the files are as they are now", approve, min))
+		return d, e.WithDetail("plan", id).WithHint(pre + fmt.Sprintf("only a person can say yes, never a tool call: ask the user to run `%s` (it shows the files first), then make the same call again within %d minutes; the yes holds only while the files are as they are now", approve, min))
 	}
 	return d, e.WithDetail("plan", id).WithHint(fmt.Sprintf("run it at a terminal to be asked; or approve plan %s with `%s` and run it again within %d minutes", id, approve, min))
 }

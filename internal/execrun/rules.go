@@ -90,10 +90,23 @@ func CheckRules(c Command, asked *approval.Store, wsDir string) (history.Decisio
 				d.Decision = history.Unconfirmed
 				return d, err
 			case err != nil: // the client could not ask: out of band, below
-			case !yes:
+			case !yes && l.ConfirmBy != "elicitation":
 				d.Decision = history.Declined
 				return d, result.Errorf(result.Declined, "exec: %q was not run: the person said no (%s)", shown, why).
 					WithHint("do something else, or ask the user what they want")
+			case !yes:
+				// A client with no person at hand (Codex exec, Claude Code
+				// -p) says no by itself: the plan waits for a yes out of
+				// band all the same.
+				d.Decision = history.Declined
+				e := result.Errorf(result.Declined, "exec: %q was not run: the client said no when asked for its person's yes (%s)", shown, why).
+					WithHint("do something else, or ask the user what they want")
+				if asked != nil {
+					if _, err := asked.Ask(approval.Plan{ID: id, Digest: digest, Tool: "exec", Summary: cmdrule.Quote(argv), Text: p.Text()}); err == nil {
+						e = e.WithDetail("plan", id).WithHint("if no person was there to answer (a client run without one says no by itself), " + sf.approveHint(id, wsDir))
+					}
+				}
+				return d, e
 			default:
 				d.Decision = history.Approved
 				return d, nil
