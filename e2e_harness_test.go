@@ -798,9 +798,6 @@ func checkRulesRun(t *testing.T, m *mockModel, ws, log string) {
 func TestHarnessRules(t *testing.T) {
 	bin := installHarnesses(t)
 	hunk := buildHunk(t)
-	if w := os.Getenv("HUNK_WRAP"); w != "" {
-		hunk = w
-	}
 	t.Run("claude", func(t *testing.T) {
 		ws := harnessWorkspace(t)
 		home := t.TempDir()
