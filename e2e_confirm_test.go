@@ -363,3 +363,64 @@ func TestConfirmStateless(t *testing.T) {
 		t.Errorf("no elicitation declared: %v (made %v)", r, made("c"))
 	}
 }
+
+// TestConfirmOverHTTP: a legacy MCP session over hunk serve (the Go SDK's
+// Streamable HTTP client, protocol 2025-11-25, elicitation declared) is
+// asked on the event stream of the call that asks, and answers with a
+// POST of its own: allow once runs the command, deny runs nothing; a
+// change a write.ask rule names is asked the same way.
+func TestConfirmOverHTTP(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, "--driver", "none", "--ask-cmd", "touch")
+	answers := make(chan *mcp.ElicitResult, 4)
+	var mu sync.Mutex
+	var shown []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http-elicit", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			shown = append(shown, req.Params.Message)
+			mu.Unlock()
+			select {
+			case a := <-answers:
+				return a, nil
+			default:
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		name, decision string
+		made           bool
+	}{{"yes", "allow once", true}, {"no", "deny", false}} {
+		answers <- &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": c.decision}}
+		_, text, _ := callTool(t, cs, "exec", map[string]any{"argv": []string{"touch", c.name}})
+		if _, err := os.Stat(filepath.Join(dir, c.name)); (err == nil) != c.made {
+			t.Errorf("%s: made %v, want %v (%q)", c.name, err == nil, c.made, text)
+		}
+	}
+	w := startServe(t, dir, "--ask-write", "/deploy/")
+	ws, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: w.url + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	answers <- &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}
+	if _, text, _ := callTool(t, ws, "write", map[string]any{"path": "deploy/a.yaml", "content": "x\n"}); !strings.Contains(text, "deploy/a.yaml") {
+		t.Errorf("the write asked about: %q", text)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "deploy", "a.yaml")); err != nil {
+		t.Error("the change the person said yes to was not made")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(shown) != 3 || !strings.Contains(shown[0], "command:  touch yes") || !strings.Contains(shown[2], "+++ b/deploy/a.yaml") {
+		t.Errorf("the person was shown %q", shown)
+	}
+}

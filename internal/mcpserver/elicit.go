@@ -28,6 +28,11 @@ const confirmWait = 10 * time.Minute
 
 // confirm asks the person, through the client, whether the plan may run.
 func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
+	return c.confirmOn(ctx, c.send, p)
+}
+
+// confirmOn is confirm with the request sent on send.
+func (c *conn) confirmOn(ctx context.Context, send func(any), p execrun.Plan) (bool, error) {
 	key := p.Key
 	c.mu.Lock()
 	if c.allowed[key] {
@@ -48,7 +53,7 @@ func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
-	m, err := c.request(ctx, "elicitation/create", params)
+	m, err := c.requestOn(ctx, send, "elicitation/create", params)
 	if err != nil {
 		return false, result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes, and the client did not ask them (%v); the command was not run", p.Command, err).
 			WithHint("ask the user to run it themselves (hunk exec --yes), or to allow it with an allow rule in hunk's config")
@@ -78,6 +83,11 @@ func (c *conn) confirm(ctx context.Context, p execrun.Plan) (bool, error) {
 // write.ask rule names may be made (text: its files, rules and diff). Each
 // change is its own: there is no yes for the session.
 func (c *conn) confirmWrite(ctx context.Context, text, _ string) (bool, error) {
+	return c.confirmWriteOn(ctx, c.send, text)
+}
+
+// confirmWriteOn is confirmWrite with the request sent on send.
+func (c *conn) confirmWriteOn(ctx context.Context, send func(any), text string) (bool, error) {
 	params := map[string]any{
 		"message": "hunk: a write.ask rule asks for your yes before this change is made:\n" + text,
 		"requestedSchema": map[string]any{
@@ -91,7 +101,7 @@ func (c *conn) confirmWrite(ctx context.Context, text, _ string) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
-	m, err := c.request(ctx, "elicitation/create", params)
+	m, err := c.requestOn(ctx, send, "elicitation/create", params)
 	if err != nil {
 		return false, result.Errorf(result.ConfirmationRequired, "the change needs a person's yes, and the client did not ask them (%v); nothing was written", err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/hunk-dev/hunk/internal/execrun"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -177,8 +178,12 @@ type conn struct {
 	dropped  map[string]bool               // requests the client cancelled: no answer
 	waiting  map[string]chan *message      // the server's requests to the client, by id
 	nextID   int
-	elicit   bool            // the client declared elicitation, and requests can be sent to it
-	allowed  map[string]bool // what the person allowed for this session (elicit.go)
+	elicit   bool // the client declared elicitation, and requests can be sent to it
+	// elicitOnCall: the client declared elicitation on a connection with
+	// no stream of its own (an HTTP session): it is asked on the event
+	// stream of the call that asks, and answers by a POST of its own.
+	elicitOnCall bool
+	allowed      map[string]bool // what the person allowed for this session (elicit.go)
 }
 
 // newConn is a connection of s whose calls run in base.
@@ -308,7 +313,8 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	}
 	c.mu.Lock()
 	c.roots = c.send != nil && len(p.Capabilities.Roots) > 0 && string(p.Capabilities.Roots) != "null"
-	c.elicit = c.send != nil && len(p.Capabilities.Elicitation) > 0 && string(p.Capabilities.Elicitation) != "null"
+	declared := len(p.Capabilities.Elicitation) > 0 && string(p.Capabilities.Elicitation) != "null"
+	c.elicit, c.elicitOnCall = c.send != nil && declared, c.send == nil && declared
 	c.begun = true
 	c.mu.Unlock()
 	return InitializeResult{ProtocolVersion: version, ServerInfo: c.info(), Instructions: c.instructions()}, nil
@@ -352,6 +358,12 @@ func (c *conn) response(m *message) {
 
 // request sends the client a request and waits for its response.
 func (c *conn) request(ctx context.Context, method string, params any) (*message, error) {
+	return c.requestOn(ctx, c.send, method, params)
+}
+
+// requestOn sends the client a request on send (the connection's stream,
+// or a call's event stream) and waits for its response.
+func (c *conn) requestOn(ctx context.Context, send func(any), method string, params any) (*message, error) {
 	c.mu.Lock()
 	c.nextID++
 	id := json.RawMessage(fmt.Sprintf(`"hunk-%d"`, c.nextID))
@@ -359,7 +371,7 @@ func (c *conn) request(ctx context.Context, method string, params any) (*message
 	c.waiting[canonID(id)] = ch
 	c.mu.Unlock()
 	p, _ := json.Marshal(params)
-	c.send(&message{JSONRPC: "2.0", ID: id, Method: method, Params: p})
+	send(&message{JSONRPC: "2.0", ID: id, Method: method, Params: p})
 	select {
 	case m := <-ch:
 		if m.Error != nil {
@@ -427,6 +439,15 @@ func (c *conn) call(ctx context.Context, m *message, notify func(any)) (any, *rp
 	stateless := c.era == eraStateless
 	c.mu.Unlock()
 	var rt *roundTrip
+	c.mu.Lock()
+	onCall := c.elicitOnCall && !stateless && notify != nil
+	c.mu.Unlock()
+	if onCall {
+		cp := *s
+		cp.Confirm = func(ctx context.Context, p execrun.Plan) (bool, error) { return c.confirmOn(ctx, notify, p) }
+		cp.ConfirmWrite = func(ctx context.Context, text, _ string) (bool, error) { return c.confirmWriteOn(ctx, notify, text) }
+		s = &cp
+	}
 	if stateless {
 		if rt = newRoundTrip(t.Name, p, time.Now()); rt != nil {
 			cp := *s
