@@ -588,6 +588,11 @@ func TestMCPStatelessGoClient(t *testing.T) {
 		{"undo", map[string]any{}, "c.txt"},
 		{"exec", map[string]any{"command": "cat a.txt"}, "Exit code: 0\nalpha\nBETA\nExit code: 0"},
 	} {
+		// A client that pings before each call (as go-sdk clients do)
+		// keeps its one server: read tracking and undo hold across calls.
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Errorf("ping before %s: %v", c.tool, err)
+		}
 		res, text, _ := callTool(t, cs, c.tool, c.args)
 		if res.IsError || !strings.Contains(text, c.want) {
 			t.Errorf("%s: isError %v, %q (want %q)", c.tool, res.IsError, text, c.want)

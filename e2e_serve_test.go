@@ -163,6 +163,12 @@ func agentFlow(t *testing.T, cs *mcp.ClientSession, dir string) {
 		{"exec", map[string]any{"command": "cat a.txt b.txt"}, "alpha\ngamma\none\nTWO\n"},
 		{"undo", map[string]any{}, "b.txt"},
 	} {
+		// A client that pings before each call (go-sdk clients do).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Errorf("ping before %s: %v", c.tool, err)
+		}
+		cancel()
 		res, text, _ := callTool(t, cs, c.tool, c.args)
 		if res.IsError || !strings.Contains(text, c.want) {
 			t.Errorf("%s: isError %v, %q (want %q)", c.tool, res.IsError, text, c.want)

@@ -3,7 +3,7 @@ package mcpserver
 // The protocol's eras, on one stdio connection. Legacy (2024-11-05 to
 // 2025-11-25): initialize, then requests. Stateless (2026-07-28): every
 // request carries its protocol version and the client's capabilities in
-// params._meta; there is no initialize and no ping, server/discover says
+// params._meta; there is no initialize (a ping is answered all the same), server/discover says
 // what the server is, and every result says it is complete (resultType)
 // and who answered (_meta serverInfo). The first request pins the
 // connection to its era; a request of the other era is refused, saying so.
@@ -89,7 +89,7 @@ func (c *conn) pin(e era, method string) *rpcError {
 }
 
 // removedInStateless are the legacy methods 2026-07-28 has no more.
-var removedInStateless = []string{"initialize", "ping", "notifications/initialized", "notifications/roots/list_changed", "logging/setLevel"}
+var removedInStateless = []string{"initialize", "notifications/initialized", "notifications/roots/list_changed", "logging/setLevel"}
 
 // statelessOnly refuses, in the stateless era, what it removed; and in the
 // legacy era, what only it has.

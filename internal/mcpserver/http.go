@@ -254,8 +254,8 @@ func checkStateless(hd http.Header, msgs []*message, batch bool) (status int, id
 		return http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: protocol %s has no batches: POST one message", statelessVersion)
 	}
 	m := msgs[0]
-	if !isRequest(m) {
-		return 0, nil, 0, ""
+	if !isRequest(m) || m.Method == "ping" {
+		return 0, nil, 0, "" // a ping is answered in every era, bare or not
 	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`

@@ -216,6 +216,13 @@ func (c *conn) handle(ctx context.Context, m *message, notify func(any)) *messag
 		reply.Error = &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("Invalid Request: %s is a notification: send it without an id (done all the same)", m.Method)}
 		return reply
 	}
+	if m.Method == "ping" {
+		// Answered in every era, with the era's envelope or without it
+		// (the go-sdk pings bare before its calls, and takes a refusal
+		// for a dead server), pinning nothing.
+		reply.Result = json.RawMessage("{}")
+		return reply
+	}
 	e, err := requestEra(m.Params)
 	if err == nil {
 		err = c.pin(e, m.Method)
@@ -279,8 +286,6 @@ func (c *conn) answer(ctx context.Context, m *message, e era, notify func(any)) 
 	switch m.Method {
 	case "initialize":
 		return c.initialize(m.Params)
-	case "ping":
-		return struct{}{}, nil
 	case "server/discover":
 		return c.discover(), nil
 	case "tools/list":
