@@ -279,9 +279,9 @@ current-context: offline
 	// scheduler) on the host's network (so that kwok gives the pod the
 	// node's address, 127.0.0.1, where the stand-in listens).
 	ws := t.TempDir()
-	s := serveWithToken(t, ws, "cp-hunk-token")
+	s := serveWithToken(t, ws, "cp-hunk-token-0123456789")
 	for _, o := range yamlObjects(t, "deploy/agent-sandbox/token-secret.yaml") {
-		o["stringData"] = map[string]any{"token": "cp-hunk-token"}
+		o["stringData"] = map[string]any{"token": "cp-hunk-token-0123456789"}
 		k.create("/api/v1/namespaces/default/secrets", o)
 	}
 	for _, o := range yamlObjects(t, "deploy/agent-sandbox/sandboxtemplate.yaml") {
@@ -321,7 +321,7 @@ current-context: offline
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
 		"--allow-loopback-pod-ip", "--cache-enabled=true", "--cache-namespace", "default", "--kubeconfig", kubeconfig)
 	_, port := splitURLPort(t, s.url)
-	headers := map[string]string{"X-Sandbox-ID": sandbox, "X-Sandbox-Namespace": "default", "X-Sandbox-Port": port, "X-Hunk-Token": "cp-hunk-token"}
+	headers := map[string]string{"X-Sandbox-ID": sandbox, "X-Sandbox-Namespace": "default", "X-Sandbox-Port": port, "X-Hunk-Token": "cp-hunk-token-0123456789"}
 	routerURL := fmt.Sprintf("http://127.0.0.1:%d", proxy)
 	deadline := time.Now().Add(time.Minute)
 	for {

@@ -32,7 +32,7 @@ type sandboxBox struct {
 }
 
 // startFleet starts n pod-like containers running hunk serve with the
-// template's arguments (token "fleet-token"), each on a loopback port of
+// template's arguments (token "fleet-token-0123456789"), each on a loopback port of
 // the host's network, and waits until each is ready.
 func startFleet(b *testing.B, n int) []sandboxBox {
 	b.Helper()
@@ -43,7 +43,7 @@ func startFleet(b *testing.B, n int) []sandboxBox {
 	sandboxtest.DockerLock()
 	img := sandboxtest.TestImage(b, &docker.Docker{})
 	secrets := b.TempDir()
-	os.WriteFile(filepath.Join(secrets, "token"), []byte("fleet-token\n"), 0o444)
+	os.WriteFile(filepath.Join(secrets, "token"), []byte("fleet-token-0123456789\n"), 0o444)
 	var boxes []sandboxBox
 	for i := 0; i < n; i++ {
 		ws := b.TempDir()
@@ -128,11 +128,11 @@ func BenchmarkFleet(b *testing.B) {
 						agents := make([]fleetAgent, m)
 						for i := range agents {
 							box := boxes[i%n]
-							headers := map[string]string{"Authorization": "Bearer fleet-token"}
+							headers := map[string]string{"Authorization": "Bearer fleet-token-0123456789"}
 							endpoint := box.url + "/mcp"
 							if route == "router" {
 								endpoint = router + "/mcp"
-								headers = map[string]string{"X-Hunk-Token": "fleet-token", "X-Sandbox-ID": "sandbox-" + strconv.Itoa(i%n),
+								headers = map[string]string{"X-Hunk-Token": "fleet-token-0123456789", "X-Sandbox-ID": "sandbox-" + strconv.Itoa(i%n),
 									"X-Sandbox-Pod-IP": "127.0.0.1", "X-Sandbox-Port": box.url[strings.LastIndex(box.url, ":")+1:]}
 							}
 							dir := fmt.Sprintf("agent-%d-%d", i, time.Now().UnixNano())

@@ -45,7 +45,7 @@ func TestServePodLike(t *testing.T) {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	secrets := t.TempDir()
-	os.WriteFile(filepath.Join(secrets, "token"), []byte("pod-token\n"), 0o444)
+	os.WriteFile(filepath.Join(secrets, "token"), []byte("pod-token-0123456789\n"), 0o444)
 	if os.Geteuid() == 0 {
 		filepath.Walk(ws, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
 	}
@@ -61,14 +61,14 @@ func TestServePodLike(t *testing.T) {
 
 	name := fmt.Sprintf("hunk-podlike-%d", os.Getpid())
 	url := startPod(t, img, name, ws, secrets)
-	cs := connectHTTP(t, url+"/mcp", "2025-11-25", map[string]string{"Authorization": "Bearer pod-token"})
+	cs := connectHTTP(t, url+"/mcp", "2025-11-25", map[string]string{"Authorization": "Bearer pod-token-0123456789"})
 	defer cs.Close()
 	agentFlow(t, cs, ws)
 	res, text, sc := callTool(t, cs, "exec", map[string]any{"command": "cat /var/run/hunk/token; echo x > /home/hunk/planted; echo x > /tmp/planted; echo x > /workspace/.git/description && echo git-ok"})
 	if d, _ := sc["driver"].(string); d != "landlock" {
 		t.Errorf("exec's driver in the pod: %q (%v)", d, sc)
 	}
-	if strings.Contains(text, "pod-token") || !strings.Contains(text, "git-ok") || res == nil {
+	if strings.Contains(text, "pod-token-0123456789") || !strings.Contains(text, "git-ok") || res == nil {
 		t.Errorf("a command in the pod read the token file, or could not change .git under --git-write: %s", text)
 	}
 	check := exec.Command("docker", "exec", name, "sh", "-c", "ls /home/hunk/planted /tmp/planted 2>&1")

@@ -257,7 +257,7 @@ func TestRouterCodex(t *testing.T) {
 	bin := installHarnesses(t)
 	router := startRouter(t)
 	ws := harnessWorkspace(t)
-	s := serveWithToken(t, ws, "codex-e2e-token")
+	s := serveWithToken(t, ws, "codex-e2e-token-0123")
 	h := sandboxHeaders(t, s)
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
@@ -266,9 +266,9 @@ func TestRouterCodex(t *testing.T) {
 	// In this order: the pod's address and port, which a cluster's router
 	// finds by the sandbox's name, are added after the token is filled.
 	table = strings.NewReplacer("http://sandbox-router-svc.default.svc.cluster.local:8080", router,
-		"SANDBOX", h["X-Sandbox-ID"], "NAMESPACE", h["X-Sandbox-Namespace"], "TOKEN", "codex-e2e-token").Replace(table)
-	table = strings.Replace(table, `"X-Hunk-Token" = "codex-e2e-token" }`,
-		fmt.Sprintf(`"X-Hunk-Token" = "codex-e2e-token", "X-Sandbox-Pod-IP" = "127.0.0.1", "X-Sandbox-Port" = %q }`, h["X-Sandbox-Port"]), 1)
+		"SANDBOX", h["X-Sandbox-ID"], "NAMESPACE", h["X-Sandbox-Namespace"], "TOKEN", "codex-e2e-token-0123").Replace(table)
+	table = strings.Replace(table, `"X-Hunk-Token" = "codex-e2e-token-0123" }`,
+		fmt.Sprintf(`"X-Hunk-Token" = "codex-e2e-token-0123", "X-Sandbox-Pod-IP" = "127.0.0.1", "X-Sandbox-Port" = %q }`, h["X-Sandbox-Port"]), 1)
 	if !strings.Contains(table, "X-Sandbox-Pod-IP") {
 		t.Fatalf("docs/scale.md's table changed shape:\n%s", table)
 	}

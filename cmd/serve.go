@@ -163,6 +163,9 @@ func serveApprovals(o *serveOptions, agentToken string, ws *workspace.Workspace)
 		return "", nil, result.Usagef("--approve-token-file holds the agent's token: the operator's must be another").
 			WithHint("a model that can call tools must never be able to approve what it asked for")
 	}
+	if err := weakToken(tok, "--approve-token-file "+o.ApproveTokenFile); err != nil {
+		return "", nil, err
+	}
 	st, err := ws.Approvals()
 	if err != nil {
 		return "", nil, result.Wrap(result.IOError, err, "--approve-token-file: no store of approvals")
@@ -184,7 +187,11 @@ func serveTokenDir() string {
 // none).
 func serveToken(file string) (string, error) {
 	if file == "" {
-		return os.Getenv("HUNK_SERVE_TOKEN"), nil
+		tok := os.Getenv("HUNK_SERVE_TOKEN")
+		if tok == "" {
+			return "", nil
+		}
+		return tok, weakToken(tok, "HUNK_SERVE_TOKEN")
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -194,7 +201,27 @@ func serveToken(file string) (string, error) {
 	if tok == "" {
 		return "", result.Usagef("--token-file %s is empty", file).WithHint("put the token in it (one line)")
 	}
-	return tok, nil
+	return tok, weakToken(tok, "--token-file "+file)
+}
+
+// minToken is the shortest token hunk serve takes, in bytes.
+const minToken = 16
+
+// weakToken refuses a token anyone could guess: one shorter than minToken
+// bytes, or the placeholder of hunk's own manifests.
+func weakToken(tok, from string) error {
+	const hint = "make one: head -c 32 /dev/urandom | base64"
+	switch {
+	case strings.HasPrefix(tok, "REPLACE-WITH"):
+		return result.Usagef("%s holds the manifests' placeholder %q, not a token", from, tok).WithHint(hint)
+	case len(tok) < minToken:
+		bytes := "bytes"
+		if len(tok) == 1 {
+			bytes = "byte"
+		}
+		return result.Usagef("%s holds a token of %d %s: hunk serve takes %d bytes or more, so that it cannot be guessed", from, len(tok), bytes, minToken).WithHint(hint)
+	}
+	return nil
 }
 
 // hiddenTokenFile are the paths exec's commands must not read to learn the
