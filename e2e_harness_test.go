@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +80,9 @@ type mockModel struct {
 	requests int
 	results  map[int]string // step -> the result text the harness sent back
 	toolSeen bool           // a request offered hunk's tools
+	// firstTools are the tools the first request that offered any named
+	// (the Messages API: what Claude Code put before the model at once).
+	firstTools []string
 }
 
 func newMockModel(t testing.TB, script []harnessStep) *mockModel {
@@ -220,6 +224,11 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		names = append(names, t.Name)
 	}
+	m.mu.Lock()
+	if m.firstTools == nil && len(names) > 0 {
+		m.firstTools = names
+	}
+	m.mu.Unlock()
 	step := 0
 	for _, msg := range req.Messages {
 		var blocks []struct {
@@ -826,4 +835,37 @@ func TestHarnessRules(t *testing.T) {
 		cmd.Dir, cmd.Env = ws, env
 		checkRulesRun(t, m, ws, runHarness(t, cmd))
 	})
+}
+
+// TestHarnessClaudeCodeToolSearch: with Claude Code's tool search on (its
+// default with many tools), hunk's tools are not deferred behind it: the
+// first request already offers them to the model (their _meta says
+// anthropic/alwaysLoad), and the scripted session runs.
+func TestHarnessClaudeCodeToolSearch(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	ws := harnessWorkspace(t)
+	home := t.TempDir()
+	m := newMockModel(t, rulesScript)
+	env := claudeEnv(home, m.serve(t, m.anthropic))
+	for i, kv := range env {
+		if kv == "ENABLE_TOOL_SEARCH=false" {
+			env[i] = "ENABLE_TOOL_SEARCH=true"
+		}
+	}
+	add := exec.Command(filepath.Join(bin, "claude"), append([]string{"mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws}, rulesArgs...)...)
+	add.Dir, add.Env = ws, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("claude mcp add: %v\n%s", err, out)
+	}
+	log := runClaude(t, bin, ws, env)
+	m.mu.Lock()
+	first := slices.Clone(m.firstTools)
+	m.mu.Unlock()
+	for _, tool := range []string{"read", "write", "edit", "apply_patch", "search", "exec", "undo"} {
+		if !slices.Contains(first, "mcp__hunk__"+tool) {
+			t.Errorf("the first request offered %v: hunk's %s is deferred", first, tool)
+		}
+	}
+	checkRulesRun(t, m, ws, log)
 }

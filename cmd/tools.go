@@ -64,7 +64,7 @@ func toolsRun(app *App, o *toolsOptions) error {
 	}
 	s := sel.WithLimits(limits.Timeout, limits.Shown)
 	if o.Strict && o.For != "openai" && o.For != "openai-chat" {
-		return result.Usagef("--o.Strict is OpenAI's o.Strict mode: it goes with --for openai or openai-chat")
+		return result.Usagef("--strict is OpenAI's strict mode: it goes with --for openai or openai-chat")
 	}
 	var doc any
 	switch o.For {

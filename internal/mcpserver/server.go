@@ -54,6 +54,7 @@ type Tool struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  Annotations        `json:"annotations"`
+	Meta         map[string]any     `json:"_meta,omitempty"`
 }
 
 // Annotations are MCP's tool hints, every one explicit.
@@ -66,14 +67,29 @@ type Annotations struct {
 }
 
 // Declaration is t as an MCP tool, with every annotation explicit.
+//
+// hunk's own tools (not the filesystem drop-in, declared as the reference
+// server declares them) carry Claude Code's hints: always loaded, never
+// deferred behind its tool search (a model might never see them), and a
+// phrase its search finds them by.
 func Declaration(t *tools.Tool) *Tool {
-	return &Tool{
+	d := &Tool{
 		Name: t.Name, Title: t.Title, Description: t.Description,
 		InputSchema: t.Input, OutputSchema: t.Output,
 		Annotations: Annotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: t.Destructive,
 			IdempotentHint: t.Idempotent, OpenWorldHint: t.OpenWorld},
 	}
+	if !t.Reference {
+		d.Meta = map[string]any{metaAlwaysLoad: true, metaSearchHint: strings.ToLower(t.Title) + " in the workspace"}
+	}
+	return d
 }
+
+// Claude Code's keys of a tool's _meta.
+const (
+	metaAlwaysLoad = "anthropic/alwaysLoad"
+	metaSearchHint = "anthropic/searchHint"
+)
 
 // IgnoredMeta is the _meta key of the arguments a filesystem tool passed
 // over (it does not know them, and as the reference server it does not

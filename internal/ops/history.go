@@ -82,7 +82,7 @@ func Log(env *Env, req LogRequest) (*Output, error) {
 
 // UndoRequest takes operations back (hunk undo, the undo tool).
 type UndoRequest struct {
-	ID      string `json:"id,omitempty" jsonschema:"the operation to take back (its id, or 4 or more of its first characters; hunk log lists them); default: the newest one not undone"`
+	ID      string `json:"id,omitempty" jsonschema:"the operation to take back (its id, as a change's result gives it in opId, or 4 or more of its first characters); default: the newest one not undone"`
 	N       int    `json:"n,omitempty" jsonschema:"take back the newest N operations not undone"`
 	Session string `json:"session,omitempty" jsonschema:"take back every operation of this session not undone"`
 	// Path takes back the newest operation that changed this file

@@ -16,9 +16,11 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-// Choice names the operations to take back: one way of ID, N, Session and
-// Path (none: the newest one), among those neither undone nor undos
-// themselves (an ID may name any, and is refused when undone already).
+// Choice names the operations to take back: one way of ID, N and Path
+// (none: the newest one; with only Session, all of that session's), among
+// those neither undone nor undos themselves (an ID may name any, and is
+// refused when undone already). Session scopes each way: an ID must be of
+// that session, -n N and a path count only its operations.
 type Choice struct {
 	ID      string
 	N       int
@@ -35,13 +37,13 @@ type Choice struct {
 // first.
 func Choose(store *history.Store, list []*history.Entry, c Choice) ([]*history.Entry, error) {
 	given := 0
-	for _, b := range []bool{c.ID != "", c.N != 0, c.Session != "", c.Path != ""} {
+	for _, b := range []bool{c.ID != "", c.N != 0, c.Path != ""} {
 		if b {
 			given++
 		}
 	}
 	if given > 1 {
-		return nil, result.Usagef("name the operations one way: an id, -n N, --session S or a path")
+		return nil, result.Usagef("name the operations one way: an id, -n N or a path (--session S narrows any of them)")
 	}
 	if c.N < 0 {
 		return nil, result.Usagef("-n must be 1 or more, not %d", c.N)
@@ -50,6 +52,8 @@ func Choose(store *history.Store, list []*history.Entry, c Choice) ([]*history.E
 		e, err := store.Find(c.ID)
 		if err == nil && c.OwnOnly && !OwnEntry(e, c.Own) {
 			err = fmt.Errorf("operation %s is not this session's: a tool call takes back only its own session's changes", e.ID)
+		} else if err == nil && c.Session != "" && e.Session != c.Session {
+			err = fmt.Errorf("operation %s is not of session %q", e.ID, c.Session)
 		}
 		if err != nil {
 			return nil, result.Errorf(result.NotFound, "%v", err).WithHint("hunk log lists the operations and their ids")
@@ -62,7 +66,7 @@ func Choose(store *history.Store, list []*history.Entry, c Choice) ([]*history.E
 	}
 	undone := UndoneBy(list)
 	n := c.N
-	if n == 0 && c.Session == "" {
+	if n == 0 && (c.Session == "" || c.Path != "") {
 		n = 1
 	}
 	var out []*history.Entry
