@@ -4,13 +4,13 @@
 package cmd
 
 import (
+	"strconv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -86,6 +86,10 @@ func (a *App) Workspace() (*workspace.Workspace, error) {
 			History: workspace.HistoryOptions{Off: !a.Cfg.History, Limits: &limits},
 		})
 		if err != nil {
+			if a.cfgCmd != nil && a.cfgCmd.Name() == "search" && result.As(err).Code == result.NotFound && isNumber(a.Cfg.Root) {
+				// grep's and ripgrep's -C N is hunk's workspace, as git's.
+				return nil, result.As(err).WithHint(fmt.Sprintf("-C is the workspace, as git's; for %s lines of context around each match, say --context %s", a.Cfg.Root, a.Cfg.Root))
+			}
 			return nil, err
 		}
 		for _, r := range ws.Refused {
@@ -424,4 +428,10 @@ func (a *App) Render(out *ops.Output) error {
 		return a.EmitData(human, "", nil)
 	}
 	return a.Emit(human, "", nil)
+}
+
+// isNumber reports whether s is a whole number, as a count of lines is.
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
 }

@@ -3,8 +3,12 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
@@ -38,9 +42,11 @@ skipped, symbolic links are not followed (-L: followed, within the
 workspace). The path policy holds: a read-denied file is never opened nor
 named, hunk's own state never searched.
 
-At most --limit matches are shown (default 200; 0 for all), each line cut at
---max-columns bytes; a last line says how many were left out and how to see
-the next ones (--offset). Nothing found is exit 1, as grep's.
+At most --limit matches are shown (default 200 on a terminal, every one in a
+pipe; 0 for all), each line cut at --max-columns bytes; a last line says how
+many were left out and how to see the next ones (--offset) — on stderr when
+stdout is not a terminal, so that a pipe reads matches only, as ripgrep's.
+Nothing found is exit 1, as grep's.
 
 --files lists the files a search would read (every one, or those whose path
 matches GLOB), in path order or, with --newest, the most recently modified
@@ -67,10 +73,21 @@ first.`,
 			if len(args) > 0 {
 				o.Pattern, o.Paths = args[0], args[1:]
 			}
-			if !cmd.Flags().Changed("limit") {
+			piped := !app.Cfg.JSON && !isTerminal(app.Stdout)
+			switch {
+			case !cmd.Flags().Changed("limit") && piped:
+				// As ripgrep: a pipe gets every match, and what was left
+				// out is said on stderr, never among the matches.
+				o.Limit = -1
+			case !cmd.Flags().Changed("limit"):
 				o.Limit = search.DefaultLimit
-			} else if o.Limit == 0 {
+			case o.Limit == 0:
 				o.Limit = -1 // all
+			}
+			if piped {
+				o.Notes = func(line string) {
+					fmt.Fprintln(app.Stderr, "hunk: note: "+strings.TrimSuffix(strings.TrimPrefix(line, "["), "]"))
+				}
 			}
 			o.Page = func(n int) string { return fmt.Sprintf("--offset %d", n) }
 			if o.MaxFilesizeText != "" {
@@ -129,4 +146,10 @@ func searchRun(app *App, o *SearchOptions) error {
 		return &result.SilentExit{Code: out.ExitCode}
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -40,6 +40,8 @@ type Request struct {
 	// Page says how to ask for the next window in the words of the
 	// surface that shows it (nil: the tool's offset argument).
 	Page Page `json:"-"`
+	// Notes, when set, takes what was left out apart from the text.
+	Notes Notes `json:"-"`
 }
 
 // DefaultLimit is how many matches (files) a search shows unless
@@ -72,7 +74,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req Request) (string, any
 		if err != nil {
 			return "", nil, 0, err
 		}
-		return NamesText(r, &no, page), r, r.Total, nil
+		return NamesText(r, &no, page, req.Notes), r, r.Total, nil
 	}
 	r, err := Search(ctx, ws, o)
 	if err != nil {
@@ -81,7 +83,7 @@ func Run(ctx context.Context, ws *workspace.Workspace, req Request) (string, any
 		}
 		return "", nil, 0, err
 	}
-	return Text(r, &o, page), r, r.TotalFiles, nil
+	return Text(r, &o, page, req.Notes), r, r.TotalFiles, nil
 }
 
 // options are the request as the engine takes it.
