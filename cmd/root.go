@@ -4,13 +4,13 @@
 package cmd
 
 import (
-	"strconv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
