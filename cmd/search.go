@@ -73,22 +73,7 @@ first.`,
 			if len(args) > 0 {
 				o.Pattern, o.Paths = args[0], args[1:]
 			}
-			piped := !app.Cfg.JSON && !isTerminal(app.Stdout)
-			switch {
-			case !cmd.Flags().Changed("limit") && piped:
-				// As ripgrep: a pipe gets every match, and what was left
-				// out is said on stderr, never among the matches.
-				o.Limit = -1
-			case !cmd.Flags().Changed("limit"):
-				o.Limit = search.DefaultLimit
-			case o.Limit == 0:
-				o.Limit = -1 // all
-			}
-			if piped {
-				o.Notes = func(line string) {
-					fmt.Fprintln(app.Stderr, "hunk: note: "+strings.TrimSuffix(strings.TrimPrefix(line, "["), "]"))
-				}
-			}
+			searchWindow(app, o, cmd.Flags().Changed("limit"))
 			o.Page = func(n int) string { return fmt.Sprintf("--offset %d", n) }
 			if o.MaxFilesizeText != "" {
 				n, err := parseSize(o.MaxFilesizeText)
@@ -146,6 +131,26 @@ func searchRun(app *App, o *SearchOptions) error {
 		return &result.SilentExit{Code: out.ExitCode}
 	}
 	return nil
+}
+
+// searchWindow sets o's window: --limit as given (0: all), else 200 on a
+// terminal and every match in a pipe — where, as ripgrep, what was left
+// out is said on stderr, never among the matches.
+func searchWindow(app *App, o *SearchOptions, given bool) {
+	piped := !app.Cfg.JSON && !isTerminal(app.Stdout)
+	switch {
+	case !given && piped:
+		o.Limit = -1
+	case !given:
+		o.Limit = search.DefaultLimit
+	case o.Limit == 0:
+		o.Limit = -1 // all
+	}
+	if piped {
+		o.Notes = func(line string) {
+			fmt.Fprintln(app.Stderr, "hunk: note: "+strings.TrimSuffix(strings.TrimPrefix(line, "["), "]"))
+		}
+	}
 }
 
 // isTerminal reports whether w is a terminal.
