@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -133,6 +134,9 @@ func serveRun(app *App, o *serveOptions) error {
 		Ready: func() error {
 			if fi, err := os.Stat(wsDir); err != nil || !fi.IsDir() {
 				return fmt.Errorf("the workspace %s is not there", wsDir)
+			}
+			if err := sess.Env.Workspace.Replaced(); err != nil {
+				return errors.New(result.As(err).Msg)
 			}
 			return nil
 		},

@@ -252,5 +252,10 @@ func (s *Session) Guard(name string) error {
 			_ = st.Decided(history.Decision{Session: s.Env.Session, Tool: name, Decision: history.Disabled, By: result.As(err).Msg})
 		}
 	}
+	if err == nil && s.Env != nil && s.Env.Workspace != nil {
+		// A workspace replaced under a long-lived server: say so, not
+		// NOT_FOUND for files that are there.
+		err = s.Env.Workspace.Replaced()
+	}
 	return err
 }

@@ -358,3 +358,27 @@ func (w *Workspace) typed(name string, err error) *result.Error {
 func isEscape(err error) bool {
 	return errors.Is(err, errEscape) || err != nil && strings.Contains(err.Error(), errEscape.Error())
 }
+
+// Replaced says the directory the workspace's path names now is not the
+// one it opened — removed and made again (a fleet re-cloning the task),
+// or moved away — so every file is looked up in the one it holds, which
+// is gone: an error that says so and what to do; nil while it is the same.
+func (w *Workspace) Replaced() error {
+	if w.rootFD <= 0 {
+		return nil
+	}
+	var held, now unix.Stat_t
+	if unix.Fstat(w.rootFD, &held) != nil {
+		return nil
+	}
+	err := unix.Stat(w.dir, &now)
+	if err == nil && held.Dev == now.Dev && held.Ino == now.Ino {
+		return nil
+	}
+	what := "is not there any more"
+	if err == nil {
+		what = "is another directory now (removed and made again, or moved)"
+	}
+	return result.Errorf(result.NotFound, "the workspace %s %s: hunk holds the directory it opened, not what the path names now", w.dir, what).
+		WithHint("restart hunk (hunk serve, hunk mcp) to open the workspace as it is now")
+}
