@@ -869,3 +869,37 @@ func TestHarnessClaudeCodeToolSearch(t *testing.T) {
 	}
 	checkRulesRun(t, m, ws, log)
 }
+
+// TestHarnessCodexAddLine: docs/agents.md's `codex mcp add` line with its
+// approval key, run as a user pastes it (HOME a new one, the binary and
+// the project filled in), then `codex exec` through the scripted session:
+// the writers run, the tree ends as intended.
+func TestHarnessCodexAddLine(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	ws := harnessWorkspace(t)
+	home := t.TempDir()
+	b, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```sh\ncodex mcp add hunk")
+	line, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/agents.md has no ```sh block beginning codex mcp add hunk")
+	}
+	line = "codex mcp add hunk" + line
+	m := newMockModel(t, harnessScript)
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
+	os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(codexConfig(m.serve(t, m.openai), "")), 0o644)
+	env := append(os.Environ(), "HOME="+home, "MOCK_API_KEY=sk-test", "PATH="+bin+":"+filepath.Dir(hunk)+":"+os.Getenv("PATH"))
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "CODEX_HOME=") })
+	add := exec.Command("sh", "-c", strings.ReplaceAll(line, "hunk mcp", hunk+" mcp"))
+	add.Dir, add.Env = ws, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("the docs' line: %v\n%s", err, out)
+	}
+	cmd := exec.Command(filepath.Join(bin, "codex"), "exec", "--skip-git-repo-check", "-C", ws, "Work through the task in notes.txt.")
+	cmd.Dir, cmd.Env = ws, env
+	checkHarnessRun(t, m, ws, runHarness(t, cmd))
+}
