@@ -300,8 +300,8 @@ func TestHintSurfaces(t *testing.T) {
 		{"tool timeout below the most", ToolSurface(120*time.Second, read), timedOut, l, "ask for more time with the exec tool's timeoutSeconds, up to this server's 120", "--timeout"},
 		{"tool timeout at the most", ToolSurface(30*time.Second, read), timedOut, l, "30 seconds is the most this server allows a command; the person running hunk sets it (hunk mcp --timeout", "timeoutSeconds,"},
 		{"tool timeout, no most", ToolSurface(0, read), timedOut, l, "timeoutSeconds, e.g. 300", "--timeout"},
-		{"cli network", Surface{}, noNet, l, "the sandbox has no network; add --network", "person"},
-		{"tool network", ToolSurface(0, read), noNet, l, "a tool call cannot change that: the person running hunk sets it (hunk mcp --network)", "add --network"},
+		{"cli network", Surface{}, noNet, l, "the sandbox has no network; to let it reach example.com alone (through hunk's proxy), add --allow-host example.com; for every host, add --network", "person"},
+		{"tool network", ToolSurface(0, read), noNet, l, "a tool call cannot change that: the person running hunk sets it (hunk mcp --allow-host example.com to let it reach example.com alone, or --network, config exec.network.allow)", "add --"},
 	} {
 		h := Hint(c.l, c.r, false, "", c.sf)
 		if !strings.Contains(h, c.want) || (c.wantNot != "" && strings.Contains(h, c.wantNot)) {

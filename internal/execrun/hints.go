@@ -1,6 +1,7 @@
 package execrun
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -155,7 +156,48 @@ func Hint(l Limits, r sandbox.Result, gitProtected bool, path string, sf Surface
 	case gitProtected && readOnlyGit(r.Stderr):
 		return "the workspace's .git is read-only in the sandbox (git runs its hooks and config outside it); to let the command change it, " + sf.setting("--git-write", "exec.git-write")
 	case !l.Network.Any() && l.Driver != "none" && r.Driver != "none" && sandbox.TriedNetwork(r.Stdout, r.Stderr):
+		if r.Driver == "landlock" && socketRefused(r.Stdout, r.Stderr) {
+			return "under landlock the command gets no socket at all, loopback included (a test's own server too): the bwrap driver gives it a loopback of its own without the network, " +
+				sf.setting("--driver bwrap", "exec.driver") + "; for the network itself, --network"
+		}
+		if host := namedHost(r.Stdout, r.Stderr); host != "" && sf.Setting != nil {
+			return "the sandbox has no network; " + sf.setting("--allow-host "+host+" to let it reach "+host+" alone, or --network", "exec.network.allow")
+		} else if host != "" {
+			return fmt.Sprintf("the sandbox has no network; to let it reach %s alone (through hunk's proxy), add --allow-host %s; for every host, add --network", host, host)
+		}
 		return "the sandbox has no network; " + sf.setting("--network", "")
 	}
 	return ""
+}
+
+// socketRefused reports whether a command's output shows a socket refused
+// (landlock's EAFNOSUPPORT, in C's words or Go's).
+func socketRefused(out ...[]byte) bool {
+	for _, b := range out {
+		if bytes.Contains(b, []byte("ddress family not supported")) || bytes.Contains(b, []byte("EAFNOSUPPORT")) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostInOutput are the ways commands name the host they could not reach.
+var hostInOutput = regexp.MustCompile(`(?:Could not resolve host:? '?|lookup |getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |Failed to resolve '|unable to access 'https?://|Cannot connect to |resolve host )([A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})`)
+
+// namedHost is the one host a command's output names as unreachable (""
+// none, or more than one): what --allow-host would let it reach.
+func namedHost(out ...[]byte) string {
+	host := ""
+	for _, b := range out {
+		for _, m := range hostInOutput.FindAllSubmatch(b, 20) {
+			h := strings.TrimSuffix(string(m[1]), ".")
+			switch {
+			case host == "":
+				host = h
+			case host != h:
+				return ""
+			}
+		}
+	}
+	return host
 }

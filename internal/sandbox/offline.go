@@ -47,7 +47,7 @@ func OfflineEnv(env []string) []string {
 // no name resolution (bwrap's and docker's empty network), and the offline
 // modes above refusing a download.
 var networkSigns = []string{
-	"Address family not supported", "EAFNOSUPPORT",
+	"Address family not supported", "address family not supported", "EAFNOSUPPORT", // C, Go
 	"Network is unreachable", "network is unreachable", "ENETUNREACH",
 	"Temporary failure in name resolution", "Name or service not known", "EAI_AGAIN", "ENOTFOUND",
 	"Could not resolve host", "Could not resolve hostname", "getaddrinfo", "no such host",
