@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 )
 
 // TestExecInterruptKillsTheTree: hunk exec interrupted (SIGINT, SIGTERM,
@@ -110,5 +113,41 @@ func TestExecTimeoutWithStalledOutput(t *testing.T) {
 			pr.Close()
 			waitExit(t, cmd, "stalled stdout")
 		})
+	}
+}
+
+// TestExecInterruptDocker: hunk exec under docker, interrupted, ends as
+// under the other drivers: exit 128+N as a shell reports it (SIGTERM, a
+// CI's cancel: 143, not 130), and the signal named.
+func TestExecInterruptDocker(t *testing.T) {
+	needDriver(t, "docker")
+	for sig, name := range map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"} {
+		ws := t.TempDir()
+		cmd := exec.Command("hunk", "-C", ws, "exec", "--driver", "docker", "--sh", "touch ready; sleep 300")
+		cmd.Env = append(os.Environ(), "HUNK_EXEC_IMAGE="+sandboxtest.ImageName())
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for _, err := os.Stat(filepath.Join(ws, "ready")); err != nil; _, err = os.Stat(filepath.Join(ws, "ready")) {
+			select {
+			case <-done:
+				t.Fatalf("hunk ended before the command started: %s", stderr.String())
+			case <-time.After(20 * time.Millisecond): // a container's start, however slow the machine
+			}
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
+			t.Errorf("%s: hunk exited %d, want %d (%s)", name, got, want, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "hunk: error: Interrupted ("+name+")") {
+			t.Errorf("%s: stderr %q, want the interruption said", name, stderr.String())
+		}
 	}
 }

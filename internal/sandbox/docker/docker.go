@@ -299,6 +299,12 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (res sandbox.Result
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	if errors.Is(err, errInterrupted) {
+		// Stopped as the other drivers stop: interrupted, for the caller
+		// to name the signal and exit as it asks (143 for SIGTERM).
+		res.Interrupted, res.ExitCode = true, 130
+		return res, nil
+	}
 	if err != nil {
 		return res, engineFailure(e, spec, err)
 	}
