@@ -178,17 +178,37 @@ func decidedHook(ctx context.Context) func(history.Decision) {
 }
 
 // known drops the members of args (a JSON object) that the schema does not
-// declare, and names them.
+// declare — and of the objects in its arrays (an edits item's), as the
+// reference server passes them over — and names them ("edits[0].why").
 func known(schema *jsonschema.Schema, args json.RawMessage) (json.RawMessage, []string) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
 		return args, nil
 	}
 	var ignored []string
-	for k := range m {
-		if schema.Properties[k] == nil {
+	for k, v := range m {
+		p := schema.Properties[k]
+		if p == nil {
 			ignored = append(ignored, k)
 			delete(m, k)
+			continue
+		}
+		var items []json.RawMessage
+		if p.Items == nil || len(p.Items.Properties) == 0 || json.Unmarshal(v, &items) != nil {
+			continue
+		}
+		changed := false
+		for i, item := range items {
+			kept, dropped := known(p.Items, item)
+			for _, d := range dropped {
+				ignored = append(ignored, fmt.Sprintf("%s[%d].%s", k, i, d))
+			}
+			if len(dropped) > 0 {
+				items[i], changed = kept, true
+			}
+		}
+		if changed {
+			m[k], _ = json.Marshal(items)
 		}
 	}
 	if len(ignored) == 0 {

@@ -451,8 +451,12 @@ func (w *Workspace) MkdirAll(name string) error {
 	for d := name; d != "." && d != "/" && d != ""; d, _ = splitName(d) {
 		fi, err := w.statIn(c, d, true)
 		if err == nil {
-			if !fi.IsDir() {
-				return result.Errorf(result.NotFound, "%s: a component of the path is not a directory", Quote(name)).At(name)
+			switch {
+			case !fi.IsDir() && d == name:
+				return result.Errorf(result.AlreadyExists, "%s is a file, not a directory: nothing was made", Quote(name)).At(name).
+					WithHint("choose another name for the directory, or remove the file first")
+			case !fi.IsDir():
+				return result.Errorf(result.NotFound, "%s: a component of the path is not a directory (%s is a file)", Quote(name), Quote(d)).At(name)
 			}
 			break
 		}
