@@ -903,3 +903,47 @@ func TestHarnessCodexAddLine(t *testing.T) {
 	cmd.Dir, cmd.Env = ws, env
 	checkHarnessRun(t, m, ws, runHarness(t, cmd))
 }
+
+// TestHarnessClaudeCodeOnlyHunk: Claude Code with its own file and shell
+// tools turned off as docs/agents.md says (--disallowedTools), so that
+// hunk's guarantees (the path policy, read tracking, undo) hold for every
+// change the model makes: its requests offer none of Read, Edit, Write,
+// Bash, and the scripted session runs through hunk.
+func TestHarnessClaudeCodeOnlyHunk(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	ws := harnessWorkspace(t)
+	home := t.TempDir()
+	m := newMockModel(t, harnessScript)
+	env := claudeEnv(home, m.serve(t, m.anthropic))
+	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws)
+	add.Dir, add.Env = ws, env
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("claude mcp add: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := regexp.MustCompile("--disallowedTools '([^']+)'").FindSubmatch(b)
+	if off == nil {
+		t.Fatal("docs/agents.md gives no --disallowedTools '...' line")
+	}
+	var allowed []string
+	for _, tool := range []string{"read", "write", "edit", "apply_patch", "exec", "search", "undo"} {
+		allowed = append(allowed, "mcp__hunk__"+tool)
+	}
+	cmd := exec.Command(filepath.Join(bin, "claude"), "-p", "Work through the task in notes.txt.", "--allowedTools", strings.Join(allowed, ","),
+		"--disallowedTools", string(off[1]), "--output-format", "json", "--max-turns", "20")
+	cmd.Dir, cmd.Env = ws, env
+	log := runHarness(t, cmd)
+	m.mu.Lock()
+	first := slices.Clone(m.firstTools)
+	m.mu.Unlock()
+	for _, own := range []string{"Read", "Edit", "Write", "Bash", "NotebookEdit"} {
+		if slices.Contains(first, own) {
+			t.Errorf("Claude Code still offers its own %s: %v", own, first)
+		}
+	}
+	checkHarnessRun(t, m, ws, log)
+}
