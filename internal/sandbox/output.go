@@ -198,7 +198,7 @@ func (c *Capture) Total() int64 {
 // Marker is the line put between head and tail when n bytes were dropped.
 // It starts and ends with a newline so it stands on its own line.
 func Marker(n int64) string {
-	return fmt.Sprintf("\n[... %d bytes omitted by hunk (--max-output) ...]\n", n)
+	return fmt.Sprintf("\n[... %d bytes omitted by hunk (the output kept: exec.max-output) ...]\n", n)
 }
 
 // liveBacklog is how much live output may wait for a slow destination before
