@@ -261,6 +261,22 @@ func TestConfirmAtTerminal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "noterm")); err == nil {
 		t.Error("noterm was made without a person's yes")
 	}
+	// hunk mcp run by a person at a terminal (no client attached) says how
+	// the common clients run it, and ends on Ctrl-D.
+	mcpExit := filepath.Join(tmp, "mcp.exit")
+	tmux("new-session", "-d", "-s", "mcp", "-x", "250", "-y", "50", "env", "HUNK_CONFIG=/dev/null", "sh", "-c", bin+" -C "+dir+" mcp; echo $? > "+mcpExit+"; sleep 600")
+	waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", "mcp"), "Ctrl-D or Ctrl-C ends this") }, "hunk mcp's lines")
+	pane := tmux("capture-pane", "-p", "-t", "mcp")
+	for _, want := range []string{"claude mcp add hunk -- hunk mcp -C " + dir, "codex mcp add hunk -- hunk mcp -C " + dir, `default_tools_approval_mode = "approve"`, `{"mcpServers":{"hunk":`} {
+		if !strings.Contains(pane, want) {
+			t.Errorf("hunk mcp at a terminal does not say %q:\n%s", want, pane)
+		}
+	}
+	tmux("send-keys", "-t", "mcp", "C-d")
+	waitFor(t, func() bool { _, err := os.Stat(mcpExit); return err == nil }, "hunk mcp's exit")
+	if b, _ := os.ReadFile(mcpExit); strings.TrimSpace(string(b)) != "0" {
+		t.Errorf("hunk mcp ended %s on Ctrl-D", b)
+	}
 }
 
 // waitFor polls cond until it holds (a minute at most: it is a wait for

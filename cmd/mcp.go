@@ -5,14 +5,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
+	"github.com/hunk-dev/hunk/internal/cmdrule"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/policy"
@@ -205,8 +209,26 @@ func mcpRun(app *App, o *agentOptions) error {
 		return err
 	}
 	sess.Env.Warn = func(msg string) { fmt.Fprintf(app.Stderr, "hunk mcp: warning: %s\n", msg) }
+	if f, ok := app.Stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// A person ran it, not a client: say how a client runs it.
+		fmt.Fprint(app.Stderr, mcpClientLines(sess.Env.Workspace.Dir()))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return mcpserver.Serve(ctx, mcpserver.Options{Version: Version, Tools: set, Session: sess, Log: app.Stderr},
 		app.Stdin, app.Stdout)
+}
+
+// mcpClientLines is what hunk mcp says on a terminal, where no client is
+// attached: how the common clients run it over this workspace (each line
+// as docs/agents.md gives it). It goes on serving: a person may type.
+func mcpClientLines(dir string) string {
+	q := cmdrule.Quote([]string{dir})
+	js, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"hunk": map[string]any{"command": "hunk", "args": []string{"mcp", "-C", dir}}}})
+	return "hunk mcp: serving MCP on stdin and stdout; a client runs it. To add hunk to one:\n" +
+		"  Claude Code:  claude mcp add hunk -- hunk mcp -C " + q + "\n" +
+		"  Codex CLI:    codex mcp add hunk -- hunk mcp -C " + q + "\n" +
+		"                (for codex exec, default_tools_approval_mode = \"approve\" in [mcp_servers.hunk] of ~/.codex/config.toml)\n" +
+		"  JSON (Claude Desktop, Cursor, others): " + string(js) + "\n" +
+		"  more in docs/agents.md; Ctrl-D or Ctrl-C ends this.\n"
 }
