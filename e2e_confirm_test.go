@@ -265,7 +265,9 @@ func TestConfirmAtTerminal(t *testing.T) {
 	// the common clients run it, and ends on Ctrl-D.
 	mcpExit := filepath.Join(tmp, "mcp.exit")
 	tmux("new-session", "-d", "-s", "mcp", "-x", "250", "-y", "50", "env", "HUNK_CONFIG=/dev/null", "sh", "-c", bin+" -C "+dir+" mcp; echo $? > "+mcpExit+"; sleep 600")
-	waitFor(t, func() bool { return strings.Contains(tmux("capture-pane", "-p", "-t", "mcp"), "Ctrl-D or Ctrl-C ends this") }, "hunk mcp's lines")
+	waitFor(t, func() bool {
+		return strings.Contains(tmux("capture-pane", "-p", "-t", "mcp"), "Ctrl-D or Ctrl-C ends this")
+	}, "hunk mcp's lines")
 	pane := tmux("capture-pane", "-p", "-t", "mcp")
 	for _, want := range []string{"claude mcp add hunk -- hunk mcp -C " + dir, "codex mcp add hunk -- hunk mcp -C " + dir, `default_tools_approval_mode = "approve"`, `{"mcpServers":{"hunk":`} {
 		if !strings.Contains(pane, want) {
