@@ -8,10 +8,7 @@
 package execrun
 
 import (
-	"net"
-	"net/netip"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hunk-dev/hunk/internal/cmdrule"
@@ -105,31 +102,8 @@ func (l Limits) Check() error {
 		return result.Usagef("--deny-host needs --allow-host: without an allowlist the command has no network to deny from").
 			WithHint("--allow-host '*' allows every public host but the denied ones")
 	}
-	for _, a := range l.Network.Allow {
-		if loopbackHost(a) {
-			return result.Usagef("--allow-host %s: the command's own localhost, 127.0.0.1 and ::1 are its own loopback (its own servers, reached without hunk's proxy), never the host's", a).
-				WithHint("for a service on the host's loopback, have it listen on another loopback address and allow that (--allow-host 127.0.0.2:PORT: reached through the proxy), or give the whole network with --network")
-		}
-	}
 	if _, err := egress.Parse(l.Network.Allow, l.Network.Deny); err != nil {
-		return result.Usagef("%v", err).WithHint("patterns: example.org, *.example.org, example.org:8443, 10.1.2.3, 10.0.0.0/8, [2001:db8::1]:8080, *")
+		return result.Usagef("%v", err).WithHint("patterns: example.org, *.example.org, example.org:8443, 10.1.2.3, 10.0.0.0/8, [::1]:8080, *")
 	}
 	return nil
-}
-
-// loopbackHost reports whether an --allow-host pattern names what the
-// command's NO_PROXY keeps on its own loopback (egress.Env): localhost,
-// 127.0.0.1 and ::1, with or without a port — an allow the proxy would
-// never see. Other loopback addresses (127.0.0.2) go through the proxy.
-func loopbackHost(pattern string) bool {
-	h := strings.ToLower(strings.TrimSpace(pattern))
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	h = strings.Trim(h, "[]")
-	if h == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(h)
-	return err == nil && (a.Unmap() == netip.MustParseAddr("127.0.0.1") || a == netip.IPv6Loopback())
 }
