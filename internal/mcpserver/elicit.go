@@ -40,17 +40,9 @@ func (c *conn) confirmOn(ctx context.Context, send func(any), p execrun.Plan) (b
 		return true, nil
 	}
 	c.mu.Unlock()
-	params := map[string]any{
-		"message": "hunk: a command rule asks for your yes before this runs:\n" + p.Text(),
-		"requestedSchema": map[string]any{
-			"type": "object",
-			"properties": map[string]any{"decision": map[string]any{
-				"type": "string", "title": "Run it?", "enum": []string{allowOnce, allowSession, denyIt},
-				"description": "allow once runs this call; allow for this session runs it, and every command the same rule asks about, without asking again on this connection",
-			}},
-			"required": []string{"decision"},
-		},
-	}
+	params := form("hunk: a command rule asks for your yes before this runs:\n"+p.Text(), "Run it?",
+		"allow once runs this call; allow for this session runs it, and every command the same rule asks about, without asking again on this connection",
+		allowOnce, allowSession, denyIt)
 	ctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
 	m, err := c.requestOn(ctx, send, "elicitation/create", params)
@@ -58,16 +50,7 @@ func (c *conn) confirmOn(ctx context.Context, send func(any), p execrun.Plan) (b
 		return false, result.Errorf(result.ConfirmationRequired, "exec: %q needs a person's yes, and the client did not ask them (%v); the command was not run", p.Command, err).
 			WithHint("ask the user to run it themselves (hunk exec --yes), or to allow it with an allow rule in hunk's config")
 	}
-	var res struct {
-		Action  string `json:"action"`
-		Content struct {
-			Decision string `json:"decision"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(m.Result, &res) != nil || res.Action != "accept" {
-		return false, nil // decline, cancel, or an answer hunk cannot read: no
-	}
-	switch res.Content.Decision {
+	switch decision(m.Result) { // "": decline, cancel, or an answer hunk cannot read: no
 	case allowSession:
 		c.mu.Lock()
 		c.allowed[key] = true
@@ -88,28 +71,43 @@ func (c *conn) confirmWrite(ctx context.Context, text, _ string) (bool, error) {
 
 // confirmWriteOn is confirmWrite with the request sent on send.
 func (c *conn) confirmWriteOn(ctx context.Context, send func(any), text string) (bool, error) {
-	params := map[string]any{
-		"message": "hunk: a write.ask rule asks for your yes before this change is made:\n" + text,
-		"requestedSchema": map[string]any{
-			"type": "object",
-			"properties": map[string]any{"decision": map[string]any{
-				"type": "string", "title": "Make it?", "enum": []string{allowOnce, denyIt},
-				"description": "allow once makes this change; deny refuses it",
-			}},
-			"required": []string{"decision"},
-		},
-	}
+	params := form("hunk: a write.ask rule asks for your yes before this change is made:\n"+text, "Make it?",
+		"allow once makes this change; deny refuses it", allowOnce, denyIt)
 	ctx, cancel := context.WithTimeout(ctx, confirmWait)
 	defer cancel()
 	m, err := c.requestOn(ctx, send, "elicitation/create", params)
 	if err != nil {
 		return false, result.Errorf(result.ConfirmationRequired, "the change needs a person's yes, and the client did not ask them (%v); nothing was written", err)
 	}
+	return decision(m.Result) == allowOnce, nil
+}
+
+// form is an elicitation's params: message, and one choice among answers
+// (titled, described) the person picks.
+func form(message, title, description string, answers ...string) map[string]any {
+	return map[string]any{
+		"message": message,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{"decision": map[string]any{
+				"type": "string", "title": title, "enum": answers, "description": description,
+			}},
+			"required": []string{"decision"},
+		},
+	}
+}
+
+// decision is the answer an elicitation result accepted ("" for a decline,
+// a cancel, or an answer hunk cannot read).
+func decision(raw json.RawMessage) string {
 	var res struct {
 		Action  string `json:"action"`
 		Content struct {
 			Decision string `json:"decision"`
 		} `json:"content"`
 	}
-	return json.Unmarshal(m.Result, &res) == nil && res.Action == "accept" && res.Content.Decision == allowOnce, nil
+	if json.Unmarshal(raw, &res) != nil || res.Action != "accept" {
+		return ""
+	}
+	return res.Content.Decision
 }

@@ -124,27 +124,11 @@ func (rt *roundTrip) ask(message, title, digest string) (bool, error) {
 			WithHint("make the call again without inputResponses and requestState: the person is asked anew")
 	}
 	if rt.state != nil && rt.state.Plan == digest && len(rt.answer) > 0 {
-		var res struct {
-			Action  string `json:"action"`
-			Content struct {
-				Decision string `json:"decision"`
-			} `json:"content"`
-		}
-		return json.Unmarshal(rt.answer, &res) == nil && res.Action == "accept" && res.Content.Decision == allowOnce, nil
+		return decision(rt.answer) == allowOnce, nil
 	}
-	form := map[string]any{
-		"message": message,
-		"requestedSchema": map[string]any{
-			"type": "object",
-			"properties": map[string]any{"decision": map[string]any{
-				"type": "string", "title": title, "enum": []string{allowOnce, denyIt},
-				"description": "allow once goes ahead with this call; deny refuses it",
-			}},
-			"required": []string{"decision"},
-		},
-	}
+	params := form(message, title, "allow once goes ahead with this call; deny refuses it", allowOnce, denyIt)
 	rt.need = &InputRequired{
-		InputRequests: map[string]any{confirmInput: map[string]any{"method": "elicitation/create", "params": form}},
+		InputRequests: map[string]any{confirmInput: map[string]any{"method": "elicitation/create", "params": params}},
 		RequestState:  seal(sealed{Tool: rt.tool, Args: rt.args, Plan: digest, Expires: time.Now().Add(stateTTL).Unix()}),
 	}
 	return false, result.Errorf(result.Declined, "waiting for the person's answer") // replaced by need
