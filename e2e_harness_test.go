@@ -542,12 +542,19 @@ func TestHarnessClaudeCode(t *testing.T) {
 	url := m.serve(t, m.anthropic)
 	env := claudeEnv(home, url)
 	// docs/agents.md's line: claude mcp add hunk -- hunk mcp -C "$PWD"
-	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws)
+	claudeAddHunk(t, bin, hunk, ws, env)
+	checkHarnessRun(t, m, ws, runClaude(t, bin, ws, env))
+}
+
+// claudeAddHunk adds hunk mcp over ws (and args) to Claude Code as
+// docs/agents.md says: claude mcp add hunk -- hunk mcp -C "$PWD".
+func claudeAddHunk(t *testing.T, bin, hunk, ws string, env []string, args ...string) {
+	t.Helper()
+	add := exec.Command(filepath.Join(bin, "claude"), append([]string{"mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws}, args...)...)
 	add.Dir, add.Env = ws, env
 	if out, err := add.CombinedOutput(); err != nil {
 		t.Fatalf("claude mcp add: %v\n%s", err, out)
 	}
-	checkHarnessRun(t, m, ws, runClaude(t, bin, ws, env))
 }
 
 // claudeEnv is Claude Code's environment: its own HOME, its model the
@@ -812,11 +819,7 @@ func TestHarnessRules(t *testing.T) {
 		home := t.TempDir()
 		m := newMockModel(t, rulesScript)
 		env := claudeEnv(home, m.serve(t, m.anthropic))
-		add := exec.Command(filepath.Join(bin, "claude"), append([]string{"mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws}, rulesArgs...)...)
-		add.Dir, add.Env = ws, env
-		if out, err := add.CombinedOutput(); err != nil {
-			t.Fatalf("claude mcp add: %v\n%s", err, out)
-		}
+		claudeAddHunk(t, bin, hunk, ws, env, rulesArgs...)
 		checkRulesRun(t, m, ws, runClaude(t, bin, ws, env))
 	})
 	t.Run("codex", func(t *testing.T) {
@@ -853,11 +856,7 @@ func TestHarnessClaudeCodeToolSearch(t *testing.T) {
 			env[i] = "ENABLE_TOOL_SEARCH=true"
 		}
 	}
-	add := exec.Command(filepath.Join(bin, "claude"), append([]string{"mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws}, rulesArgs...)...)
-	add.Dir, add.Env = ws, env
-	if out, err := add.CombinedOutput(); err != nil {
-		t.Fatalf("claude mcp add: %v\n%s", err, out)
-	}
+	claudeAddHunk(t, bin, hunk, ws, env, rulesArgs...)
 	log := runClaude(t, bin, ws, env)
 	m.mu.Lock()
 	first := slices.Clone(m.firstTools)
@@ -916,11 +915,7 @@ func TestHarnessClaudeCodeOnlyHunk(t *testing.T) {
 	home := t.TempDir()
 	m := newMockModel(t, harnessScript)
 	env := claudeEnv(home, m.serve(t, m.anthropic))
-	add := exec.Command(filepath.Join(bin, "claude"), "mcp", "add", "hunk", "--", hunk, "mcp", "-C", ws)
-	add.Dir, add.Env = ws, env
-	if out, err := add.CombinedOutput(); err != nil {
-		t.Fatalf("claude mcp add: %v\n%s", err, out)
-	}
+	claudeAddHunk(t, bin, hunk, ws, env)
 	b, err := os.ReadFile("docs/agents.md")
 	if err != nil {
 		t.Fatal(err)

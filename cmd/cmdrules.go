@@ -86,11 +86,7 @@ func commandRules(cmd *cobra.Command, file string, text []byte, def string) (*cm
 // entries, each one of deny:, ask: or allow: PREFIX, with why: (shown in
 // a refusal), match: and not_match: (example command lines).
 func fileRules(file string, text []byte) ([]cmdrule.Rule, error) {
-	var doc yaml.Node
-	if yaml.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	list := child(child(doc.Content[0], "exec"), "rules")
+	list := configNode(text, "exec", "rules")
 	if list == nil {
 		return nil, nil
 	}
@@ -149,6 +145,21 @@ func fileRules(file string, text []byte) ([]cmdrule.Rule, error) {
 }
 
 // child is the value of key in the mapping n (nil when none).
+// configNode is the node the config file's text holds at path (exec,
+// rules), nil when there is none or the text is not YAML (the config
+// reader refuses that).
+func configNode(text []byte, path ...string) *yaml.Node {
+	var doc yaml.Node
+	if yaml.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	n := doc.Content[0]
+	for _, k := range path {
+		n = child(n, k)
+	}
+	return n
+}
+
 func child(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil

@@ -16,12 +16,8 @@ import (
 // as YAML), argv (a list of words, {NAME} a parameter's value), and
 // optionally confirm, dangerous and timeout. Each is named by its line.
 func customTools(file string, text []byte) ([]tools.CustomDef, error) {
-	var doc yaml.Node
-	if file == "" || yaml.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	list := child(child(doc.Content[0], "tools"), "custom")
-	if list == nil {
+	list := configNode(text, "tools", "custom")
+	if file == "" || list == nil {
 		return nil, nil
 	}
 	bad := func(n *yaml.Node, format string, args ...any) error {

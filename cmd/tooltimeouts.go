@@ -20,12 +20,8 @@ import (
 // hunk does not have, another tool, or a value that is not a positive
 // duration is INVALID_ARGUMENT naming the file and the line.
 func toolTimeouts(file string, text []byte, served tools.Set) (map[string]time.Duration, error) {
-	var doc yaml.Node
-	if file == "" || yaml.Unmarshal(text, &doc) != nil || len(doc.Content) == 0 {
-		return nil, nil
-	}
-	m := child(child(doc.Content[0], "tools"), "timeout")
-	if m == nil {
+	m := configNode(text, "tools", "timeout")
+	if file == "" || m == nil {
 		return nil, nil
 	}
 	all := append(tools.All(sandbox.Network{}), served...)

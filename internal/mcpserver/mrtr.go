@@ -30,12 +30,13 @@ import (
 	"github.com/hunk-dev/hunk/internal/result"
 )
 
-// sealKey seals requestState; made once per process.
-var sealKey = func() []byte {
+// sealKey seals requestState: made once per process, on the first seal
+// or unseal (never at start-up of a command that asks no one).
+var sealKey = sync.OnceValue(func() []byte {
 	k := make([]byte, 32)
 	_, _ = rand.Read(k)
 	return k
-}()
+})
 
 const (
 	confirmInput = "hunk_confirm" // the inputRequests key of the person's yes
@@ -52,7 +53,7 @@ type sealed struct {
 
 func seal(s sealed) string {
 	b, _ := json.Marshal(s)
-	m := hmac.New(sha256.New, sealKey)
+	m := hmac.New(sha256.New, sealKey())
 	m.Write(b)
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
@@ -67,7 +68,7 @@ func unseal(state string, now time.Time) (sealed, bool) {
 	if !ok || err1 != nil || err2 != nil {
 		return sealed{}, false
 	}
-	m := hmac.New(sha256.New, sealKey)
+	m := hmac.New(sha256.New, sealKey())
 	m.Write(b)
 	var s sealed
 	if !hmac.Equal(mac, m.Sum(nil)) || json.Unmarshal(b, &s) != nil || now.Unix() >= s.Expires {

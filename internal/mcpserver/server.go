@@ -458,11 +458,9 @@ func (c *conn) call(ctx context.Context, m *message, notify func(any)) (any, *rp
 	s := c.session(ctx)
 	c.mu.Lock()
 	stateless := c.era == eraStateless
-	c.mu.Unlock()
-	var rt *roundTrip
-	c.mu.Lock()
 	onCall := c.elicitOnCall && !stateless && notify != nil
 	c.mu.Unlock()
+	var rt *roundTrip
 	if onCall {
 		cp := *s
 		cp.Confirm = func(ctx context.Context, p execrun.Plan) (bool, error) { return c.confirmOn(ctx, notify, p) }
