@@ -157,20 +157,27 @@ type server struct {
 	opts       Options
 	toolByName map[string]*tools.Tool
 	toolList   json.RawMessage // the tools/list result's tools
+	factsList  json.RawMessage // the same, for a client that reads text and structuredContent both (clients.go)
 	reference  bool            // the filesystem drop-in: answered as the reference server
 }
 
 // newServer builds the tool table of opts.
 func newServer(opts Options) *server {
 	s := &server{opts: opts, toolByName: map[string]*tools.Tool{}}
-	var decls []*Tool
+	var decls, facts []*Tool
 	for _, t := range opts.Tools {
 		s.toolByName[t.Name] = t
 		s.reference = s.reference || t.Reference
 		decls = append(decls, Declaration(t))
+		f := Declaration(t)
+		f.OutputSchema = factsSchema(f.OutputSchema, t.Reference)
+		facts = append(facts, f)
 	}
-	slices.SortFunc(decls, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) }) // by name, as the SDK lists
+	byName := func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) } // by name, as the SDK lists
+	slices.SortFunc(decls, byName)
+	slices.SortFunc(facts, byName)
 	s.toolList, _ = json.Marshal(decls)
+	s.factsList, _ = json.Marshal(facts)
 	return s
 }
 
@@ -200,6 +207,7 @@ type conn struct {
 	// stream of the call that asks, and answers by a POST of its own.
 	elicitOnCall bool
 	allowed      map[string]bool // what the person allowed for this session (elicit.go)
+	client       string          // the legacy client's name (initialize's clientInfo)
 }
 
 // newConn is a connection of s whose calls run in base.
@@ -305,12 +313,20 @@ func (c *conn) answer(ctx context.Context, m *message, e era, notify func(any)) 
 	case "server/discover":
 		return c.discover(), nil
 	case "tools/list":
-		if e == eraStateless {
-			return &ListResult{Tools: c.toolList, Cache: &Cache{TTLMs: listTTL, CacheScope: "private"}}, nil
+		list := c.toolList
+		if c.factsOnly(m, e) {
+			list = c.factsList
 		}
-		return &ListResult{Tools: c.toolList}, nil
+		if e == eraStateless {
+			return &ListResult{Tools: list, Cache: &Cache{TTLMs: listTTL, CacheScope: "private"}}, nil
+		}
+		return &ListResult{Tools: list}, nil
 	case "tools/call":
-		return c.call(ctx, m, notify)
+		res, err := c.call(ctx, m, notify)
+		if r, ok := res.(*CallResult); ok && c.factsOnly(m, e) {
+			r.StructuredContent = factsOf(r.StructuredContent)
+		}
+		return res, err
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "Method not found: " + m.Method}
 }
@@ -337,6 +353,7 @@ func (c *conn) initialize(params json.RawMessage) (any, *rpcError) {
 	declared := len(p.Capabilities.Elicitation) > 0 && string(p.Capabilities.Elicitation) != "null"
 	c.elicit, c.elicitOnCall = c.send != nil && declared, c.send == nil && declared
 	c.begun = true
+	c.client = clientOfInitialize(params)
 	c.mu.Unlock()
 	return InitializeResult{ProtocolVersion: version, ServerInfo: c.info(), Instructions: c.instructions()}, nil
 }
