@@ -269,7 +269,21 @@ func TestConfirmAtTerminal(t *testing.T) {
 		return strings.Contains(tmux("capture-pane", "-p", "-t", "mcp"), "Ctrl-D or Ctrl-C ends this")
 	}, "hunk mcp's lines")
 	pane := tmux("capture-pane", "-p", "-t", "mcp")
-	for _, want := range []string{"claude mcp add hunk -- hunk mcp -C " + dir, "codex mcp add hunk -- hunk mcp -C " + dir, `default_tools_approval_mode = "approve"`, `{"mcpServers":{"hunk":`} {
+	docs, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each client's line as docs/agents.md gives it, the workspace filled in.
+	for _, line := range []string{"claude mcp add hunk -- hunk mcp", "codex mcp add hunk -- hunk mcp", "gemini mcp add --scope user --trust hunk hunk mcp", "copilot mcp add hunk -- hunk mcp"} {
+		line += ` -C "$PWD"`
+		if !strings.Contains(string(docs), line) {
+			t.Errorf("docs/agents.md does not give %q", line)
+		}
+		if want := strings.Replace(line, `"$PWD"`, dir, 1); !strings.Contains(pane, want) {
+			t.Errorf("hunk mcp at a terminal does not say %q:\n%s", want, pane)
+		}
+	}
+	for _, want := range []string{`default_tools_approval_mode = "approve"`, `{"mcpServers":{"hunk":`} {
 		if !strings.Contains(pane, want) {
 			t.Errorf("hunk mcp at a terminal does not say %q:\n%s", want, pane)
 		}

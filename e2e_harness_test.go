@@ -143,7 +143,8 @@ func (m *mockModel) note(step int, text string) {
 }
 
 // toolName finds the name the harness gave hunk's tool in a request's tool
-// list (mcp__hunk__read, ...): a name ending in the tool's that mentions hunk.
+// list (mcp__hunk__read, Gemini's mcp_hunk_read, ...): a name ending in the
+// tool's that mentions hunk.
 func (m *mockModel) toolName(names []string, tool string) string {
 	for _, n := range names {
 		if m.exact {
@@ -152,7 +153,7 @@ func (m *mockModel) toolName(names []string, tool string) string {
 			}
 			continue
 		}
-		if strings.Contains(n, "hunk") && (strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool)) {
+		if strings.Contains(n, "hunk") && (strings.HasSuffix(n, "__"+tool) || strings.HasSuffix(n, "."+tool) || strings.HasSuffix(n, "/"+tool) || strings.HasSuffix(n, "hunk_"+tool) || strings.HasSuffix(n, "hunk-"+tool)) {
 			return n
 		}
 	}
@@ -444,14 +445,21 @@ func harnessWorkspace(t *testing.T) string {
 	return ws
 }
 
-// installHarnesses runs `npm ci` in testdata/harness unless both harnesses
-// are there.
+// harnesses are the agent harnesses testdata/harness installs.
+var harnesses = []string{"claude", "codex", "gemini", "copilot"}
+
+// installHarnesses runs `npm ci` in testdata/harness unless every harness
+// is there.
 func installHarnesses(t *testing.T) string {
 	dir, _ := filepath.Abs("testdata/harness")
 	bin := filepath.Join(dir, "node_modules", ".bin")
-	_, e1 := os.Stat(filepath.Join(bin, "claude"))
-	_, e2 := os.Stat(filepath.Join(bin, "codex"))
-	if e1 != nil || e2 != nil {
+	missing := false
+	for _, h := range harnesses {
+		if _, err := os.Stat(filepath.Join(bin, h)); err != nil {
+			missing = true
+		}
+	}
+	if missing {
 		if err := npmCI(dir); err != nil {
 			if os.Getenv("HUNK_REQUIRE_MCP_CLIENT") != "" {
 				t.Fatalf("the agent harnesses are required (HUNK_REQUIRE_MCP_CLIENT): %v", err)
@@ -468,7 +476,7 @@ func installHarnesses(t *testing.T) string {
 			t.Fatalf("Claude Code's install step: %v\n%s", err, out)
 		}
 	}
-	for _, h := range []string{"claude", "codex"} {
+	for _, h := range harnesses {
 		out, err := exec.Command(filepath.Join(bin, h), "--version").CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s --version: %v\n%s", h, err, out)

@@ -229,6 +229,8 @@ func mcpClientLines(dir string) string {
 		"  Claude Code:  claude mcp add hunk -- hunk mcp -C " + q + "\n" +
 		"  Codex CLI:    codex mcp add hunk -- hunk mcp -C " + q + "\n" +
 		"                (for codex exec, default_tools_approval_mode = \"approve\" in [mcp_servers.hunk] of ~/.codex/config.toml)\n" +
+		"  Gemini CLI:   gemini mcp add --scope user --trust hunk hunk mcp -C " + q + "\n" +
+		"  Copilot CLI:  copilot mcp add hunk -- hunk mcp -C " + q + "\n" +
 		"  JSON (Claude Desktop, Cursor, others): " + string(js) + "\n" +
 		"  more in docs/agents.md; Ctrl-D or Ctrl-C ends this.\n"
 }
