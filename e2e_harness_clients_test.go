@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -225,4 +227,66 @@ func checkReadOnce(t *testing.T, m *mockModel) {
 			t.Errorf("step %d (%s): the model read %q %d times: %q", step, m.script[step].tool, s, n, m.results[step])
 		}
 	}
+}
+
+// TestHarnessOnlyHunkGeminiCopilot: Gemini CLI and Copilot CLI with their
+// own file and shell tools turned off as docs/agents.md says (Gemini's
+// deny rule, Copilot's --excluded-tools): their requests offer the model
+// none of them, and the scripted session runs through hunk.
+func TestHarnessOnlyHunkGeminiCopilot(t *testing.T) {
+	bin := installHarnesses(t)
+	hunk := buildHunk(t)
+	docs, err := os.ReadFile("docs/agents.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offered := func(t *testing.T, m *mockModel, own []string) {
+		t.Helper()
+		m.mu.Lock()
+		first := slices.Clone(m.firstTools)
+		m.mu.Unlock()
+		if len(first) == 0 {
+			t.Fatal("no request offered any tool")
+		}
+		for _, o := range own {
+			if slices.Contains(first, o) {
+				t.Errorf("the harness still offers its own %s: %v", o, first)
+			}
+		}
+	}
+	t.Run("gemini", func(t *testing.T) {
+		rule := regexp.MustCompile("(?s)```toml\n(\\[\\[rule\\]\\]\ntoolName = \\[\"read_file\".*?)```").FindSubmatch(docs)
+		if rule == nil {
+			t.Fatal("docs/agents.md gives no ```toml deny rule for Gemini's own tools")
+		}
+		ws, home := harnessWorkspace(t), t.TempDir()
+		m := newMockModel(t, harnessScript)
+		env := geminiEnv(home, m.serve(t, m.gemini))
+		os.MkdirAll(filepath.Join(home, ".gemini", "policies"), 0o755)
+		os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}}}`), 0o644)
+		os.WriteFile(filepath.Join(home, ".gemini", "policies", "only-hunk.toml"), rule[1], 0o644)
+		addHunk(t, docsShLine(t, "gemini mcp add --scope user --trust hunk hunk mcp"), bin, hunk, ws, "", "", env)
+		cmd := exec.Command(filepath.Join(bin, "gemini"), "-p", "Work through the task in notes.txt.", "--model", "gemini-2.5-pro",
+			"--output-format", "json", "--skip-trust")
+		cmd.Dir, cmd.Env = ws, env
+		log := runHarness(t, cmd)
+		offered(t, m, []string{"read_file", "read_many_files", "write_file", "replace", "run_shell_command", "glob", "grep_search", "list_directory"})
+		checkHarnessRun(t, m, ws, log)
+	})
+	t.Run("copilot", func(t *testing.T) {
+		off := regexp.MustCompile(`copilot -p "…" --allow-all-tools --excluded-tools ([a-z ]+)`).FindSubmatch(docs)
+		if off == nil {
+			t.Fatal("docs/agents.md gives no copilot -p … --excluded-tools line")
+		}
+		ws, home := harnessWorkspace(t), t.TempDir()
+		m := newMockModel(t, harnessScript)
+		env := copilotEnv(home, m.serve(t, m.openai))
+		addHunk(t, docsShLine(t, "copilot mcp add hunk -- hunk mcp"), bin, hunk, ws, "", "", env)
+		excluded := strings.Fields(string(off[1]))
+		cmd := exec.Command(filepath.Join(bin, "copilot"), append([]string{"-p", "Work through the task in notes.txt.", "--allow-all-tools", "--excluded-tools"}, excluded...)...)
+		cmd.Dir, cmd.Env = ws, env
+		log := runHarness(t, cmd)
+		offered(t, m, []string{"bash", "view", "create", "edit", "grep", "glob", "task"})
+		checkHarnessRun(t, m, ws, log)
+	})
 }

@@ -412,6 +412,11 @@ func (m *mockModel) chat(w http.ResponseWriter, body []byte) {
 	for _, t := range req.Tools {
 		names = append(names, t.Function.Name)
 	}
+	m.mu.Lock()
+	if m.firstTools == nil && len(names) > 0 {
+		m.firstTools = names
+	}
+	m.mu.Unlock()
 	step := 0
 	for _, msg := range req.Messages {
 		var n int
