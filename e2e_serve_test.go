@@ -33,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hunk-dev/hunk/internal/sandbox/sandboxtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -764,5 +765,101 @@ func TestServeBodiesBounded(t *testing.T) {
 	}
 	if rssKB > 300<<10 { // two bodies read: about 80-130 MB
 		t.Errorf("hunk serve holds %d MB with two 40 MB bodies being read", rssKB>>10)
+	}
+}
+
+// TestServeSeed: docs/scale.md's lines that bring the task's code into an
+// empty workspace — the repository's tree as one patch of binary literals,
+// POSTed to /call?session=seed — make the tree byte for byte (a CRLF file,
+// a Latin-1 one, a binary, an executable, a symbolic link, a last line with
+// no newline); an undo of another session does not take it back; a bad
+// session name is refused with nothing done.
+func TestServeSeed(t *testing.T) {
+	for _, tool := range []string{"git", "jq", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if sandboxtest.Required("HUNK_REQUIRE_TOOLS", tool) {
+				t.Fatalf("HUNK_REQUIRE_TOOLS names %s, and it is not installed", tool)
+			}
+			t.Skipf("no %s (set HUNK_REQUIRE_TOOLS=%s to make this a failure)", tool, tool)
+		}
+	}
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "repo")
+	files := map[string]string{
+		"src/main.go":  "package main\r\n\r\nfunc main() {}\r\n",
+		"latin1.txt":   "caf\xe9\n",
+		"bin/blob.dat": "\x00\x01\x02\xff\xfe binary \x00",
+		"last.txt":     "no newline",
+		"run.sh":       "#!/bin/sh\necho hi\n",
+	}
+	for p, c := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(repo, p)), 0o755)
+		os.WriteFile(filepath.Join(repo, p), []byte(c), 0o644)
+	}
+	os.Chmod(filepath.Join(repo, "run.sh"), 0o755)
+	os.Symlink("src/main.go", filepath.Join(repo, "link.go"))
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "task")
+	ws := filepath.Join(tmp, "ws")
+	os.Mkdir(ws, 0o755)
+	s := serveWithToken(t, ws, harnessToken)
+	b, err := os.ReadFile("docs/scale.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```sh\necho '* -diff' > /tmp/all-binary")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/scale.md has no ```sh block beginning echo '* -diff' > /tmp/all-binary")
+	}
+	attrs := filepath.Join(tmp, "all-binary")
+	line := "echo '* -diff' > /tmp/all-binary" + block
+	line = strings.ReplaceAll(line, "/tmp/all-binary", attrs)
+	line = strings.ReplaceAll(line, "http://sandbox-router-svc.default.svc.cluster.local:8080", s.url)
+	line = strings.ReplaceAll(line, "REPO", repo)
+	line = strings.ReplaceAll(line, "COMMIT", "HEAD")
+	line = strings.ReplaceAll(line, "X-Hunk-Token: TOKEN", "X-Hunk-Token: "+harnessToken)
+	cmd := exec.Command("sh", "-c", "set -e\n"+line)
+	cmd.Env = append(os.Environ(), "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the docs' lines: %v\n%s", err, out)
+	}
+	check := func(when string) {
+		t.Helper()
+		for p, c := range files {
+			if got, err := os.ReadFile(filepath.Join(ws, p)); err != nil || string(got) != c {
+				t.Errorf("%s: %s is %q (%v), want %q", when, p, got, err, c)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(ws, "run.sh")); err != nil || fi.Mode().Perm()&0o100 == 0 {
+			t.Errorf("%s: run.sh is not executable (%v)", when, err)
+		}
+		if target, err := os.Readlink(filepath.Join(ws, "link.go")); err != nil || target != "src/main.go" {
+			t.Errorf("%s: link.go: %q (%v), want a symbolic link to src/main.go", when, target, err)
+		}
+	}
+	check("after the seed")
+	auth := map[string]string{"X-Hunk-Token": harnessToken}
+	if _, _, answer := postCall(t, s.url, `{"tool":"undo","arguments":{}}`, auth); !strings.Contains(asJSON(answer), "NOT_FOUND") {
+		t.Errorf("an undo of the server's session: %s", asJSON(answer))
+	}
+	check("after another session's undo")
+	before := snapshotTree(t, ws)
+	status, _, _, err := post(s.url+"/call?session=a/b", `{"tool":"write","arguments":{"path":"x.txt","content":"x"}}`, map[string]string{"X-Hunk-Token": harnessToken, "Content-Type": "application/json"})
+	if err != nil || status != http.StatusBadRequest {
+		t.Errorf("a bad session name: %d (%v), want 400", status, err)
+	}
+	if after := snapshotTree(t, ws); after != before {
+		t.Errorf("a refused call changed the tree:\n%s", after)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/approval"
 	"github.com/hunk-dev/hunk/internal/mcpserver"
 	"github.com/hunk-dev/hunk/internal/ownstate"
+	"github.com/hunk-dev/hunk/internal/readtrack"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/serve"
 	"github.com/hunk-dev/hunk/internal/tools"
@@ -145,6 +146,7 @@ func serveRun(app *App, o *serveOptions) error {
 			NewSession:  func() *tools.Session { return forkSession(sess, o.NoTrack) },
 			MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout, CallTimeout: o.CallTimeout,
 		},
+		CallSession: func(name string) (*tools.Session, func()) { return namedSession(app, sess, name, o.NoTrack) },
 	})
 }
 
@@ -251,6 +253,34 @@ func hiddenTokenFile(file string) []string {
 		return []string{dir}
 	}
 	return append(paths, real)
+}
+
+// namedSession is a /call?session=NAME's session: base's, its changes
+// tagged name and its reads tracked in the history store as hunk call
+// --session NAME tracks them (done saves them).
+func namedSession(app *App, base *tools.Session, name string, noTrack bool) (*tools.Session, func()) {
+	env := *base.Env
+	env.Session, env.Reads = name, nil
+	s := *base
+	s.Env = &env
+	if noTrack {
+		return &s, func() {}
+	}
+	store, err := env.Workspace.History()
+	if err != nil {
+		app.Warn("no read tracking for session %s: %v", name, err)
+		return &s, func() {}
+	}
+	t, err := readtrack.Load(store, name)
+	if err != nil {
+		app.Warn("read tracking: %v; starting afresh", err)
+	}
+	env.Reads = t
+	return &s, func() {
+		if err := t.Save(); err != nil {
+			app.Warn("read tracking: %v", err)
+		}
+	}
 }
 
 // forkSession is base for one MCP session: its own id (its history

@@ -61,6 +61,10 @@ type Options struct {
 	Approvals    *approval.Store
 	// MCP configures /mcp; its Session is also /call's.
 	MCP mcpserver.HTTPOptions
+	// CallSession makes the session a /call?session=NAME runs in: its
+	// changes tagged NAME, its reads tracked across calls as hunk call
+	// --session tracks them; done saves them once the call is answered.
+	CallSession func(name string) (s *tools.Session, done func())
 	// Ready reports whether the server can serve (the workspace is there).
 	Ready func() error
 	// Log receives the server's messages and its access log, a JSON object
@@ -343,6 +347,16 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 	}
 	format := r.URL.Query().Get("format")
+	sess := sv.opts.MCP.Session
+	if name := r.URL.Query().Get("session"); name != "" && sv.opts.CallSession != nil {
+		if !validSession(name) {
+			sv.fail(w, r, http.StatusBadRequest, fmt.Sprintf("Bad Request: ?session=%.80q: a session's name is 1 to 64 letters, digits, '.', '_' or '-'; nothing was run", name))
+			return
+		}
+		s, done := sv.opts.CallSession(name)
+		defer done()
+		sess = s
+	}
 	note(r.Context(), "call", "")
 	// A call that runs long gets its headers early (a proxy that waits a
 	// bounded time for them — agent-sandbox's router, 30 s — does not cut
@@ -360,7 +374,7 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 		}
 	}, []byte("\n"))
-	out, failed := call.Run(ctx, sv.opts.MCP.Session, body, format)
+	out, failed := call.Run(ctx, sess, body, format)
 	stop()
 	if failed {
 		w.Header().Set("X-Hunk-Failed", "true") // a trailer once the headers went
@@ -368,4 +382,17 @@ func (sv *server) call(w http.ResponseWriter, r *http.Request) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(out)
+}
+
+// validSession reports whether name may name a /call session.
+func validSession(name string) bool {
+	if len(name) > 64 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return name != ""
 }
