@@ -254,7 +254,7 @@ func bwrapProcess(a []string, spec Spec, statusFD, seccompFD int) []string {
 	}
 	a = append(a, "--")
 	if e := spec.Egress; e != nil && !e.Inside {
-		return append(a, egress.DoorArgv(spec.Argv)...)
+		return append(a, egress.DoorArgv(e.Loops, spec.Argv)...)
 	}
 	return append(a, spec.Argv...)
 }

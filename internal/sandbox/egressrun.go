@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,9 @@ var DoorBinary func() (string, error)
 // the sandbox, that forwards to the proxy's socket (Socket, Door).
 type Egress struct {
 	Inside bool
+	// Loops are the loopback rules kept inside the sandbox (the door's
+	// --loopback, or listeners placed there: egress/loopback.go).
+	Loops  []egress.Loopback
 	Socket string // host path of the proxy's socket
 	Door   string // host path of the door's binary
 	dir    string
@@ -52,7 +56,11 @@ func StartEgress(spec *Spec, driver string, inside, static bool) (*Egress, error
 	if err != nil {
 		return nil, err
 	}
-	e := &Egress{Inside: inside}
+	loops, err := rules.Loopbacks()
+	if err != nil {
+		return nil, err
+	}
+	e := &Egress{Inside: inside, Loops: loops}
 	if !inside {
 		if err := e.bindDoor(spec, driver, static); err != nil {
 			return nil, err
@@ -98,7 +106,7 @@ func (e *Egress) bindDoor(spec *Spec, driver string, static bool) error {
 // Place puts the proxy's listener in the network namespace of pid (the
 // sandbox's, before its command starts).
 func (e *Egress) Place(pid int) error {
-	ln, err := egress.ListenIn(pid)
+	ln, err := egress.ListenIn(pid, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), egress.Port))
 	if err != nil {
 		return fmt.Errorf("egress proxy: %w", err)
 	}
@@ -107,6 +115,13 @@ func (e *Egress) Place(pid int) error {
 	}
 	e.placed = ln
 	e.proxy.Serve(ln)
+	for _, l := range e.Loops {
+		ln, err := egress.ListenIn(pid, l.Listen)
+		if err != nil {
+			return fmt.Errorf("egress proxy: --allow-host %s: %w", l.Target(), err)
+		}
+		e.proxy.ServeTunnel(ln, l.Target())
+	}
 	return nil
 }
 

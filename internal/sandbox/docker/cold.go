@@ -107,7 +107,7 @@ func coldConfig(spec sandbox.Spec) containerConfig {
 	cfg := containerFor(spec)
 	cfg.Cmd = spec.Argv
 	if spec.Egress != nil {
-		cfg.Cmd = egress.DoorArgv(spec.Argv)
+		cfg.Cmd = egress.DoorArgv(spec.Egress.Loops, spec.Argv)
 	}
 	cfg.AttachStdout, cfg.AttachStderr = true, true
 	if spec.Stdin != nil {

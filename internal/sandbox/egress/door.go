@@ -26,9 +26,14 @@ const (
 	Socket   = "/run/hunk-egress/proxy.sock"
 )
 
-// DoorArgv is the sandbox's command: the door, then argv.
-func DoorArgv(argv []string) []string {
-	return append([]string{DoorPath, Socket, "--"}, argv...)
+// DoorArgv is the sandbox's command: the door (with the loopback rules it
+// keeps, each --loopback ADDR:PORT=TARGET), then argv.
+func DoorArgv(loops []Loopback, argv []string) []string {
+	a := []string{DoorPath, Socket}
+	for _, l := range loops {
+		a = append(a, "--loopback", l.Listen.String()+"="+l.Target())
+	}
+	return append(append(a, "--"), argv...)
 }
 
 // ProxyURL is the proxy's address as the command's environment gives it.

@@ -9,22 +9,34 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
-// DoorMain is the door (args: SOCKET -- CMD ARGS...) and its forwarder
-// (args: --forward SOCKET, the listener as descriptor 3). The door
-// returns only on failure: 125 when the proxy could not be offered, else
-// as a shell says a command that could not start (127, 126).
+// DoorMain is the door (args: SOCKET [--loopback ADDR:PORT=TARGET]... --
+// CMD ARGS...) and its forwarder (args: --forward SOCKET [TARGET]..., the
+// proxy's listener as descriptor 3, each loopback rule's after it). The
+// door returns only on failure: 125 when the proxy could not be offered,
+// else as a shell says a command that could not start (127, 126).
 func DoorMain(args []string, stderr io.Writer) int {
-	if len(args) == 2 && args[0] == "--forward" {
-		return forward(args[1])
+	if len(args) >= 2 && args[0] == "--forward" {
+		return forward(args[1], args[2:])
 	}
-	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(stderr, "hunk-egress: usage: hunk-egress SOCKET -- CMD [ARGS...]")
+	if len(args) < 3 {
+		fmt.Fprintln(stderr, "hunk-egress: usage: hunk-egress SOCKET [--loopback ADDR:PORT=TARGET]... -- CMD [ARGS...]")
 		return 125
 	}
-	code, err := door(args[0], args[2:])
+	sock, rest := args[0], args[1:]
+	var loops []string
+	for len(rest) >= 2 && rest[0] == "--loopback" {
+		loops, rest = append(loops, rest[1]), rest[2:]
+	}
+	if len(rest) < 2 || rest[0] != "--" {
+		fmt.Fprintln(stderr, "hunk-egress: usage: hunk-egress SOCKET [--loopback ADDR:PORT=TARGET]... -- CMD [ARGS...]")
+		return 125
+	}
+	code, err := door(sock, loops, rest[1:])
 	fmt.Fprintf(stderr, "hunk: %v\n", err)
 	return code
 }
@@ -33,25 +45,39 @@ func DoorMain(args []string, stderr io.Writer) int {
 // only on failure. The forwarder is started and the command executed
 // from one thread, so that the forwarder's parent-death signal comes when
 // the command ends, not when some thread of the door does.
-func door(sock string, argv []string) (int, error) {
+func door(sock string, loops []string, argv []string) (int, error) {
 	runtime.LockOSThread()
-	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: Port})
-	if err != nil {
-		return 125, fmt.Errorf("egress door: %w", err)
+	addrs := []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(Port))}
+	fwArgs := []string{"--forward", sock}
+	for _, l := range loops {
+		at, target, ok := strings.Cut(l, "=")
+		if !ok {
+			return 125, fmt.Errorf("egress door: --loopback %q is not ADDR:PORT=TARGET", l)
+		}
+		addrs, fwArgs = append(addrs, at), append(fwArgs, target)
 	}
-	f, err := ln.File()
-	ln.Close()
-	if err != nil {
-		return 125, fmt.Errorf("egress door: %w", err)
-	}
-	fw := exec.Command("/proc/self/exe", "--forward", sock)
+	fw := exec.Command("/proc/self/exe", fwArgs...)
 	fw.Args[0] = DoorName
-	fw.ExtraFiles = []*os.File{f}
+	for _, at := range addrs {
+		ln, err := net.Listen("tcp", at)
+		if err != nil {
+			return 125, fmt.Errorf("egress door: %w", err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		ln.Close()
+		if err != nil {
+			return 125, fmt.Errorf("egress door: %w", err)
+		}
+		defer f.Close()
+		fw.ExtraFiles = append(fw.ExtraFiles, f)
+	}
 	fw.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := fw.Start(); err != nil {
 		return 125, fmt.Errorf("egress door: %w", err)
 	}
-	f.Close()
+	for _, f := range fw.ExtraFiles {
+		f.Close()
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 127, fmt.Errorf("%s: command not found", argv[0])
@@ -60,25 +86,39 @@ func door(sock string, argv []string) (int, error) {
 	return 126, fmt.Errorf("%s: %v", argv[0], err)
 }
 
-// forward carries each connection to the proxy's socket.
-func forward(sock string) int {
-	ln, err := net.FileListener(os.NewFile(3, "listener"))
-	if err != nil {
+// forward carries each connection to the proxy's socket: the proxy's own
+// listener's as they are, each loopback rule's as a tunnel to its target.
+func forward(sock string, targets []string) int {
+	serve := func(fd uintptr, target string) error {
+		ln, err := net.FileListener(os.NewFile(fd, "listener"))
+		if err != nil {
+			return err
+		}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return nil
+			}
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("unix", sock)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				if target != "" {
+					tunnelTo(up, c, target)
+					return
+				}
+				splice(up, c, nil, nil) // as the proxy's tunnels, by splice(2)
+			}()
+		}
+	}
+	for i, t := range targets {
+		go serve(uintptr(4+i), t)
+	}
+	if serve(3, "") != nil {
 		return 125
 	}
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return 0
-		}
-		go func() {
-			defer c.Close()
-			up, err := net.Dial("unix", sock)
-			if err != nil {
-				return
-			}
-			defer up.Close()
-			splice(up, c, nil, nil) // as the proxy's tunnels, by splice(2)
-		}()
-	}
+	return 0
 }

@@ -370,3 +370,40 @@ func TestEnv(t *testing.T) {
 		t.Errorf("Env kept the command's own proxy:\n%s", got)
 	}
 }
+
+// TestLoopbacks: the loopback rules with a port are kept inside the
+// sandbox at their address (localhost's at 127.0.0.1), once each; a
+// loopback rule without a port and any other rule keep nothing; the
+// proxy's own port is refused.
+func TestLoopbacks(t *testing.T) {
+	rs, err := Parse([]string{"127.0.0.1:4873", "localhost:5432", "[::1]:8080", "127.0.0.2", "registry.npmjs.org", "127.0.0.1:4873", "10.0.0.1:80"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rs.Loopbacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s []string
+	for _, l := range got {
+		s = append(s, l.Listen.String()+"="+l.Target())
+	}
+	if want := "127.0.0.1:4873=127.0.0.1:4873 127.0.0.1:5432=127.0.0.1:5432 [::1]:8080=[::1]:8080"; strings.Join(s, " ") != want {
+		t.Errorf("Loopbacks: %q, want %q", strings.Join(s, " "), want)
+	}
+	rs, _ = Parse([]string{"127.0.0.1:3128"}, nil)
+	if _, err := rs.Loopbacks(); err == nil || !strings.Contains(err.Error(), "the proxy's own") {
+		t.Errorf("the proxy's port: %v", err)
+	}
+	// localhost:PORT names the loopback addresses on its port, and no other.
+	rs, _ = Parse([]string{"localhost:5432"}, nil)
+	if d := rs.decideName("127.0.0.1", 5432); d != nil {
+		t.Errorf("127.0.0.1:5432 under localhost:5432: %+v", d)
+	}
+	if _, why := rs.checkAddrs([]netip.Addr{netip.MustParseAddr("127.0.0.1")}, 5432, nil); why != nil {
+		t.Errorf("127.0.0.1:5432 under localhost:5432: %+v", why)
+	}
+	if d := rs.decideName("127.0.0.1", 5433); d == nil {
+		t.Error("127.0.0.1:5433 allowed under localhost:5432")
+	}
+}

@@ -5,10 +5,13 @@ package egress
 import (
 	"errors"
 	"net"
+	"net/netip"
 )
 
 // ListenIn needs Linux's network namespaces.
-func ListenIn(pid int) (net.Listener, error) { return nil, errors.New("no network namespaces here") }
+func ListenIn(pid int, at netip.AddrPort) (net.Listener, error) {
+	return nil, errors.New("no network namespaces here")
+}
 
 // CanListenIn: never, here.
 func CanListenIn() bool { return false }

@@ -49,6 +49,7 @@ type Proxy struct {
 	report  Report
 	tunnels map[net.Conn]bool
 	closed  bool
+	fixed   []net.Listener // loopback rules' listeners (ServeTunnel), closed by Close
 	serving sync.WaitGroup // the listeners' Serve
 	calls   sync.WaitGroup // requests being answered
 	// ctx ends with the proxy: a request's work is not tied to its
@@ -85,6 +86,11 @@ func (p *Proxy) Serve(ln net.Listener) {
 func (p *Proxy) Close() Report {
 	p.cancel()
 	_ = p.srv.Close()
+	p.mu.Lock()
+	for _, ln := range p.fixed {
+		ln.Close()
+	}
+	p.mu.Unlock()
 	p.serving.Wait()
 	p.mu.Lock()
 	p.closed = true

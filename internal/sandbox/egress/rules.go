@@ -114,6 +114,10 @@ func (r Rule) matchName(host string) bool {
 	case r.Name == "":
 		a, err := netip.ParseAddr(host)
 		return err == nil && r.Prefix.Contains(a.Unmap().WithZone(""))
+	case r.Name == "localhost" && !r.Suffix:
+		if a, err := netip.ParseAddr(host); err == nil {
+			return a.Unmap().IsLoopback()
+		}
 	case r.Suffix:
 		return strings.HasSuffix(host, "."+r.Name)
 	}
@@ -251,9 +255,14 @@ func (rs Rules) checkAddr(a netip.Addr, port int, own func(netip.Addr) bool) *De
 		return nil
 	}
 	for _, r := range rs.Allow {
-		if r.names(a, port) {
+		if r.names(a, port) || r.namesLoopback(a, port) {
 			return nil
 		}
 	}
-	return &Denial{Reason: fmt.Sprintf("resolves to %s, %s", a, kind), Fix: a.String()}
+	fix := a.String()
+	if a.IsLoopback() {
+		// A loopback rule needs its port (Loopbacks).
+		fix = netip.AddrPortFrom(a, uint16(port)).String()
+	}
+	return &Denial{Reason: fmt.Sprintf("resolves to %s, %s", a, kind), Fix: fix}
 }
