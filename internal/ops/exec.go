@@ -163,9 +163,13 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		env.warn(w)
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
-	if run.Cache.New && r.Duration >= slowFirstRun && run.Cache.Warmed() {
-		// Said once: the first slow run over a new cache explains itself.
+	if run.Cache.New && (r.Duration >= slowFirstRun || r.TimedOut) && run.Cache.Warmed() {
+		// Said once: the first slow run over a new cache explains itself;
+		// one its timeout stopped, that the time went to filling them.
 		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", run.Cache.Dir)
+		if r.TimedOut {
+			out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): this first build was filling them when its time ran out; what it filled is kept, so the same command run again goes further", run.Cache.Dir)
+		}
 		out.Text = execrun.Prepend(out.Text, "note: "+out.Notice)
 	}
 }
