@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sync"
@@ -157,12 +158,17 @@ func (c *Capture) liveAsync(onDrain func()) *liveWriter {
 	return lw
 }
 
-// rest is everything after the head: the marker (when cut) and the tail.
+// rest is everything after the head: the marker (when cut) and the tail,
+// which then begins at a line's start: the partial line the cut left at
+// its front (up to lineSlack bytes of it) is counted among the omitted.
 func (c *Capture) rest() []byte {
 	t := c.tailBytes()
 	omitted := c.total - int64(len(c.head)) - int64(len(t))
 	if omitted <= 0 {
 		return t
+	}
+	if i := bytes.IndexByte(t[:min(len(t), lineSlack)], '\n'); i >= 0 && i+1 < len(t) {
+		t, omitted = t[i+1:], omitted+int64(i+1)
 	}
 	m := Marker(omitted)
 	out := make([]byte, 0, len(m)+len(t))
@@ -194,6 +200,10 @@ func (c *Capture) Total() int64 {
 	defer c.mu.Unlock()
 	return c.total
 }
+
+// lineSlack is how far into the kept tail its first line start is looked
+// for: a longer first line (one long line of output) is kept as it is.
+const lineSlack = 4096
 
 // Marker is the line put between head and tail when n bytes were dropped.
 // It starts and ends with a newline so it stands on its own line.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -161,5 +162,26 @@ func TestLiveWriterNeverBlocks(t *testing.T) {
 	}
 	if !bytes.Equal(dst.got, want) {
 		t.Fatalf("destination got %d bytes, want %d in order", len(dst.got), len(want))
+	}
+}
+
+// TestCaptureTailAtLineStart: a cut stream's kept tail begins at a line's
+// start, the partial line before it counted among the omitted bytes; one
+// long line is kept as it is.
+func TestCaptureTailAtLineStart(t *testing.T) {
+	c := NewCapture(20, nil)
+	var all strings.Builder
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&all, "line%02d\n", i)
+	}
+	c.Write([]byte(all.String()))
+	want := "line01\nlin" + Marker(int64(all.Len()-10-7)) + "line09\n"
+	if got := string(c.Bytes()); got != want {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	long := NewCapture(20, nil)
+	long.Write([]byte(strings.Repeat("x", 100)))
+	if got := string(long.Bytes()); got != strings.Repeat("x", 10)+Marker(80)+strings.Repeat("x", 10) {
+		t.Errorf("one long line: kept %q", got)
 	}
 }
