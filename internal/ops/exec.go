@@ -164,18 +164,15 @@ func report(env *Env, out *Output, details *ExecDetails, run *execrun.Run, r san
 		out.Text = execrun.Prepend(out.Text, "warning: "+w)
 	}
 	if run.Cache.New && (r.Duration >= slowFirstRun || r.TimedOut) && run.Cache.Warmed() {
-		// Said once: the first slow run over a new cache explains itself;
-		// one its timeout stopped, that the time went to filling them.
-		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): the first build fills them, later runs reuse them", run.Cache.Dir)
-		if r.TimedOut {
-			out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): this first build was filling them when its time ran out; what it filled is kept, so the same command run again goes further", run.Cache.Dir)
-		}
+		// Said once: the first slow run over a new cache explains itself (one its timeout stopped: the time went to them).
+		why := map[bool]string{false: "the first build fills them, later runs reuse them",
+			true: "this first build was filling them when its time ran out; what it filled is kept, so the same command run again goes further"}[r.TimedOut]
+		out.Notice = fmt.Sprintf("this workspace's build caches were new (%s): %s", run.Cache.Dir, why)
 		out.Text = execrun.Prepend(out.Text, "note: "+out.Notice)
 	}
 }
 
-// slowFirstRun is how long a first run over new caches takes before hunk
-// says why.
+// slowFirstRun is how long a first run over new caches takes before hunk says why.
 const slowFirstRun = 3 * time.Second
 
 // execOutput is the result of a command that ran (execrun.Report), a
