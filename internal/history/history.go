@@ -319,7 +319,7 @@ func (s *Store) List() ([]*Entry, []string, error) {
 // characters), an error naming the candidates when several do.
 func (s *Store) Find(id string) (*Entry, error) {
 	if len(id) < 4 {
-		return nil, fmt.Errorf("%q: give at least 4 characters of an operation's id (hunk log lists them)", id)
+		return nil, fmt.Errorf("%q: give at least 4 characters of an operation's id", id)
 	}
 	list, _, err := s.List()
 	if err != nil {
