@@ -160,7 +160,7 @@ func TestStartIntoV1CgroupLeaves(t *testing.T) {
 	if !mem || !pids {
 		sandboxtest.Skip(t, "cgroups not writable here")
 	}
-	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 0.2")
+	s := newSpec(t, "/bin/sh", "-c", "cat /proc/self/cgroup; sleep 60")
 	s.Pids = 5
 	cg, err := newCgroup(s, false)
 	if err != nil {
@@ -169,31 +169,42 @@ func TestStartIntoV1CgroupLeaves(t *testing.T) {
 	defer cg.destroy()
 	st := NewStreams(Spec{})
 	p := command("/bin/sh", s.Argv, nil, "/")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := supervise(context.Background(), Spec{}, p, cg, st, superviseOpts{})
+		_, err := supervise(ctx, Spec{}, p, cg, st, superviseOpts{})
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
-	procs := cg.procs()
+	// Looked at until the command is in the cgroup and no thread of hunk
+	// is (however slow the machine: the start thread leaves once it has
+	// forked), then the command is stopped.
+	var procs []int
 	var tasks []byte
-	for _, d := range cg.dirs {
-		b, _ := os.ReadFile(filepath.Join(d, "tasks"))
-		tasks = append(tasks, b...)
-	}
-	threads, _ := os.ReadDir("/proc/self/task")
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if len(procs) == 0 {
-		t.Errorf("the cgroup holds no process, want the command's")
-	}
-	for _, th := range threads {
-		if bytes.Contains(append([]byte("\n"), tasks...), []byte("\n"+th.Name()+"\n")) {
-			t.Errorf("thread %s of hunk is still in the cgroup: tasks %q", th.Name(), tasks)
+	var inside []string
+	for {
+		procs, tasks, inside = cg.procs(), nil, nil
+		for _, d := range cg.dirs {
+			b, _ := os.ReadFile(filepath.Join(d, "tasks"))
+			tasks = append(tasks, b...)
+		}
+		threads, _ := os.ReadDir("/proc/self/task")
+		for _, th := range threads {
+			if bytes.Contains(append([]byte("\n"), tasks...), []byte("\n"+th.Name()+"\n")) {
+				inside = append(inside, th.Name())
+			}
+		}
+		if len(procs) > 0 && len(inside) == 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the command ended (%v) with threads %v of hunk still in the cgroup (tasks %q) or none of its own (%v)", err, inside, tasks, procs)
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
-
+	cancel()
+	<-done
 	st.Stdout.Close()
 	if out := st.Stdout.Bytes(); !bytes.Contains(out, []byte(filepath.Base(cg.dirs[0]))) {
 		t.Errorf("the command is not in the cgroup:\n%s", out)

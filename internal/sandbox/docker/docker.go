@@ -299,6 +299,12 @@ func (d *Docker) Run(ctx context.Context, spec sandbox.Spec) (res sandbox.Result
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
 	res.Truncated = stdout.Truncated() || stderr.Truncated()
+	if err != nil && ctx.Err() != nil {
+		// Cancelled while a call to the engine was under way (the start's
+		// reply, the wait): the container is gone all the same (the run's
+		// own cleanup), and this is an interrupt, not an engine failure.
+		err = errInterrupted
+	}
 	if errors.Is(err, errInterrupted) {
 		// Stopped as the other drivers stop: interrupted, for the caller
 		// to name the signal and exit as it asks (143 for SIGTERM).
