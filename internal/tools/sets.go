@@ -42,6 +42,9 @@ var setTable = []SetDef{
 		make: func(sandbox.Network) Set { return Filesystem() }, words: filesystemWords,
 		names: []string{"read_file", "read_text_file", "read_media_file", "read_multiple_files", "write_file", "edit_file", "create_directory",
 			"list_directory", "list_directory_with_sizes", "directory_tree", "move_file", "search_files", "get_file_info", "list_allowed_directories"}},
+	{Name: "claude-code", Summary: "Claude Code's file tools: Read, Write, Edit, MultiEdit",
+		make: func(sandbox.Network) Set { return ClaudeCode() }, words: claudeCodeWords,
+		names: []string{"Read", "Write", "Edit", "MultiEdit"}},
 }
 
 // Sets are the table's rows.
