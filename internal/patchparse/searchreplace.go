@@ -193,10 +193,10 @@ func blockPath(L lines, lo, i int) (string, bool) {
 	// The first line above that is neither blank nor a fence decides.
 	for j := i - 1; j >= lo; j-- {
 		t := strings.TrimSpace(L.at(j))
-		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		if t == "" || isFence(t) {
 			continue
 		}
-		t = strings.TrimPrefix(t, "#")
+		t = strings.TrimLeft(t, "#") // a Markdown heading: ### path/to/file.py
 		t = strings.TrimSpace(t)
 		t = strings.TrimSuffix(t, ":")
 		t = strings.Trim(t, "*`'\"")
@@ -206,6 +206,24 @@ func blockPath(L lines, lo, i int) (string, bool) {
 		return t, true
 	}
 	return "", false
+}
+
+// isFence reports whether t (trimmed) opens or closes a fence: ``` or ~~~
+// (with a language after), or aider's other fences, <source>, <code> and
+// <pre> (<source>python, </source>).
+func isFence(t string) bool {
+	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		return true
+	}
+	for _, tag := range []string{"source", "code", "pre"} {
+		for _, open := range []string{"<" + tag, "</" + tag} {
+			if rest, ok := strings.CutPrefix(t, open); ok && (strings.HasPrefix(rest, ">") || strings.HasPrefix(rest, " ")) && strings.Contains(rest, ">") {
+				_, after, _ := strings.Cut(rest, ">")
+				return !strings.ContainsAny(after, " \t<") // <source>python: a language, nothing more
+			}
+		}
+	}
+	return false
 }
 
 // isWordChar reports whether r is a letter or a digit: a path has one.

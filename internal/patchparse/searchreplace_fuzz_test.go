@@ -57,10 +57,15 @@ func FuzzSearchReplace(f *testing.F) {
 			}
 			named := k.path != prev || g.n(2) == 0
 			fenced := g.n(2) == 0
-			if named && !fenced {
-				b.WriteString(k.path + "\n")
+			// aider's fences and a Markdown heading naming the file.
+			fence := [][2]string{{"```go", "```"}, {"<source>python", "</source>"}, {"<code>", "</code>"}, {"<pre>", "</pre>"}}[g.n(4)]
+			if fence[0] != "```go" {
+				fenced = false // the path goes before these, as aider writes them
 			}
-			b.WriteString("```go\n")
+			if named && !fenced {
+				b.WriteString([]string{"", "### "}[g.n(2)] + k.path + "\n")
+			}
+			b.WriteString(fence[0] + "\n")
 			if named && fenced {
 				b.WriteString(k.path + "\n")
 			}
@@ -73,7 +78,7 @@ func FuzzSearchReplace(f *testing.F) {
 				b.WriteString(l + "\n")
 			}
 			b.WriteString(strings.Repeat(">", ne) + " REPLACE\n")
-			b.WriteString("```\n\n")
+			b.WriteString(fence[1] + "\n\n")
 			prev = k.path
 			blocks = append(blocks, k)
 		}
