@@ -55,9 +55,13 @@ func parseCodex(L lines, k cutter, lo, hi int, strict, tight bool) (*Patch, erro
 		end = hi
 	}
 	if i < end && strings.HasPrefix(strings.TrimSpace(L.at(i)), environmentID) {
+		// As Codex 0.171 reads it: one line, with an id (an empty one
+		// passed over here but for --compat codex).
 		if strict && strings.TrimSpace(strings.TrimSpace(L.at(i))[len(environmentID):]) == "" {
-			return nil, hunkError(i, "give the environment's id after '*** Environment ID:', or drop the line",
-				"'%s' is not a valid hunk header. %s", strings.TrimSpace(L.at(i)), validHeaders)
+			return nil, patchError(i+1, "apply_patch environment_id cannot be empty", "give the environment's id after '*** Environment ID:', or drop the line")
+		}
+		if i+1 < end && strings.HasPrefix(strings.TrimSpace(L.at(i+1)), environmentID) {
+			return nil, patchError(i+2, "apply_patch environment_id cannot be specified more than once", "keep one '*** Environment ID:' line")
 		}
 		i++
 	}

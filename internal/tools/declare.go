@@ -12,7 +12,7 @@ import (
 // tools --for ...`; built from the same table the MCP server serves.
 
 // CodexGrammar is the Lark grammar of Codex's freeform apply_patch tool:
-// the patch format hunk applies, as Codex CLI 0.169.0 declares it to the
+// the patch format hunk applies, as Codex CLI 0.171.0 declares it to the
 // model, byte for byte (TestCodexDeclaration reads it from Codex itself).
 const CodexGrammar = `start: begin_patch hunk+ end_patch
 begin_patch: "*** Begin Patch" LF
@@ -76,7 +76,7 @@ func OpenAIChat(set Set, strict bool) []map[string]any {
 	return out
 }
 
-// CodexDescription is the description Codex CLI 0.169.0 gives its
+// CodexDescription is the description Codex CLI 0.171.0 gives its
 // apply_patch tool: a model trained on Codex knows the format by it.
 const CodexDescription = "The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON."
 
