@@ -63,11 +63,7 @@ func (m *mockModel) gemini(w http.ResponseWriter, r *http.Request) {
 			names = append(names, f.Name)
 		}
 	}
-	m.mu.Lock()
-	if m.firstTools == nil && len(names) > 0 {
-		m.firstTools = names
-	}
-	m.mu.Unlock()
+	m.offered(names)
 	step := 0
 	for _, c := range req.Contents {
 		for _, p := range c.Parts {

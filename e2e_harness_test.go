@@ -135,6 +135,15 @@ func (m *mockModel) next(names []string, step int) (name, args string, ok bool) 
 	return name, string(b), true
 }
 
+// offered records the tools a request offers, the first time any are.
+func (m *mockModel) offered(names []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.firstTools == nil && len(names) > 0 {
+		m.firstTools = names
+	}
+}
+
 // note records the result the harness sent back for a step.
 func (m *mockModel) note(step int, text string) {
 	m.mu.Lock()
@@ -225,11 +234,7 @@ func (m *mockModel) anthropic(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		names = append(names, t.Name)
 	}
-	m.mu.Lock()
-	if m.firstTools == nil && len(names) > 0 {
-		m.firstTools = names
-	}
-	m.mu.Unlock()
+	m.offered(names)
 	step := 0
 	for _, msg := range req.Messages {
 		var blocks []struct {
@@ -412,11 +417,7 @@ func (m *mockModel) chat(w http.ResponseWriter, body []byte) {
 	for _, t := range req.Tools {
 		names = append(names, t.Function.Name)
 	}
-	m.mu.Lock()
-	if m.firstTools == nil && len(names) > 0 {
-		m.firstTools = names
-	}
-	m.mu.Unlock()
+	m.offered(names)
 	step := 0
 	for _, msg := range req.Messages {
 		var n int

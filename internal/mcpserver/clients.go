@@ -55,6 +55,9 @@ func clientOfInitialize(params json.RawMessage) string {
 // that reads the text blocks and structuredContent both.
 func (c *conn) factsOnly(m *message, e era) bool {
 	if e == eraStateless {
+		if p, err := m.callParams(); err == nil && m.Method == "tools/call" {
+			return textAndStructured[p.Meta.ClientInfo.Name] // decoded once, with the call
+		}
 		return textAndStructured[clientOfRequest(m.Params)]
 	}
 	c.mu.Lock()

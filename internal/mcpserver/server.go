@@ -119,6 +119,10 @@ type callParams struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 		// Capabilities are a stateless request's client capabilities.
 		Capabilities map[string]json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+		// ClientInfo names a stateless request's client (clients.go).
+		ClientInfo struct {
+			Name string `json:"name"`
+		} `json:"io.modelcontextprotocol/clientInfo"`
 	} `json:"_meta"`
 	// InputResponses and RequestState are a stateless call's retry with
 	// the person's answer (mrtr.go).
