@@ -77,10 +77,13 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	sess := &tools.Session{Env: env, Exec: limits}
 	def := "hunk"
 	if o.call {
-		def = "hunk,insert,filesystem,claude-code" // hunk call answers every tool hunk has
+		def = "hunk,insert,filesystem,claude-code,openhands,gemini" // hunk call answers every tool hunk has
 	}
 	sel, err := a.selectTools(o.Tools, def, limits.Network)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := sel.Twins(); err != nil && !o.call {
 		return nil, nil, err
 	}
 	if err := a.addCustomTools(sel); err != nil {

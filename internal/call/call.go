@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/result"
@@ -24,6 +25,7 @@ const (
 	OpenAIFunction   = "openai-function"    // Responses function_call of a declared tool
 	OpenAIChat       = "openai-chat"        // Chat Completions tool_calls entry
 	Anthropic        = "anthropic"          // tool_use of str_replace_based_edit_tool, bash or a declared tool
+	Gemini           = "gemini"             // functionCall part of Gemini's own tools or a declared tool
 	Hunk             = "hunk"               // {"tool": ..., "arguments": ...}
 )
 
@@ -45,7 +47,7 @@ type shape struct {
 // shapes are every shape, in the order Detect tries them.
 var shapes = []shape{
 	openAIApplyPatchShape, openAIShellShape, localShellShape, codexApplyPatchShape,
-	functionShape, chatShape, anthropicShape, hunkShape,
+	functionShape, chatShape, anthropicShape, geminiShape, hunkShape,
 }
 
 // Formats lists the formats, for --format's help and errors.
@@ -83,7 +85,9 @@ type envelope struct {
 	// Environment is where a shell_call is meant to run: local, or an
 	// OpenAI-hosted container, which hunk refuses.
 	Environment map[string]json.RawMessage `json:"environment"`
-	Function    *struct {
+	// FunctionCall is a Gemini functionCall part's.
+	FunctionCall *geminiCall `json:"functionCall"`
+	Function     *struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"function"`
@@ -104,19 +108,35 @@ func Detect(e envelope) string {
 // results in the same order, one call after another; items of an array that
 // are not calls (a Responses message or reasoning item, an Anthropic text or
 // thinking block) are passed over, so a whole response.output or content
-// list can be given. The result is the JSON document to print; failed
-// reports whether a call failed (the process exit code).
+// list can be given (or a Gemini model's content, {"role": "model",
+// "parts": [...]}, answered as the user's content of its responses). The
+// result is the JSON document to print; failed reports whether a call
+// failed (the process exit code).
 func Run(ctx context.Context, s *tools.Session, raw []byte, format string) (out any, failed bool) {
+	var content struct {
+		Role  string          `json:"role"`
+		Parts json.RawMessage `json:"parts"`
+	}
+	if json.Unmarshal(raw, &content) == nil && content.Role == "model" && len(content.Parts) > 0 {
+		// A Gemini model's whole content: its function calls' responses,
+		// as the user's content that goes back.
+		parts, f := Run(ctx, s, content.Parts, format)
+		return map[string]any{"role": "user", "parts": parts}, f
+	}
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 		var list []json.RawMessage
 		if err := json.Unmarshal(t, &list); err == nil {
 			outs := []any{}
 			for _, item := range list {
 				var kind struct {
-					Type string `json:"type"`
+					Type         string          `json:"type"`
+					FunctionCall json.RawMessage `json:"functionCall"`
+					Text         *string         `json:"text"`
+					Thought      *bool           `json:"thought"`
 				}
-				if json.Unmarshal(item, &kind) == nil && notACall[kind.Type] {
-					continue
+				if json.Unmarshal(item, &kind) == nil && (notACall[kind.Type] ||
+					kind.Type == "" && kind.FunctionCall == nil && (kind.Text != nil || kind.Thought != nil)) {
+					continue // (a Gemini text or thought part)
 				}
 				o, f := runOne(ctx, s, item, format)
 				outs = append(outs, o)
@@ -141,7 +161,7 @@ func runOne(ctx context.Context, s *tools.Session, raw []byte, format string) (o
 	switch {
 	case format == "":
 		return result.Failure(result.Errorf(result.InvalidArgument, "unrecognized tool call: %s", describe(raw, err)).
-			WithHint("give one JSON object (or an array of them): an OpenAI function_call, apply_patch_call, shell_call or local_shell_call, a Chat Completions tool call, a Codex custom_tool_call, an Anthropic tool_use, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
+			WithHint("give one JSON object (or an array of them): an OpenAI function_call, apply_patch_call, shell_call or local_shell_call, a Chat Completions tool call, a Codex custom_tool_call, an Anthropic tool_use, a Gemini functionCall part, or {\"tool\": NAME, \"arguments\": {...}}"), nil), true
 	case sh == nil:
 		return result.Failure(result.Usagef("unknown format %q", format).WithHint("formats: "+strings.Join(Formats, ", ")), nil), true
 	case err != nil:
@@ -226,8 +246,15 @@ func declared(s *tools.Session) tools.Set {
 
 // served are the names of the tools the session serves, for a hint.
 func served(s *tools.Session) []string {
+	names := tools.All(s.Exec.Network).Names()
 	if s.Tools != nil {
-		return s.Tools.Names()
+		names = s.Tools.Names()
 	}
-	return tools.All(s.Exec.Network).Names()
+	var once []string // (a provider's own set's twins named once)
+	for _, n := range names {
+		if !slices.Contains(once, n) {
+			once = append(once, n)
+		}
+	}
+	return once
 }

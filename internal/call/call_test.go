@@ -47,12 +47,18 @@ func TestShapes(t *testing.T) {
 		"hosted shell":         {`{"type":"shell_call","call_id":"c","action":{"commands":["true"]},"environment":{"type":"container_reference","container_id":"x"}}`, "shell_call_output", true},
 		"codex shell no run":   {`{"type":"function_call","call_id":"c","name":"shell","arguments":"{\"command\":[\"true\"]}"}`, "function_call_output", true},
 		"codex shell bad args": {`{"type":"function_call","call_id":"c","name":"shell","arguments":"{\"command\":7}"}`, "function_call_output", true},
+		"gemini read_file":     {`{"functionCall":{"name":"read_file","args":{"file_path":"a.txt"}}}`, "functionResponse", false},
+		"gemini unknown":       {`{"functionCall":{"name":"computer","args":{}}}`, "functionResponse", true},
+		"gemini no args":       {`{"functionCall":{"name":"read_file"}}`, "functionResponse", true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out, failed := Run(context.Background(), s, []byte(c.call), "")
 			b, _ := json.Marshal(out)
 			var m map[string]any
 			json.Unmarshal(b, &m)
+			if m["functionResponse"] != nil {
+				m["type"] = "functionResponse" // (a Gemini part has no type)
+			}
 			if m["type"] != c.wantType || failed != c.failed {
 				t.Errorf("got %s (failed %v), want type %s failed %v", b, failed, c.wantType, c.failed)
 			}

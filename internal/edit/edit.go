@@ -29,6 +29,10 @@ type Edit struct {
 	OldText    string
 	NewText    string
 	ReplaceAll bool
+	// Expect, when set, is how many places the old text must be found in
+	// (Gemini's expected_replacements): each is replaced, and any other
+	// count is refused, naming the count found.
+	Expect int
 }
 
 // Rule names how an edit's old text was found, or why it needed no change.

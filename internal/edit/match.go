@@ -2,9 +2,11 @@ package edit
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/textfile"
 	unorm "golang.org/x/text/unicode/norm"
 )
@@ -37,6 +39,9 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 	// there: a model that "changes" text the file does not hold has read
 	// it wrong, and must hear so (NO_MATCH, with the closest regions).
 	identical := old == nw
+	if e.Expect > 1 {
+		e.ReplaceAll = true
+	}
 	if identical && bytes.Contains(f.body, []byte(old)) {
 		return EditResult{Match: Identical}, nil, nil
 	}
@@ -73,6 +78,14 @@ func (f *file) plan(name string, i, n int, e Edit, opt Options) (EditResult, []r
 		return EditResult{}, nil, f.ambiguous(name, i, n, rule, ms)
 	}
 	ms = disjoint(ms)
+	if e.Expect > 0 && len(ms) != e.Expect {
+		code := result.Ambiguous
+		if len(ms) < e.Expect {
+			code = result.NoMatch
+		}
+		return EditResult{}, nil, result.Errorf(code, "%s: expected %d occurrences of the old text, found %d", name, e.Expect, len(ms)).
+			WithHint(fmt.Sprintf("read the file again, then give the count it holds, or old text that matches exactly the %d places meant", e.Expect))
+	}
 	er := EditResult{Match: rule, Replacements: len(ms)}
 	reps := make([]replacement, 0, len(ms))
 	var exactRepl []byte

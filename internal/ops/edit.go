@@ -32,6 +32,7 @@ type EditSpec struct {
 	OldText    string `json:"oldText" jsonschema:"the exact text to replace"`
 	NewText    string `json:"newText" jsonschema:"the text to put in its place"`
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"replace every occurrence"`
+	Expect     int    `json:"-"` // how many places the old text must be in (edit.Edit)
 }
 
 // Edits returns the request's edits as the engine takes them.
@@ -42,7 +43,7 @@ func (r EditRequest) edits() ([]edit.Edit, error) {
 		}
 		es := make([]edit.Edit, len(r.Edits))
 		for i, e := range r.Edits {
-			es[i] = edit.Edit{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll}
+			es[i] = edit.Edit{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll, Expect: e.Expect}
 		}
 		return es, nil
 	}

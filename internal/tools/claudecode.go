@@ -109,14 +109,20 @@ func ccTool[In any](name, title, desc string, required []string, readOnly, destr
 }
 
 // claudeCodeWords are the Claude Code set's (its tools' arguments).
-var claudeCodeWords = strings.NewReplacer(
-	`add surrounding lines to the old text so that it matches one place only, or replace every match with --replace-all ("replaceAll": true in --edits)`,
-	`add surrounding lines to old_string so that it matches one place only, or set "replace_all": true`,
-	`--replace-all ("replaceAll": true in --edits)`, `"replace_all": true`,
-	"--replace-all", `"replace_all": true`,
-	"'hunk write'", "the Write tool",
-	"raise the limit with --max-bytes (config edit.max-bytes)", "the person running hunk sets the limit (config edit.max-bytes)",
-	"raise the limit with --max-bytes (or write.max-bytes in the config)", "the person running hunk sets the limit (config write.max-bytes)",
-	"or pass --allow-placeholders if", "or the person running hunk allows them (--allow-placeholders) if",
-	"--workspace-only=false lifts the confinement explicitly", "only the person running hunk can lift the confinement",
-)
+var claudeCodeWords = ownWords(`"replace_all": true`, "the Write tool")
+
+// ownWords are the words of a provider's own file tools: every is how
+// they say "replace every match", write their write tool.
+func ownWords(every, write string) *strings.Replacer {
+	return strings.NewReplacer(
+		`add surrounding lines to the old text so that it matches one place only, or replace every match with --replace-all ("replaceAll": true in --edits)`,
+		`add surrounding lines to old_string so that it matches one place only, or set `+every,
+		`--replace-all ("replaceAll": true in --edits)`, every,
+		"--replace-all", every,
+		"'hunk write'", write,
+		"raise the limit with --max-bytes (config edit.max-bytes)", "the person running hunk sets the limit (config edit.max-bytes)",
+		"raise the limit with --max-bytes (or write.max-bytes in the config)", "the person running hunk sets the limit (config write.max-bytes)",
+		"or pass --allow-placeholders if", "or the person running hunk allows them (--allow-placeholders) if",
+		"--workspace-only=false lifts the confinement explicitly", "only the person running hunk can lift the confinement",
+	)
+}

@@ -109,6 +109,17 @@ func Anthropic(set Set) []map[string]any {
 	return out
 }
 
+// GeminiDeclarations is the tools list of a Gemini API request (generateContent's
+// "tools"): one Tool of functionDeclarations, each tool's schema as its
+// parametersJsonSchema, answered by hunk call's functionCall shape.
+func GeminiDeclarations(set Set) []map[string]any {
+	decls := []map[string]any{}
+	for _, t := range set {
+		decls = append(decls, map[string]any{"name": t.Name, "description": t.Description, "parametersJsonSchema": t.Input})
+	}
+	return []map[string]any{{"functionDeclarations": decls}}
+}
+
 // OpenAIStrict is s as OpenAI's strict mode (structured outputs) takes a
 // function's parameters: every object closed (additionalProperties false)
 // with every property required, an optional one nullable instead — the

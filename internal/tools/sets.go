@@ -13,8 +13,12 @@ import (
 // The tool sets are rows of one table: what a set is called, what it
 // holds, the words its failures' hints are said in. Every surface reads
 // it — hunk mcp's and hunk serve's --tools, hunk tools' declarations,
-// hunk call's lookups — so a set is added in one place, and a tool's name
-// is one tool's in every set (TestSetNamesAreOneTools).
+// hunk call's lookups — so a set is added in one place. A name is one
+// tool's, but for a provider's own set (SetDef.Own): its tools keep the
+// names that provider gives them (Gemini's read_file, the filesystem
+// set's read_file), and a call is looked up by its shape's set first
+// (Set.Find); a surface that serves tools by name alone (MCP, hunk tools)
+// serves one of the twins (Selection.Twins; TestSetNamesAreOneTools).
 
 // SetDef is one tool set, a row of the table.
 type SetDef struct {
@@ -30,6 +34,10 @@ type SetDef struct {
 	names, answerNames []string
 	// words rewrites a failure's hints into the words of its tools.
 	words *strings.Replacer
+	// Own: the set is a provider's own tools, named as that provider
+	// names them, a name another set has too included; a bare tool name
+	// in --tools is the other set's (name the set to serve its own).
+	Own bool
 }
 
 // setTable is every tool set, in the order hunk call looks a name up.
@@ -45,6 +53,12 @@ var setTable = []SetDef{
 	{Name: "claude-code", Summary: "Claude Code's file tools: Read, Write, Edit, MultiEdit",
 		make: func(sandbox.Network) Set { return ClaudeCode() }, words: claudeCodeWords,
 		names: []string{"Read", "Write", "Edit", "MultiEdit"}},
+	{Name: "openhands", Summary: "OpenHands' file tool: str_replace_editor",
+		make: func(sandbox.Network) Set { return OpenHands() }, words: claudeCodeWords,
+		names: []string{"str_replace_editor"}},
+	{Name: "gemini", Summary: "Gemini CLI's file tools: read_file, write_file, replace", Own: true,
+		make: func(sandbox.Network) Set { return Gemini() }, words: geminiWords,
+		names: []string{"read_file", "write_file", "replace"}},
 }
 
 // Sets are the table's rows.
@@ -89,6 +103,47 @@ func All(network sandbox.Network) Set {
 	return all
 }
 
+// toolKey is one tool of the table: its set's name and its own.
+type toolKey struct{ set, name string }
+
+// keys are the set's declared tools (a tool it only answers, as hunk's
+// insert, is served when it is named).
+func (d *SetDef) keys() []toolKey {
+	var ks []toolKey
+	for _, n := range d.names {
+		ks = append(ks, toolKey{d.Name, n})
+	}
+	return ks
+}
+
+// Twins refuses a selection that holds two tools of one name (a
+// provider's own set beside another with that name): a surface that
+// names a tool by its name alone (MCP's tools/list, hunk tools) serves
+// one of them. hunk call, which looks a call up by its shape, holds both.
+func (sel *Selection) Twins() error {
+	seen := map[string]string{}
+	for _, t := range sel.Set {
+		if other, ok := seen[t.Name]; ok && other != t.set {
+			return result.Usagef("--tools %q: %s is a tool of the %s set and of the %s set, and a client calls a tool by its name alone", sel.Spec, t.Name, other, t.set).
+				WithHint("serve one of the two sets (hunk call, which tells a call's shape, answers both)")
+		}
+		seen[t.Name] = t.set
+	}
+	return nil
+}
+
+// Find is the tool named name of the set prefer when s has it, else the
+// first by that name: a call in a provider's own shape runs that
+// provider's tool.
+func (s Set) Find(name, prefer string) *Tool {
+	for _, t := range s {
+		if t.Name == name && t.set == prefer {
+			return t
+		}
+	}
+	return s.Lookup(name)
+}
+
 // isTool reports whether name is a tool of hunk's, of any set.
 func isTool(name string) bool { return slices.Contains(allNames(), name) }
 
@@ -96,7 +151,11 @@ func isTool(name string) bool { return slices.Contains(allNames(), name) }
 func allNames() []string {
 	var all []string
 	for _, d := range setTable {
-		all = append(append(all, d.names...), d.answerNames...)
+		for _, n := range append(slices.Clone(d.names), d.answerNames...) {
+			if !slices.Contains(all, n) {
+				all = append(all, n)
+			}
+		}
 	}
 	return all
 }
@@ -162,17 +221,27 @@ func (sel *Selection) Narrow(noWrite, noRead string) {
 // whatever spec says. A name that is no set's and no tool's is a usage
 // error naming what there is, and so is a selection left with no tool.
 func Select(spec string, disable []string, from string, network sandbox.Network) (*Selection, error) {
-	names := func(item, what string) ([]string, error) {
-		if d := setDef(item); d != nil {
-			return d.names, nil
+	// names are the tools item names: a set's, or a tool's — to serve,
+	// the first set's (in the table's order) that has it, to take away,
+	// every set's.
+	names := func(item, what string, off bool) ([]toolKey, error) {
+		var keys []toolKey
+		for _, d := range setTable {
+			switch {
+			case d.Name == item:
+				return d.keys(), nil
+			case len(keys) > 0 && !off:
+			case slices.Contains(d.names, item) || slices.Contains(d.answerNames, item):
+				keys = append(keys, toolKey{d.Name, item})
+			}
 		}
-		if isTool(item) {
-			return []string{item}, nil
+		if len(keys) > 0 {
+			return keys, nil
 		}
 		return nil, result.Usagef("%s: %q is no tool set and no tool", what, item).
 			WithHint("sets: " + strings.Join(SetNames(), ", ") + "; tools: " + strings.Join(allNames(), ", "))
 	}
-	on := map[string]bool{}
+	on := map[toolKey]bool{}
 	items := strings.Split(cmp.Or(strings.TrimSpace(spec), "hunk"), ",")
 	if strings.HasPrefix(strings.TrimSpace(items[0]), "-") {
 		items = append([]string{"hunk"}, items...)
@@ -184,37 +253,39 @@ func Select(spec string, disable []string, from string, network sandbox.Network)
 		if item == "" {
 			return nil, result.Usagef("--tools %q: an empty name", spec).WithHint("name sets or tools, separated by commas: --tools read,search,edit or --tools hunk,-exec")
 		}
-		ns, err := names(item, "--tools")
+		ks, err := names(item, "--tools", off)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range ns {
-			on[n] = !off
+		for _, k := range ks {
+			on[k] = !off
 		}
 	}
 	sel := &Selection{Spec: spec, From: from}
 	for _, item := range disable {
-		ns, err := names(strings.TrimSpace(item), "tools.disable in "+cmp.Or(from, "the configuration"))
+		ks, err := names(strings.TrimSpace(item), "tools.disable in "+cmp.Or(from, "the configuration"), true)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range ns {
-			on[n] = false
-			sel.Disabled = append(sel.Disabled, n)
-		}
-	}
-	// Only the sets a selected tool is of are built.
-	pick := func(names []string, build func() Set) {
-		if slices.ContainsFunc(names, func(n string) bool { return on[n] }) {
-			for _, t := range build() {
-				if on[t.Name] {
-					sel.Set = append(sel.Set, t)
-				}
+		for _, k := range ks {
+			on[k] = false
+			if !slices.Contains(sel.Disabled, k.name) {
+				sel.Disabled = append(sel.Disabled, k.name)
 			}
 		}
 	}
+	// Only the sets a selected tool is of are built.
 	for i := range setTable {
 		d := &setTable[i]
+		pick := func(names []string, build func() Set) {
+			if slices.ContainsFunc(names, func(n string) bool { return on[toolKey{d.Name, n}] }) {
+				for _, t := range build() {
+					if on[toolKey{d.Name, t.Name}] {
+						sel.Set = append(sel.Set, t)
+					}
+				}
+			}
+		}
 		pick(d.names, func() Set { return d.Tools(network) })
 		if d.answers != nil {
 			pick(d.answerNames, d.answers)

@@ -274,21 +274,35 @@ func TestOpenAIStrict(t *testing.T) {
 }
 
 // TestSetNamesAreOneTools: the table of tool sets gives every tool one
-// set and one name: a name hunk call looks up is one tool's, whichever
-// shape asks, and each set's failures speak its own words.
+// set, and a name to one tool but where a provider's own set keeps that
+// provider's name for it: a name hunk call looks up is one tool's for the
+// shape that asks, and each set's failures speak its own words.
 func TestSetNamesAreOneTools(t *testing.T) {
 	seen := map[string]string{}
-	if got := All(sandbox.Network{}).Names(); !slices.Equal(got, allNames()) {
-		t.Errorf("the table names %v, its sets build %v", allNames(), got)
+	var built []string
+	for _, tool := range All(sandbox.Network{}) {
+		if !slices.Contains(built, tool.Name) {
+			built = append(built, tool.Name)
+		}
+	}
+	if !slices.Equal(built, allNames()) {
+		t.Errorf("the table names %v, its sets build %v", allNames(), built)
 	}
 	for _, tool := range All(sandbox.Network{}) {
-		if setDef(tool.set) == nil {
+		d := setDef(tool.set)
+		if d == nil {
 			t.Errorf("%s is of no set (%q)", tool.Name, tool.set)
+			continue
 		}
-		if other, ok := seen[tool.Name]; ok {
+		if other, ok := seen[tool.Name]; ok && (other == tool.set || !d.Own) {
 			t.Errorf("%s is a tool of %s and of %s", tool.Name, other, tool.set)
 		}
-		seen[tool.Name] = tool.set
+		if _, ok := seen[tool.Name]; !ok {
+			seen[tool.Name] = tool.set
+		}
+		if got := All(sandbox.Network{}).Find(tool.Name, tool.set); got.set != tool.set {
+			t.Errorf("Find(%s, %s) is %s's", tool.Name, tool.set, got.set)
+		}
 	}
 	for _, d := range Sets() {
 		s, err := Select(d.Name, nil, "", sandbox.Network{})
@@ -307,4 +321,46 @@ func filesystemTool(t *testing.T, name string) *Tool {
 		t.Fatalf("no %s", name)
 	}
 	return tool
+}
+
+// TestTwins: a provider's own set may name a tool as another set does; a
+// selection of both holds both, finds each by its set, and is refused by a
+// surface that names tools by name alone. A bare name is the first set's.
+func TestTwins(t *testing.T) {
+	sel, err := Select("filesystem,gemini", nil, "", sandbox.Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sel.Find("read_file", "gemini"); got == nil || got.set != "gemini" {
+		t.Errorf("Find(read_file, gemini) = %v", got)
+	}
+	if got := sel.Lookup("read_file"); got == nil || got.set != "filesystem" {
+		t.Errorf("Lookup(read_file) = %v, want the filesystem set's", got)
+	}
+	if err := sel.Twins(); err == nil || !strings.Contains(err.Error(), "read_file is a tool of the filesystem set and of the gemini set") {
+		t.Errorf("Twins() = %v", err)
+	}
+	bare, err := Select("read_file", nil, "", sandbox.Network{})
+	if err != nil || len(bare.Set) != 1 || bare.Set[0].set != "filesystem" || bare.Twins() != nil {
+		t.Errorf("Select(read_file) = %v, %v", bare, err)
+	}
+	off, err := Select("filesystem,gemini,-read_file", nil, "", sandbox.Network{})
+	if err != nil || off.Lookup("read_file") != nil {
+		t.Errorf("-read_file leaves %v (%v)", off.Lookup("read_file"), err)
+	}
+	if own, err := Select("gemini", []string{"write_file"}, "", sandbox.Network{}); err != nil || own.Lookup("write_file") != nil || own.Lookup("replace") == nil {
+		t.Errorf("tools.disable write_file leaves %v (%v)", own, err)
+	}
+}
+
+// TestSetServesDeclared: a set's name serves the tools it declares; one
+// it only answers (hunk's insert) is served when named.
+func TestSetServesDeclared(t *testing.T) {
+	sel, err := Select("hunk", nil, "", sandbox.Network{})
+	if err != nil || sel.Lookup("insert") != nil || len(sel.Set) != 7 {
+		t.Errorf("Select(hunk) = %v (%v), want hunk's 7 tools without insert", sel.Names(), err)
+	}
+	if sel, err = Select("hunk,insert", nil, "", sandbox.Network{}); err != nil || sel.Lookup("insert") == nil {
+		t.Errorf("Select(hunk,insert) = %v (%v)", sel, err)
+	}
 }
