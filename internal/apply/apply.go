@@ -54,6 +54,9 @@ type Options struct {
 	// textfile.ParseIfMatch gives it) a file must have when the patch is
 	// applied, checked under the files' lock (STALE otherwise).
 	IfMatch map[string]string
+	// AllowPlaceholders lets a whole file's content (aider's whole format)
+	// hold a placeholder where the file has lines (wholeFile).
+	AllowPlaceholders bool
 	// ThreeWay, when set, applies each text diff of a file as git apply
 	// --3way does: to the blob its index line names, taken from
 	// ThreeWay, then merged with the file as it is (conflicts between

@@ -166,6 +166,9 @@ func (v *overlay) add(o *op, fr *FileResult) (before, after []byte, noDiff bool,
 			return cur, cur, true, nil
 		}
 	}
+	if s.exists && f.Whole {
+		return v.wholeFile(o, s, fr)
+	}
 	if s.exists && !opt.codex() {
 		return nil, nil, false, result.Errorf(result.AlreadyExists, "%s: file already exists; Add File refuses to overwrite it", disp).
 			WithHint(opt.hint("use '*** Update File:' to change an existing file (or --compat codex, where Add File overwrites)",

@@ -104,7 +104,7 @@ func applyParsed(env *Env, p *patchparse.Patch, req ApplyPatchRequest) (*Output,
 	ws := env.Workspace
 	fsys, rec := env.FS(req.DryRun, req.command())
 	defer fsys.Done()
-	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch}
+	aopt := apply.Options{Compat: req.Compat, Strict: req.Strict, Diff: req.Diff || env.ToolResult, IfMatch: req.ifMatch, AllowPlaceholders: env.AllowPlaceholders}
 	if req.ThreeWay {
 		objects, done, err := apply.RepositoryObjects(fsys, env.Limits.PatchMaxBytes, req.BaseInHistory)
 		if err != nil {

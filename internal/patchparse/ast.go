@@ -78,8 +78,11 @@ type FileOp struct {
 	from           []*Chunk
 	fromOp         byte
 	NoFinalNewline bool
-	Full           bool     // Delete only: Content is the whole deleted file
-	Chunks         []*Chunk // Update, and an Add that copies
+	Full           bool // Delete only: Content is the whole deleted file
+	// Whole: an Add that replaces the file when there is one (aider's
+	// whole-file format), keeping its line endings and mode.
+	Whole  bool
+	Chunks []*Chunk // Update, and an Add that copies
 	// CopyFrom, for an Add from git's "copy from": the file whose content
 	// (as it was before the patch, as git reads it) the new file starts
 	// from; Chunks then change it.

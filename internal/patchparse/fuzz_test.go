@@ -213,6 +213,10 @@ func FuzzParse(f *testing.F) {
 	}
 	// Mixed line endings, a "\ No newline" mark, no final newline.
 	f.Add("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\r\n-b\n+c\r\n\n\\ No newline at end of file\n@@ -9 +9 @@\n-y\r\n+z\r", -1)
+	// Markers closed with stars.
+	f.Add("*** Begin Patch ***\n*** Update File: a.rs ***\n@@\n x\n-y\n+z\n*** End Patch ***\n", -1)
+	// aider's whole files: two, one in a tag fence, one naming a heading.
+	f.Add("a/x.py\n```python\nx = 1\n```\n\n### y.go:\n<source>go\npackage y\n</source>\n", -1)
 	f.Fuzz(func(t *testing.T, text string, strip int) {
 		p, err := Parse(text, Options{Strip: strip%4 - 1, Codex: strip%8 >= 4})
 		if err != nil {

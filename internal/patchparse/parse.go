@@ -100,6 +100,12 @@ func Parse(text string, opt Options) (*Patch, error) {
 		return nil, &result.Error{Code: result.TooLarge, Msg: fmt.Sprintf("the patch is %d bytes; hunk reads patches of up to %d", len(text), maxText),
 			Hints: []string{"split the patch into smaller ones"}}
 	}
+	if !opt.Codex && !opt.Strict {
+		var peeled bool
+		if text, peeled = peelStars(text); peeled {
+			unwrapped = append(unwrapped, "markers closed with stars (*** Begin Patch ***)")
+		}
+	}
 	L := splitLines(text)
 	// [lo,hi) is the patch; [tlo,thi) the same without blank lines around it.
 	// A unified diff keeps its trailing blank lines: they may be context.

@@ -28,10 +28,18 @@ import (
 // SEARCH is empty creates the file with its REPLACE lines.
 // Text around the blocks (prose, fences) is passed over.
 
-// isSearchReplace recognises SEARCH/REPLACE blocks (formats): a SEARCH
-// marker line with a REPLACE marker after it, and no Codex patch begun
-// before them.
+// isSearchReplace recognises aider's formats (formats): SEARCH/REPLACE
+// blocks, or whole files (wholefile.go).
 func isSearchReplace(in *input) bool {
+	if _, ok := wholeFiles(in); ok && !hasSearch(in) {
+		return true
+	}
+	return hasSearch(in)
+}
+
+// hasSearch reports a SEARCH marker line with a REPLACE marker after it,
+// and no Codex patch begun before them.
+func hasSearch(in *input) bool {
 	for i := in.tlo; i < in.thi; i++ {
 		l := strings.TrimSpace(in.L.at(i))
 		if l == "*** Begin Patch" {
@@ -153,6 +161,9 @@ func emptySearch(search []Line) bool {
 
 // parseSearchReplaceInput parses in as SEARCH/REPLACE blocks (formats).
 func parseSearchReplaceInput(in *input) (*Patch, error) {
+	if files, ok := wholeFiles(in); ok && !hasSearch(in) {
+		return wholePatch(files)
+	}
 	L := in.L
 	var blocks []block
 	path, last := "", in.tlo-1 // the previous block's path and last line
