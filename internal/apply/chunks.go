@@ -303,6 +303,17 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 			continue
 		}
 		m, err := lc.locate(p, cursor, taken)
+		if err == nil && m.recovered() && c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '-' }) {
+			// The chunk's change may stand in the file already: the
+			// patch sent again (sent_again.go). Applied there, it is
+			// no place to change (the patch's own "already applied"
+			// test decides); elsewhere, refused.
+			if done, e := lc.sentAgain(c, i+1, m, "chunk"); done {
+				err = lc.noMatch(p)
+			} else if e != nil {
+				err = e
+			}
+		}
 		if err != nil {
 			fails = append(fails, err)
 			continue

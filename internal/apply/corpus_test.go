@@ -215,6 +215,17 @@ func TestMistakeCorpus(t *testing.T) {
 				os.WriteFile(filepath.Join(d, "file"), []byte(fsys.lastOld), 0o644)
 			}
 			t.Errorf("%s (%s; CRLF file %v, changed line %d): WRONG result\npatch:\n%s\ndiff of result vs intended:\n%s", c.name, strings.Join(keys, "; "), c.crlf, f.changed+1, f.render(c.name), lineDiff(want, got))
+		case err == nil && got != fsys.lastOld:
+			// Sent again to the file it made (a retry, a model repeating
+			// itself), a block changes nothing: already applied, or
+			// refused — never made twice.
+			if again, ok := fsys.resend(c, f, got); ok && again != got {
+				if d := os.Getenv("HUNK_CORPUS_DUMP"); d != "" {
+					os.WriteFile(filepath.Join(d, "patch"), []byte(f.render(c.name)), 0o644)
+					os.WriteFile(filepath.Join(d, "file"), []byte(got), 0o644)
+				}
+				t.Errorf("%s (%s): sent again, the patch changes the file it made\npatch:\n%s\ndiff of the second result vs the first:\n%s", c.name, strings.Join(keys, "; "), f.render(c.name), lineDiff(got, again))
+			}
 		case err != nil && os.Getenv("HUNK_ROBUST_SHOW") != "" && strings.Contains(keys[0], os.Getenv("HUNK_ROBUST_SHOW")):
 			t.Logf("%s: %s refused: %v\npatch:\n%s", keys[0], c.name, err, f.render(c.name))
 		}
@@ -409,6 +420,24 @@ func (*captureTxn) RemoveDir(string) error         { return nil }
 func (*captureTxn) PruneEmptyDirs()                {}
 func (*captureTxn) Commit() error                  { return nil }
 func (*captureTxn) Abort()                         {}
+
+// resend applies the patch again to the file it made (content): what
+// apply-patch would write, and whether it applied.
+func (c *captureFS) resend(ch *change, f *form, content string) (string, bool) {
+	c.files[ch.name] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
+	pt, err := patchparse.Parse(f.render(ch.name), patchparse.Options{Strip: patchparse.DefaultStrip})
+	if err != nil {
+		return "", false
+	}
+	c.out = map[string][]byte{}
+	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
+		return "", false
+	}
+	if b, ok := c.out[ch.name]; ok {
+		return string(b), true
+	}
+	return content, true
+}
 
 // outcome writes the change's file as the workspace has it (with a changed
 // line, with CRLF endings), applies the patch as apply-patch does, and

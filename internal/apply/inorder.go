@@ -57,30 +57,55 @@ func inOrder(name string, content []byte, chunks []*patchparse.Chunk, opt Option
 		if ps := patchparse.DotPieces(c); ps != nil && !fitsAsWritten(cur, c) {
 			pieces, dotted = ps, true
 		}
-		for _, pc := range pieces {
-			t := textfile.FileText(cur)
-			lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
-			finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
-			r, rule, there, err := lc.placeBlock(pc, i+1, cursor, before)
-			if err != nil {
-				fails = append(fails, dotsHint(c, dotted, err))
-				continue
+		// A dotted block whose pieces do not all fit is tried whole, its
+		// "..." lines elisions (recoverElided): one chunk, one place.
+		saved := inOrderState{cur, slices.Clone(rules), cursor, slices.Clone(before), applied, present}
+		failed := len(fails)
+		var kept []error                  // the pieces' refusals, which say more than the whole's
+		placedPiece, pieceEnd := false, 0 // (the piece placed last, where it ends)
+		for round := 0; round < 2; round++ {
+			if round == 1 {
+				if !dotted || len(fails) == failed {
+					break
+				}
+				kept = slices.Clone(fails[failed:])
+				fails = fails[:failed]
+				cur, rules, cursor, before, applied, present = saved.cur, saved.rules, saved.cursor, saved.before, saved.applied, saved.found
+				pieces, dotted, placedPiece = []*patchparse.Chunk{c}, false, false
 			}
-			applied = applied || rule == "already-applied"
-			present = present || there
-			if there && again {
-				rule = "already-applied"
+			for _, pc := range pieces {
+				t := textfile.FileText(cur)
+				lc := &locator{name: name, opt: opt, file: t.Lines, eols: t.EOLs}
+				finalNL := len(t.Lines) == 0 || t.EOLs[len(t.Lines)-1] != ""
+				r, rule, there, err := lc.placeBlock(pc, i+1, cursor, before)
+				if err == nil && dotted && placedPiece && r.start < pieceEnd {
+					err = result.Errorf(result.NoMatch, "%s: block %d's piece after a \"...\" (patch line %d) fits only before the piece ahead of it (line %d): the pieces stand in the file in the order they are written", opt.display(name), i+1, pc.Line, r.start+1).
+						WithHint("copy the block's lines again, without \"...\" where the lines between are few")
+				}
+				if err != nil {
+					fails = append(fails, dotsHint(c, dotted, err))
+					continue
+				}
+				placedPiece, pieceEnd = true, r.start+len(r.lines)
+				applied = applied || rule == "already-applied"
+				present = present || there
+				if there && again {
+					rule = "already-applied"
+				}
+				if dotted && changes(rule) {
+					rule += ",dotted-pieces"
+				}
+				rules = append(rules, rule)
+				if strings.HasPrefix(rule, "already-applied") {
+					continue
+				}
+				cur = assemble(t, []replacement{r}, finalNL)
+				before = append(before, lineEdit{r.start, r.end, len(r.lines)})
+				cursor = r.start
 			}
-			if dotted && changes(rule) {
-				rule += ",dotted-pieces"
-			}
-			rules = append(rules, rule)
-			if strings.HasPrefix(rule, "already-applied") {
-				continue
-			}
-			cur = assemble(t, []replacement{r}, finalNL)
-			before = append(before, lineEdit{r.start, r.end, len(r.lines)})
-			cursor = r.start
+		}
+		if kept != nil && len(fails) > failed {
+			fails = append(fails[:failed], kept...)
 		}
 	}
 	if len(fails) > 0 {
@@ -113,6 +138,11 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor int, before lineEdi
 	}
 	if ok && err != nil {
 		return replacement{}, "already-applied", false, nil
+	}
+	if err == nil && removes(c) && m.recovered() {
+		if done, err := lc.sentAgain(c, n, m, "block"); done || err != nil {
+			return replacement{}, "already-applied", false, err
+		}
 	}
 	if err != nil {
 		if len(c.Splits) > 1 {
@@ -267,21 +297,7 @@ func (lc *locator) applied(c *patchparse.Chunk, n int) (span, bool) {
 	if !c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '+' }) {
 		return span{}, false
 	}
-	r, err := patchparse.Reverse(&patchparse.Patch{Files: []*patchparse.FileOp{{Kind: patchparse.Update, Chunks: []*patchparse.Chunk{c}}}})
-	if err != nil {
-		return span{}, false
-	}
-	q := prepare(r.Files[0].Chunks[0], n)
-	var found []int
-	for i := 0; i+len(q.old) <= len(lc.file) && len(found) < 2; i++ {
-		if matchAt(Exact, lc.file, q.old, i) {
-			found = append(found, i)
-		}
-	}
-	if len(found) != 1 {
-		return span{}, false // absent, or in two places: no telling
-	}
-	return span{found[0], found[0] + len(q.old)}, true
+	return lc.appliedAt(c, n, Exact, 0)
 }
 
 // removes reports whether a block removes a line.
@@ -332,4 +348,13 @@ func dotsHint(c *patchparse.Chunk, dotted bool, err error) error {
 	e.Hints = append([]string{fmt.Sprintf("the SEARCH holds %s and the REPLACE %d: aider's convention reads \"...\" as lines left out only when both hold as many, in the same places; write the lines out, or put the same \"...\" lines in both",
 		result.Count(search, `"..." line`), replace)}, e.Hints...)
 	return e
+}
+
+// inOrderState is what inOrder has made of the blocks before one.
+type inOrderState struct {
+	cur            []byte
+	rules          []string
+	cursor         int
+	before         lineEdits
+	applied, found bool
 }

@@ -176,7 +176,7 @@ func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, er
 		return m, err
 	}
 	m, err := strict(p)
-	if m != nil && p.guessed && m.pass != Exact {
+	if m != nil && p.guessed && m.pass != Exact && lc.guessMatters(m) {
 		// Which of two equal lines of the block is removed was guessed:
 		// where the file's lines differ (matched leniently), the guess
 		// decides the result. Only an exact match leaves it no say.
@@ -193,6 +193,11 @@ func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, er
 			return m, nil
 		}
 	}
+	if q := p.repoMapped(); q != nil && lc.textual(p) {
+		if m, err := lc.locateRepoMapped(q, cursor, taken, strict); m != nil || err != nil {
+			return m, err
+		}
+	}
 	if q := p.dropTrailingContext(); q != nil && !p.guessed && !p.src.DotsAfter {
 		m, err = strict(q)
 		if m != nil || err != nil {
@@ -204,26 +209,57 @@ func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, er
 			}
 		}
 	}
-	if !lc.opt.Strict && !p.guessed {
+	if !lc.opt.Strict {
 		// Each recovery is taken only when no other place fits with one
-		// mistake more (the composed search's rule).
-		if m, err = lc.recover(p, cursor, taken); err != nil || m != nil && !lc.rivalNear(p, m, 1, taken) {
+		// mistake more (the composed search's rule), and, for a block whose
+		// alignment was guessed, only where the guess decides nothing.
+		kept := func(m *placed) bool { return m != nil && (!p.guessed || !lc.guessMatters(m)) }
+		if m, err = lc.recover(p, cursor, taken); err != nil && !p.guessed || kept(m) && !lc.rivalNear(p, m, 1, taken) {
 			return m, err
 		}
-		if m = lc.recoverSubstituted(p, taken); m != nil && !lc.rivalNear(p, m, 1, taken) {
+		if m = lc.recoverSubstituted(p, taken); kept(m) && !lc.rivalNear(p, m, 1, taken) {
 			return m, nil
 		}
-		if m = lc.recoverElided(p, taken); m != nil && !lc.rivalNear(p, m, 0, taken) {
+		if m = lc.recoverElided(p, taken); kept(m) && !lc.rivalNear(p, m, 0, taken) {
 			return m, nil
 		}
-		if m = lc.recoverComposed(p, taken); m != nil {
+		if m = lc.recoverComposed(p, taken); kept(m) {
 			return m, nil
 		}
-		if m = lc.leadingBlank(p, strict, taken); m != nil {
+		if m = lc.leadingBlank(p, strict, taken); kept(m) {
 			return m, nil
 		}
 	}
+	m, why := lc.recoverText(p, taken)
+	if m != nil {
+		return m, nil
+	}
+	return nil, lc.unplaced(p, why, taken)
+}
+
+// recoverText tries the text recoveries (recover_text.go), last; why are
+// the hints of those that found the text in more than one place.
+func (lc *locator) recoverText(p *prepared, taken []span) (*placed, []string) {
+	var why []string
+	if lc.textual(p) {
+		for _, r := range []func(*prepared, []span) (*placed, string){lc.recoverWrapped, lc.recoverPartial} {
+			m, h := r(p, taken)
+			if m != nil {
+				return m, nil
+			}
+			if h != "" {
+				why = append(why, h)
+			}
+		}
+	}
+	return nil, why
+}
+
+// unplaced is the refusal of a chunk nothing placed: NO_MATCH, its hints
+// first (why), then what the file's lines say.
+func (lc *locator) unplaced(p *prepared, why []string, taken []span) error {
 	e := lc.noMatch(p)
+	e.Hints = append(why, e.Hints...)
 	if q := p.numbered(); q != nil {
 		h := fmt.Sprintf("the chunk's lines start with line numbers (%d, …) as a read prints them; they are matched without them only where the numbers say", q.hint+1)
 		r := *q
@@ -241,7 +277,7 @@ func (lc *locator) locateAny(p *prepared, cursor int, taken []span) (*placed, er
 			e.Hints = append([]string{"the chunk's own lines do not fit the file either"}, e.Hints...)
 		}
 	}
-	return nil, e
+	return e
 }
 
 // locateNumbered places a chunk whose lines were copied with a read
