@@ -303,7 +303,7 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 			continue
 		}
 		m, err := lc.locate(p, cursor, taken)
-		if err == nil && m.recovered() && c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '-' }) {
+		if err == nil && m.inexact() && c.Any(func(l patchparse.ChunkLine) bool { return l.Op == '-' }) {
 			// The chunk's change may stand in the file already: the
 			// patch sent again (sent_again.go). Applied there, it is
 			// no place to change (the patch's own "already applied"

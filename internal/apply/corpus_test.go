@@ -29,6 +29,7 @@ import (
 
 	"github.com/hunk-dev/hunk/internal/apply"
 	"github.com/hunk-dev/hunk/internal/patchparse"
+	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -475,7 +476,8 @@ func (c *captureFS) outcome(ch *change, f *form) (got, want string, err error) {
 	}
 	c.out = map[string][]byte{}
 	if _, err := apply.Apply(c, pt, apply.Options{}); err != nil {
-		if old != want && apply.AlreadyApplied(c, pt, apply.Options{}) {
+		code := result.As(err).Code // (as apply-patch asks: ops.applyParsed)
+		if old != want && (code == result.NoMatch || code == result.AlreadyExists) && apply.AlreadyApplied(c, pt, apply.Options{}) {
 			// What apply-patch asks next: the change is not in the
 			// file, and "already applied" would be a success that lies.
 			return old, want, nil

@@ -139,7 +139,7 @@ func (lc *locator) placeBlock(c *patchparse.Chunk, n, cursor int, before lineEdi
 	if ok && err != nil {
 		return replacement{}, "already-applied", false, nil
 	}
-	if err == nil && removes(c) && m.recovered() {
+	if err == nil && removes(c) && m.inexact() {
 		if done, err := lc.sentAgain(c, n, m, "block"); done || err != nil {
 			return replacement{}, "already-applied", false, err
 		}
