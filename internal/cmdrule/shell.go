@@ -222,3 +222,24 @@ func unescapeQuoted(v string) string {
 	}
 	return b.String()
 }
+
+// Words are line's words when line is one simple command of plain words
+// (quoted or not), nothing a shell would do besides: no pipe, list,
+// redirection, assignment, variable, substitution or glob. ok is false
+// otherwise.
+func Words(line string) (argv []string, ok bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	st := f.Stmts[0]
+	call, isCall := st.Cmd.(*syntax.CallExpr)
+	if !isCall || len(st.Redirs) > 0 || st.Background || st.Negated || st.Coprocess || len(call.Assigns) > 0 {
+		return nil, false
+	}
+	cs, err := Commands(line)
+	if err != nil || len(cs) != 1 || !cs[0].literal() || cs[0].Stdin != nil {
+		return nil, false
+	}
+	return cs[0].strings(), true
+}

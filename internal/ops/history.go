@@ -91,6 +91,10 @@ type UndoRequest struct {
 	Force  bool   `json:"force,omitempty" jsonschema:"take back even files changed since the operation (their current content is kept in the history as the undo's)"`
 	DryRun bool   `json:"dryRun,omitempty" jsonschema:"say what would be restored and write nothing"`
 	Diff   bool   `json:"diff,omitempty" jsonschema:"add a unified diff of the restore to the result"`
+	// IDs and Keep: a failed check's rollback (package verify) — exactly
+	// these operations, the files changed since left as they are.
+	IDs  []string `json:"-"`
+	Keep bool     `json:"-"`
 	// own and ownOnly keep the choice to the tool calls of session own
 	// (UndoOwn).
 	own     string
@@ -104,44 +108,51 @@ type UndoDetails struct {
 	DryRun  bool         `json:"dryRun" jsonschema:"nothing was written"`
 	Diff    string       `json:"diff,omitempty" jsonschema:"the restore as a unified diff (when asked for)"`
 	OpID    string       `json:"opId,omitempty" jsonschema:"the undo's own id in the history (it can be undone too)"`
+	Kept    []string     `json:"kept,omitempty" jsonschema:"files changed since, left as they are"`
 }
 
 // Undo takes the operations req names back (the undo engine, package
 // undo), recorded as an undo of them: STALE when a file no longer holds
 // what they left there, unless Force.
 func Undo(env *Env, req UndoRequest) (*Output, error) {
+	out, _, err := UndoDetailed(env, req)
+	return out, err
+}
+
+// UndoDetailed is Undo with its details as their type.
+func UndoDetailed(env *Env, req UndoRequest) (*Output, *UndoDetails, error) {
 	store, list, _, err := listHistory(env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := undo.Choice{ID: req.ID, N: req.N, Session: req.Session, OwnOnly: req.ownOnly, Own: req.own}
+	c := undo.Choice{ID: req.ID, N: req.N, Session: req.Session, OwnOnly: req.ownOnly, Own: req.own, IDs: req.IDs}
 	if req.Path != "" {
 		if c.Path, err = env.Workspace.Resolve(req.Path); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	chosen, err := undo.Choose(store, list, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fsys, rec := env.restoreFS(req.DryRun)
 	defer fsys.Done()
 	if rec != nil {
 		rec.Undoes = strings.Join(undo.IDs(chosen), ",")
 	}
-	res, err := undo.Run(env.Workspace, fsys, store, chosen, undo.Options{Force: req.Force, DryRun: req.DryRun, Diff: req.Diff})
+	res, err := undo.Run(env.Workspace, fsys, store, chosen, undo.Options{Force: req.Force, DryRun: req.DryRun, Diff: req.Diff, Keep: req.Keep})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	msg := res.Message(req.DryRun)
-	out := &Output{Text: msg, Message: msg, Details: &UndoDetails{Undone: res.Undone, DryRun: req.DryRun, OpID: opID(rec),
-		Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted}}}
+	d := &UndoDetails{Undone: res.Undone, DryRun: req.DryRun, OpID: opID(rec), Kept: res.Kept,
+		Summary: PatchSummary{Added: res.Added, Modified: res.Modified, Deleted: res.Deleted}}
+	out := &Output{Text: msg, Message: msg, Details: d}
 	if res.Moved == nil && req.Diff && res.Diff != "" {
-		out.Diff = res.Diff
+		out.Diff, d.Diff = res.Diff, res.Diff
 		out.Text += "\n" + strings.TrimSuffix(out.Diff, "\n")
-		out.Details.(*UndoDetails).Diff = out.Diff
 	}
-	return out, nil
+	return out, d, nil
 }
 
 // UndoOwn is Undo for a tool call: it reaches only the operations tool

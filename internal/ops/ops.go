@@ -47,6 +47,9 @@ type Env struct {
 	// Gate, when set, is the tool call's part in deciding a change a
 	// write.ask rule names (its client's elicitation, its access log).
 	Gate *workspace.CallGate
+	// Recorded, when set, gets every recording made (package verify: what
+	// a failed check takes back).
+	Recorded *[]*workspace.Recording
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -105,7 +108,11 @@ func (e *Env) recording(command string) *workspace.Recording {
 	if e.Tool != "" {
 		command = e.Tool
 	}
-	return &workspace.Recording{Command: command, Session: e.Session, Tool: e.Agent || e.Tool != "", Warn: e.Warn}
+	r := &workspace.Recording{Command: command, Session: e.Session, Tool: e.Agent || e.Tool != "", Warn: e.Warn}
+	if e.Recorded != nil {
+		*e.Recorded = append(*e.Recorded, r)
+	}
+	return r
 }
 
 // opID is the id of what rec recorded ("" none).

@@ -60,6 +60,9 @@ const (
 	// Declined: the person asked said no (or gave no answer in time);
 	// nothing ran.
 	Declined Code = "DECLINED"
+	// CheckFailed: a change's check (--verify) failed, and the change
+	// was taken back (exit 1).
+	CheckFailed Code = "CHECK_FAILED"
 )
 
 // Error is the typed error every engine returns. Msg is the complete sentence

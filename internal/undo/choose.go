@@ -31,11 +31,26 @@ type Choice struct {
 	// session Own made (a tool's undo: never a person's change).
 	OwnOnly bool
 	Own     string
+	// IDs are exactly these operations, oldest first (a failed check's
+	// rollback: the change and what its check wrote), whatever undid
+	// them since.
+	IDs []string
 }
 
 // Choose picks the operations c names from list (newest first), newest
 // first.
 func Choose(store *history.Store, list []*history.Entry, c Choice) ([]*history.Entry, error) {
+	if len(c.IDs) > 0 {
+		chosen := make([]*history.Entry, 0, len(c.IDs))
+		for i := len(c.IDs) - 1; i >= 0; i-- {
+			e, err := store.Find(c.IDs[i])
+			if err != nil {
+				return nil, result.Errorf(result.NotFound, "%v", err)
+			}
+			chosen = append(chosen, e)
+		}
+		return chosen, nil
+	}
 	given := 0
 	for _, b := range []bool{c.ID != "", c.N != 0, c.Path != ""} {
 		if b {

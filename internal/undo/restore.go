@@ -3,6 +3,7 @@ package undo
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hunk-dev/hunk/internal/history"
@@ -32,6 +33,10 @@ type Options struct {
 	// Diff adds a unified diff of the restore (never of a file the path
 	// policy keeps from being read).
 	Diff bool
+	// Keep leaves the files changed since the operations as they are
+	// (Result.Kept) and restores the rest: a rollback (a change whose
+	// check failed) never overwrites what someone else wrote meanwhile.
+	Keep bool
 }
 
 // Result is what an undo did (or, dry, would do).
@@ -41,7 +46,10 @@ type Result struct {
 	// Forced are the files restored over later changes (Force), each with
 	// how it had changed.
 	Forced []string
-	Diff   string
+	// Kept are the files left as they are (Keep), each with how it had
+	// changed.
+	Kept []string
+	Diff string
 	// Moved is the move taken back (its Path went back to its From).
 	Moved *history.FileChange
 }
@@ -67,6 +75,11 @@ func Run(ws Workspace, fsys workspace.FS, store *history.Store, chosen []*histor
 	if err != nil {
 		return nil, err
 	}
+	var kept []string
+	if len(stale) > 0 && opt.Keep {
+		kept, stale = stale, nil
+		plans = slices.DeleteFunc(plans, func(p *plan) bool { return p.stale })
+	}
 	if len(stale) > 0 && !opt.Force {
 		return nil, result.Errorf(result.Stale, "cannot undo %s: %s changed since: %s", strings.Join(ids, ", "),
 			plural(len(stale), "a file", "files"), strings.Join(stale, "; ")).
@@ -82,7 +95,7 @@ func Run(ws Workspace, fsys workspace.FS, store *history.Store, chosen []*histor
 	}
 	defer unlock()
 	r := &restore{ws: ws, store: store, opt: opt, ids: ids,
-		res: &Result{Undone: ids, Added: []string{}, Modified: []string{}, Deleted: []string{}, Forced: stale}}
+		res: &Result{Undone: ids, Added: []string{}, Modified: []string{}, Deleted: []string{}, Forced: stale, Kept: kept}}
 	made, err := r.run(fsys.Begin(), plans)
 	if err != nil {
 		return nil, err
@@ -130,6 +143,7 @@ func moveOf(chosen []*history.Entry) (*history.FileChange, error) {
 type plan struct {
 	path      string
 	pre, post *history.Image
+	stale     bool // the file no longer holds what the newest left (check)
 }
 
 // madeDir reports whether the operations made the directory for a file:
@@ -167,6 +181,7 @@ func check(ws Workspace, plans []*plan) (stale []string, err error) {
 			return nil, err
 		}
 		if !p.madeDir() && !workspace.SameImage(cur, p.post) {
+			p.stale = true
 			stale = append(stale, fmt.Sprintf("%s (%s)", p.path, describeChange(cur, p.post)))
 		}
 	}

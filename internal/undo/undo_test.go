@@ -377,3 +377,31 @@ func TestCheckPath(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestUndoKeep: a rollback (Keep) takes exactly the operations it names
+// back, oldest first, and leaves a file changed since as it is, named —
+// the rest restored; without Keep the same undo is refused.
+func TestUndoKeep(t *testing.T) {
+	tr := newTree(t, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"})
+	first := tr.do(stage(func(txn workspace.Txn) error {
+		if err := txn.Stage("a.txt", []byte("two\n"), workspace.WriteOptions{}); err != nil {
+			return err
+		}
+		return txn.Stage("b.txt", []byte("bee two\n"), workspace.WriteOptions{})
+	}))
+	second := tr.do(stage(func(txn workspace.Txn) error { return txn.Stage("c/new.txt", []byte("new\n"), workspace.WriteOptions{}) }))
+	if err := os.WriteFile(filepath.Join(tr.dir, "b.txt"), []byte("a person's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.undo(Choice{IDs: []string{first, second}}, Options{}); result.As(err) == nil || result.As(err).Code != result.Stale {
+		t.Fatalf("without Keep: %v, want STALE", err)
+	}
+	res, err := tr.undo(Choice{IDs: []string{first, second}}, Options{Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Kept) != 1 || !strings.HasPrefix(res.Kept[0], "b.txt (") {
+		t.Errorf("kept %v, want b.txt", res.Kept)
+	}
+	tr.same(map[string]string{"a.txt": "-rw-r--r-- one\n", "b.txt": "-rw-r--r-- a person's\n"})
+}

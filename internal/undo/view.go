@@ -111,6 +111,9 @@ func (res *Result) Message(dryRun bool) string {
 	if len(res.Forced) > 0 {
 		b.WriteString("\nnote: --force: restored over later changes to " + strings.Join(res.Forced, "; "))
 	}
+	if len(res.Kept) > 0 {
+		b.WriteString("\nnote: left as they are, changed since: " + strings.Join(res.Kept, "; "))
+	}
 	return b.String()
 }
 

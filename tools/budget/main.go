@@ -25,9 +25,11 @@ const (
 
 // doors are the packages held to a tighter budget: ops is the door from a
 // request to an engine and back to an Output, and stays one (issue "the
-// house": no engine grows in it again).
+// house": no engine grows in it again). 1,550 since verify: the change and
+// its check are composed above ops (package verify), and ops holds only
+// the seams it needs (Env.Recorded, UndoDetailed, the details' Check).
 var doors = map[string]struct{ lines, funcLines int }{
-	"internal/ops": {1500, 60},
+	"internal/ops": {1550, 60},
 }
 
 // allowed are the functions and files that may be longer, and why: code
