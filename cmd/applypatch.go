@@ -34,6 +34,7 @@ type applyPatchOptions struct {
 	ThreeWay bool
 	// Ours, Theirs, Union: with --3way, resolve conflicts so
 	Ours, Theirs, Union bool
+	Verify              verifyFlags // --verify: the change's check
 }
 
 // newApplyPatchCmd builds the command; runF is its action (nil:
@@ -99,6 +100,7 @@ and checked before anything is written; a failure leaves every file as it was.`,
 	configKey(f, "compat", "apply-patch.compat")
 	configKey(f, "strict", "apply-patch.strict")
 	addPlaceholderFlag(f)
+	opts.Verify.add(f)
 	configKey(f, "max-bytes", "apply-patch.max-bytes")
 	_ = cmd.RegisterFlagCompletionFunc("compat", cobra.FixedCompletions([]string{"codex"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "codex", "unified", "search-replace"}, cobra.ShellCompDirectiveNoFileComp))
@@ -132,7 +134,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 	case opts.Stat:
 		req.Stat = "stat"
 	}
-	out, err := ops.ApplyPatch(env, req)
+	out, err := opts.Verify.change(app, env, opts.DryRun, func(e *ops.Env) (*ops.Output, error) { return ops.ApplyPatch(e, req) })
 	if err == nil && out.Notice != "" && !app.Cfg.JSON {
 		fmt.Fprintf(app.Stderr, "hunk: note: %s\n", out.Notice)
 		out.Text = strings.TrimPrefix(out.Text, "note: "+out.Notice+"\n")
@@ -148,16 +150,7 @@ func applyPatchRun(app *App, opts *applyPatchOptions) error {
 		}
 		return err
 	}
-	if err := app.Render(out); err != nil || out.Failure == nil {
-		return err
-	}
-	if !app.Cfg.JSON { // --3way's conflicts: written, and an error
-		fmt.Fprintf(app.Stderr, "%s: error: %s\n", prog, out.Failure.Msg)
-		for _, h := range out.Failure.Hints {
-			fmt.Fprintf(app.Stderr, "%s: hint: %s\n", prog, h)
-		}
-	}
-	return silentExit(out.ExitCode)
+	return app.renderChange(out) // --3way's conflicts, a failed check: an error too
 }
 
 // readPatch reads the patch text from file (a host path, not a workspace

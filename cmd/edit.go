@@ -22,7 +22,8 @@ type EditOptions struct {
 	IfMatch    string
 	Diff       bool
 	DryRun     bool
-	InsertLine int // --insert-line N: insert --new after line N (-1: not inserting)
+	InsertLine int         // --insert-line N: insert --new after line N (-1: not inserting)
+	Verify     verifyFlags // --verify: the change's check
 }
 
 // newEditCmd builds the command; runF is its action (nil: editRun; tests
@@ -100,6 +101,7 @@ chunk found in one place, in any order, all or none.`,
 	f.StringVar(&o.IfMatch, "if-match", "", "refuse (STALE) unless the file's SHA-256 is this")
 	f.BoolVar(&o.Diff, "diff", false, "print a unified diff of the change")
 	f.BoolVar(&o.DryRun, "dry-run", false, "do everything but write")
+	o.Verify.add(f)
 	f.Int64("max-bytes", 0, "refuse files larger than this (default 1 GiB)")
 	configKey(f, "max-bytes", "edit.max-bytes")
 	_ = cmd.MarkFlagFilename("old-file")
@@ -182,12 +184,12 @@ func editRun(app *App, o *EditOptions) error {
 		if err != nil {
 			return err
 		}
-		out, err := ops.Insert(env, ops.InsertRequest{Path: o.Path, After: o.InsertLine, Text: *o.New,
-			IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun})
+		req := ops.InsertRequest{Path: o.Path, After: o.InsertLine, Text: *o.New, IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun}
+		out, err := o.Verify.change(app, env, o.DryRun, func(e *ops.Env) (*ops.Output, error) { return ops.Insert(e, req) })
 		if err != nil {
 			return err
 		}
-		return app.Render(out)
+		return app.renderChange(out)
 	}
 	if o.BlocksFile != "" {
 		b, err := readInput(app, o.BlocksFile)
@@ -198,11 +200,12 @@ func editRun(app *App, o *EditOptions) error {
 		if err != nil {
 			return err
 		}
-		out, err := ops.Edit(env, ops.EditRequest{Path: o.Path, Blocks: string(b), Exact: o.Exact, IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun})
+		req := ops.EditRequest{Path: o.Path, Blocks: string(b), Exact: o.Exact, IfMatch: o.IfMatch, Diff: o.Diff, DryRun: o.DryRun}
+		out, err := o.Verify.change(app, env, o.DryRun, func(e *ops.Env) (*ops.Output, error) { return ops.Edit(e, req) })
 		if err != nil {
 			return err
 		}
-		return app.Render(out)
+		return app.renderChange(out)
 	}
 	var edits []edit.Edit
 	if o.EditsFile != "" {
@@ -224,9 +227,9 @@ func editRun(app *App, o *EditOptions) error {
 	for _, e := range edits {
 		req.Edits = append(req.Edits, ops.EditSpec{OldText: e.OldText, NewText: e.NewText, ReplaceAll: e.ReplaceAll})
 	}
-	out, err := ops.Edit(env, req)
+	out, err := o.Verify.change(app, env, o.DryRun, func(e *ops.Env) (*ops.Output, error) { return ops.Edit(e, req) })
 	if err != nil {
 		return err
 	}
-	return app.Render(out)
+	return app.renderChange(out)
 }

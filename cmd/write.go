@@ -20,7 +20,8 @@ type WriteOptions struct {
 	IfMatch    string
 	Diff       bool
 	DryRun     bool
-	AllowEmpty bool // empty stdin may empty the file
+	AllowEmpty bool        // empty stdin may empty the file
+	Verify     verifyFlags // --verify: the change's check
 }
 
 // newWriteCmd builds the command; runF is its action (nil: writeRun; tests pass
@@ -60,6 +61,7 @@ the workspace is followed. Identical content is a no-op.`,
 	f.Int64("max-bytes", 0, "refuse content larger than this many bytes (default 64 MiB)")
 	f.BoolVar(&opts.Diff, "diff", false, "print a unified diff of the change")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "check everything, write nothing")
+	opts.Verify.add(f)
 	configKey(f, "max-bytes", "write.max-bytes")
 	return c
 }
@@ -106,12 +108,12 @@ func writeRun(app *App, opts *WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := ops.Write(env, ops.WriteRequest{Path: opts.Path, Content: string(data), CreateOnly: opts.CreateOnly,
-		IfMatch: opts.IfMatch, Diff: opts.Diff, DryRun: opts.DryRun})
+	req := ops.WriteRequest{Path: opts.Path, Content: string(data), CreateOnly: opts.CreateOnly, IfMatch: opts.IfMatch, Diff: opts.Diff, DryRun: opts.DryRun}
+	out, err := opts.Verify.change(app, env, opts.DryRun, func(e *ops.Env) (*ops.Output, error) { return ops.Write(e, req) })
 	if err != nil {
 		return err
 	}
-	return app.Render(out)
+	return app.renderChange(out)
 }
 
 // readLimited reads r to the end, refusing more than max bytes (0: no limit)

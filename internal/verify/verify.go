@@ -1,0 +1,147 @@
+// Package verify makes a change and keeps it only if its check passes:
+// the change (apply-patch, edit, write) is made as always, then the check
+// runs in exec's sandbox over the workspace it left; a check that exits
+// other than 0 — or times out, or cannot start — takes back every
+// operation the change and the check recorded, byte for byte (contents,
+// modes, links, the directories the change made), through the history.
+// A file someone else changed while the check ran is left as it is and
+// named. It sits above ops: a change and a check are two of its doors.
+package verify
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hunk-dev/hunk/internal/cmdrule"
+	"github.com/hunk-dev/hunk/internal/execrun"
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/workspace"
+)
+
+// Request is a change's check.
+type Request struct {
+	Argv    []string      // the command, run without a shell; or
+	Sh      string        // a shell line, run with /bin/sh -c
+	Timeout time.Duration // the check's own (0: exec's)
+	// Limits are the sandbox, as exec's: the caller's policy.
+	Limits ops.ExecLimits
+	// Exec runs the check (nil: ops.ExecDetailed): a tool call's runs
+	// it as its session runs exec.
+	Exec func(context.Context, *ops.Env, ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error)
+}
+
+// Run makes the change, then runs v's check (nil v: the change alone).
+// The history must be on: the rollback goes through it.
+func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*ops.Output, error)) (*ops.Output, error) {
+	if v == nil {
+		return change(env)
+	}
+	if v.Sh == "" && len(v.Argv) == 0 {
+		return nil, result.Usagef("the check is empty: give a command")
+	}
+	if !env.Workspace.Records() {
+		return nil, result.Usagef("a change's check takes a failed change back through the history, which is off here").
+			WithHint("turn the history on (drop --no-history; history: true), or run the check with exec after the change")
+	}
+	e := *env
+	var recs []*workspace.Recording
+	e.Recorded = &recs
+	out, err := change(&e)
+	if err != nil {
+		return nil, err
+	}
+	lim := v.Limits
+	lim.Record, lim.ReadOnly = true, false // what the check writes is part of the change
+	if v.Timeout > 0 {
+		lim.Timeout = v.Timeout
+	}
+	run := v.Exec
+	if run == nil {
+		run = ops.ExecDetailed
+	}
+	xo, xd, xerr := run(ctx, &e, ops.ExecRequest{Argv: v.Argv, Sh: v.Sh, ExecLimits: lim})
+	c := &execrun.Check{Command: v.command(), Run: xd}
+	if xerr == nil && xo.ExitCode == 0 && xo.Failure == nil {
+		c.Kept = true
+		return withCheck(out, c, fmt.Sprintf("The check passed (%s exited 0): the change is kept.", c.Command), ""), nil
+	}
+	var ids []string // the change's operations, then the check's writes
+	for _, r := range recs {
+		if r.ID != "" {
+			ids = append(ids, r.ID)
+		}
+	}
+	if xd != nil && xd.OpID != "" {
+		ids = append(ids, xd.OpID)
+	}
+	if len(ids) > 0 {
+		_, d, err := ops.UndoDetailed(&e, ops.UndoRequest{IDs: ids, Keep: true})
+		if err != nil {
+			return nil, result.Wrap(result.As(err).Code, err, "the check failed, and taking the change back failed").
+				WithHint("hunk log lists the change; hunk undo ID takes it back")
+		}
+		c.RolledBack = append(append(append([]string{}, d.Summary.Added...), d.Summary.Modified...), d.Summary.Deleted...)
+		c.LeftAlone, c.UndoID = d.Kept, d.OpID
+	}
+	var why, runText string
+	if xerr != nil {
+		why = "its check could not run: " + result.As(xerr).Msg
+	} else {
+		c.ExitCode, runText = xo.ExitCode, xo.Text
+		why = fmt.Sprintf("its check (%s) exited %d", c.Command, xo.ExitCode)
+		if xo.Failure != nil {
+			why = fmt.Sprintf("its check (%s) failed: %s", c.Command, xo.Failure.Msg)
+		}
+	}
+	kept := "nothing of it was kept"
+	if len(c.LeftAlone) > 0 {
+		kept = "changed meanwhile and left as they are: " + strings.Join(c.LeftAlone, "; ")
+	}
+	out = withCheck(out, c, "The change was taken back: "+why+"; "+kept+".", runText)
+	out.Failure = result.Errorf(result.CheckFailed, "the change was taken back: %s; %s", why, kept).
+		WithHint("the check's output says why; fix the change and send it again")
+	out.ExitCode, out.Diff = 1, ""
+	return out, nil
+}
+
+// withCheck is out with the check's facts and a sentence for it — and,
+// when it failed, its output instead of the change's text.
+func withCheck(out *ops.Output, c *execrun.Check, line, runText string) *ops.Output {
+	if d, ok := out.Details.(ops.Checked); ok {
+		d.SetCheck(c)
+	}
+	if c.Kept {
+		out.Text += "\n" + line
+		out.Message += "\n" + line
+		return out
+	}
+	out.Text, out.Message = line, "" // (a person reads the line as the error)
+	if runText != "" {
+		out.Text += "\nThe check's output:\n" + runText
+		out.Message = strings.TrimSuffix(runText, "\n")
+	}
+	return out
+}
+
+// command is the check as a line.
+func (v *Request) command() string {
+	if v.Sh != "" {
+		return v.Sh
+	}
+	return cmdrule.Quote(v.Argv)
+}
+
+// Words are a --verify command line's words: one simple command of plain
+// words (quotes allowed), run without a shell; anything a shell would do
+// more (a pipe, a variable, a glob) is refused, for --verify-sh.
+func Words(line string) ([]string, error) {
+	argv, ok := cmdrule.Words(line)
+	if !ok || len(argv) == 0 {
+		return nil, result.Usagef("--verify %q: not one plain command", line).
+			WithHint("give a command and its arguments (--verify 'go test ./...'), or a shell line with --verify-sh")
+	}
+	return argv, nil
+}
