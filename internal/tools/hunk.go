@@ -35,10 +35,12 @@ func Hunk(network sandbox.Network) Set {
 				"(*** Begin Patch / *** Add File: / *** Update File: / *** Delete File: / @@ chunks of ' ', '+', '-' lines / *** End Patch) " +
 				"a unified diff (git diff), or SEARCH/REPLACE blocks (the file's path alone on a line, then <<<<<<< SEARCH / the exact lines to find / ======= / their replacement / >>>>>>> REPLACE). " +
 				"On failure every failing chunk is reported with the closest region of the file.",
-			Input:       schemaFor[ops.ApplyPatchRequest](),
+			Input:       schemaFor[applyPatchInput](),
 			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
-			run:         runs("apply_patch", ops.ApplyPatch, "patch"),
+			run: checks("apply_patch", ops.ApplyPatch, func(in applyPatchInput) (ops.ApplyPatchRequest, Check) {
+				return in.ApplyPatchRequest, in.Check
+			}, "patch"),
 		},
 		{
 			Name:  "read",
@@ -60,10 +62,10 @@ func Hunk(network sandbox.Network) Set {
 			Title: "Write a file",
 			Description: "Create or replace a file with the given content, atomically; parent directories are created and an " +
 				"existing file keeps its mode. createOnly refuses an existing file; ifMatch refuses a file that changed since it was read.",
-			Input:       schemaFor[ops.WriteRequest](),
+			Input:       schemaFor[writeInput](),
 			Output:      output(detailsOf[ops.WriteDetails]()),
 			Destructive: true, Idempotent: true,
-			run: runs("write", ops.Write, "path", "content"),
+			run: checks("write", ops.Write, func(in writeInput) (ops.WriteRequest, Check) { return in.WriteRequest, in.Check }, "path", "content"),
 		},
 		{
 			Name:  "edit",
@@ -72,10 +74,10 @@ func Hunk(network sandbox.Network) Set {
 				"a list of edits, all matched against the original and applied together or not at all. A unique near match " +
 				"(line endings, trailing whitespace, Unicode punctuation, indentation) is accepted and reported; on no match the " +
 				"closest lines are shown with their numbers.",
-			Input:       schemaFor[ops.EditRequest](),
+			Input:       schemaFor[editInput](),
 			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
-			run:         runs("edit", ops.Edit, "path"),
+			run: checks("edit", ops.Edit, func(in editInput) (ops.EditRequest, Check) { return in.EditRequest, in.Check }, "path"),
 		},
 		{
 			Name:  "undo",
@@ -133,7 +135,13 @@ func networkNote(network sandbox.Network) string {
 // RunExec runs a call's command under the session's policy; the details
 // are the Output's, as their type.
 func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.ExecDetails, error) {
-	req := ops.ExecRequest{ExecLimits: s.Exec, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready,
+	return s.runExec(ctx, s.Env, in, s.Exec)
+}
+
+// runExec is RunExec over env under limits (a change's check: recorded
+// into the change's env).
+func (s *Session) runExec(ctx context.Context, base *ops.Env, in ExecInput, limits ops.ExecLimits) (*ops.Output, *ops.ExecDetails, error) {
+	req := ops.ExecRequest{ExecLimits: limits, Argv: in.Argv, Sh: in.Command, Workdir: in.Workdir, EnvVars: in.Env, Ready: s.Ready,
 		Surface: execrun.ToolSurface(s.Exec.Timeout, readOutput)}
 	req.Yes, req.Confirm = false, nil // a call never says yes itself
 	req.Decided = decidedHook(ctx)
@@ -161,7 +169,7 @@ func (s *Session) RunExec(ctx context.Context, in ExecInput) (*ops.Output, *ops.
 		}
 		req.Timeout = t
 	}
-	env := *s.Env
+	env := *base
 	env.Stdout, env.Stderr, env.Stdin = nil, nil, nil // a tool call's command reads nothing and streams nowhere
 	if p, ok := ctx.Value(progressKey{}).(Progress); ok {
 		// but to its progress reports, when the client asked for them

@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hunk-dev/hunk/internal/ops"
+	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/verify"
+)
+
+// Check is a change's verify argument (package verify): a shell line run
+// in the sandbox after the change, as exec runs a command, the change
+// kept only if it exits 0.
+type Check struct {
+	Verify string `json:"verify,omitempty" jsonschema:"a shell command run in the sandbox after the change, as exec runs it (go test ./..., npm test); if it exits other than 0 the whole change is taken back and the result gives the check's output"`
+}
+
+// The inputs of the changes a check may follow: the request, and verify.
+type (
+	applyPatchInput struct {
+		ops.ApplyPatchRequest
+		Check
+	}
+	writeInput struct {
+		ops.WriteRequest
+		Check
+	}
+	editInput struct {
+		ops.EditRequest
+		Check
+	}
+)
+
+// checks is runs for a change whose input may carry a check: without one
+// the change alone; with one, the change then the check, under the
+// session's exec policy (its command rules, its confirmation, its limits)
+// — refused where the session does not serve exec: a check runs a
+// command.
+func checks[I, R any](tool string, op func(*ops.Env, R) (*ops.Output, error), split func(I) (R, Check), required ...string) func(context.Context, *Session, json.RawMessage) (*ops.Output, error) {
+	return func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error) {
+		var in I
+		if err := decode(tool, args, &in, required...); err != nil {
+			return nil, err
+		}
+		req, c := split(in)
+		change := func(env *ops.Env) (*ops.Output, error) { return op(env, req) }
+		if c.Verify == "" {
+			return change(s.Env)
+		}
+		if s.Tools != nil && s.Tools.Lookup("exec") == nil { // (nil: every tool)
+			return nil, result.Errorf(result.ToolDisabled, "%s: verify runs a command, and this server does not serve exec", tool).
+				WithHint("make the change without verify; the person running hunk decides which tools are served")
+		}
+		if dryRun(req) {
+			return nil, result.Usagef("%s: dryRun writes nothing, so there is no change to verify", tool)
+		}
+		v := &verify.Request{Sh: c.Verify, Limits: s.Exec,
+			Exec: func(ctx context.Context, env *ops.Env, r ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error) {
+				return s.runExec(ctx, env, ExecInput{Command: r.Sh}, r.ExecLimits)
+			}}
+		return verify.Run(ctx, s.Env, v, change)
+	}
+}
+
+// dryRun reports whether a change's request asks for a dry run.
+func dryRun(req any) bool {
+	switch r := req.(type) {
+	case ops.ApplyPatchRequest:
+		return r.DryRun
+	case ops.WriteRequest:
+		return r.DryRun
+	case ops.EditRequest:
+		return r.DryRun
+	}
+	return false
+}
