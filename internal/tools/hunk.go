@@ -77,7 +77,7 @@ func Hunk(network sandbox.Network) Set {
 			Input:       schemaFor[editInput](),
 			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
-			run: checks("edit", ops.Edit, func(in editInput) (ops.EditRequest, Check) { return in.EditRequest, in.Check }, "path"),
+			run:         checks("edit", ops.Edit, func(in editInput) (ops.EditRequest, Check) { return in.EditRequest, in.Check }, "path"),
 		},
 		{
 			Name:  "undo",

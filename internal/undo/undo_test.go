@@ -389,7 +389,9 @@ func TestUndoKeep(t *testing.T) {
 		}
 		return txn.Stage("b.txt", []byte("bee two\n"), workspace.WriteOptions{})
 	}))
-	second := tr.do(stage(func(txn workspace.Txn) error { return txn.Stage("c/new.txt", []byte("new\n"), workspace.WriteOptions{}) }))
+	second := tr.do(stage(func(txn workspace.Txn) error {
+		return txn.Stage("c/new.txt", []byte("new\n"), workspace.WriteOptions{})
+	}))
 	if err := os.WriteFile(filepath.Join(tr.dir, "b.txt"), []byte("a person's\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
