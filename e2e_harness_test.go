@@ -60,6 +60,10 @@ var harnessScript = []harnessStep{
 		}
 		return map[string]any{"execOutput": m[1] + "/stdout", "offset": 1041, "limit": 2}
 	}},
+	// A patch whose check fails (docs/verify.md): taken back, the model
+	// reads why with the check's output.
+	{tool: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Update File: src/a.txt\n@@\n-A1\n+broken\n*** End Patch\n",
+		"verify": "grep -q broken src/a.txt && echo '2 tests failed' && exit 1"}},
 }
 
 // outputRef finds the stored output an exec result names, in the text the
@@ -521,7 +525,8 @@ func checkHarnessRun(t *testing.T, m *mockModel, ws, log string) {
 		// The 2 MB and the 40 KB outputs: exit status, head, marker, tail.
 		{5, []string{"Exit code: 3", "\n1\n2\n3\n", "left out", "execOutput", "\n300000\n", "tail-err"}, false},
 		{6, []string{"Exit code: 0", "\n1\n2\n3\n", "left out", "\n8000\n"}, false},
-		{7, []string{"1041", "1042"}, false}, // what was left out, read through hunk's read
+		{7, []string{"1041", "1042"}, false},                                               // what was left out, read through hunk's read
+		{8, []string{"CHECK_FAILED", "The change was taken back", "2 tests failed"}, true}, // a failed check, the patch taken back
 	}
 	for _, e := range expect {
 		got, ok := m.results[e.step]

@@ -57,10 +57,13 @@ func (v *verifyFlags) request(app *App, dryRun bool) (*verify.Request, error) {
 // change makes the change as the flags ask: checked, or alone.
 func (v *verifyFlags) change(app *App, env *ops.Env, dryRun bool, change func(*ops.Env) (*ops.Output, error)) (*ops.Output, error) {
 	req, err := v.request(app, dryRun)
-	if err != nil || req == nil {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
+	}
+	if !dryRun {
+		verify.Settle(env) // a check a killed hunk left: its change goes first
+	}
+	if req == nil {
 		return change(env)
 	}
 	ctx, _ := interrupt.Context()

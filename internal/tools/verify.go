@@ -45,6 +45,9 @@ func checks[I, R any](tool string, op func(*ops.Env, R) (*ops.Output, error), sp
 		}
 		req, c := split(in)
 		change := func(env *ops.Env) (*ops.Output, error) { return op(env, req) }
+		if !dryRun(req) {
+			verify.Settle(s.Env) // a check a killed hunk left: its change goes first
+		}
 		if c.Verify == "" {
 			return change(s.Env)
 		}

@@ -32,8 +32,8 @@ type Choice struct {
 	OwnOnly bool
 	Own     string
 	// IDs are exactly these operations, oldest first (a failed check's
-	// rollback: the change and what its check wrote), whatever undid
-	// them since.
+	// rollback: the change and what its check wrote), but for those
+	// undone since (STALE when every one was).
 	IDs []string
 }
 
@@ -41,13 +41,19 @@ type Choice struct {
 // first.
 func Choose(store *history.Store, list []*history.Entry, c Choice) ([]*history.Entry, error) {
 	if len(c.IDs) > 0 {
+		undone := UndoneBy(list)
 		chosen := make([]*history.Entry, 0, len(c.IDs))
 		for i := len(c.IDs) - 1; i >= 0; i-- {
 			e, err := store.Find(c.IDs[i])
 			if err != nil {
 				return nil, result.Errorf(result.NotFound, "%v", err)
 			}
-			chosen = append(chosen, e)
+			if undone[e.ID] == "" {
+				chosen = append(chosen, e)
+			}
+		}
+		if len(chosen) == 0 {
+			return nil, result.Errorf(result.Stale, "operations %s were undone already", strings.Join(c.IDs, ", "))
 		}
 		return chosen, nil
 	}

@@ -46,12 +46,27 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 		return nil, result.Usagef("a change's check takes a failed change back through the history, which is off here").
 			WithHint("turn the history on (drop --no-history; history: true), or run the check with exec after the change")
 	}
+	Settle(env)
 	e := *env
 	var recs []*workspace.Recording
 	e.Recorded = &recs
 	out, err := change(&e)
 	if err != nil {
 		return nil, err
+	}
+	var ids []string // the change's operations, then the check's writes
+	for _, r := range recs {
+		if r.ID != "" {
+			ids = append(ids, r.ID)
+		}
+	}
+	if store, err := env.Workspace.History(); err == nil && len(ids) > 0 {
+		// Killed while the check runs, the next run takes the change back.
+		if end, err := store.BeginCheck(ids, v.command()); err == nil {
+			defer end()
+		} else {
+			env.Warn("verify: the check is not journaled (a hunk killed while it runs leaves the change): " + err.Error())
+		}
 	}
 	lim := v.Limits
 	lim.Record, lim.ReadOnly = true, false // what the check writes is part of the change
@@ -67,12 +82,6 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 	if xerr == nil && xo.ExitCode == 0 && xo.Failure == nil {
 		c.Kept = true
 		return withCheck(out, c, fmt.Sprintf("The check passed (%s exited 0): the change is kept.", c.Command), ""), nil
-	}
-	var ids []string // the change's operations, then the check's writes
-	for _, r := range recs {
-		if r.ID != "" {
-			ids = append(ids, r.ID)
-		}
 	}
 	if xd != nil && xd.OpID != "" {
 		ids = append(ids, xd.OpID)
@@ -144,4 +153,34 @@ func Words(line string) ([]string, error) {
 			WithHint("give a command and its arguments (--verify 'go test ./...'), or a shell line with --verify-sh")
 	}
 	return argv, nil
+}
+
+// Settle takes back the changes whose check a killed hunk left running
+// (history.AbandonedChecks): each operation not undone since, the files
+// changed since left as they are; what it did is said through env.Warn.
+// What the killed check itself wrote is not known, and stays.
+func Settle(env *ops.Env) {
+	if !env.Workspace.Records() {
+		return
+	}
+	store, err := env.Workspace.History()
+	if err != nil {
+		return
+	}
+	for _, c := range store.AbandonedChecks() {
+		_, d, err := ops.UndoDetailed(env, ops.UndoRequest{IDs: c.Ops, Keep: true})
+		switch {
+		case result.As(err) != nil && result.As(err).Code == result.Stale:
+			// undone already (the killed run's rollback was done)
+		case err != nil:
+			env.Warn(fmt.Sprintf("verify: a check hunk was killed in (%s, process %d) left its change (%s) in place: taking it back failed: %v", c.Command, c.PID, strings.Join(c.Ops, ", "), err))
+		case len(d.Undone) > 0:
+			msg := fmt.Sprintf("verify: took back %s, whose check (%s) hunk was killed in (process %d): undo %s", strings.Join(d.Undone, ", "), c.Command, c.PID, d.OpID)
+			if len(d.Kept) > 0 {
+				msg += "; changed since and left as they are: " + strings.Join(d.Kept, "; ")
+			}
+			env.Warn(msg)
+		}
+		store.Settled(c)
+	}
 }
