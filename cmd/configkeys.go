@@ -19,7 +19,7 @@ import (
 // nearest one hunk knows.
 
 // configOnlyKeys are keys with no default (their zero is the default).
-var configOnlyKeys = []string{"fsync", "policy.read.deny", "policy.write.deny", "policy.write.allow", "policy.write.ask", "exec.rules", "tools.custom", "tools.timeout"}
+var configOnlyKeys = []string{"fsync", "policy.read.deny", "policy.write.deny", "policy.write.allow", "policy.write.ask", "exec.rules", "tools.custom", "tools.timeout", "checks"}
 
 // configKeys are every key of the configuration, and its sections.
 func configKeys() (keys, sections map[string]bool) {

@@ -92,6 +92,9 @@ func (a *App) session(o *agentOptions) (*tools.Session, tools.Set, error) {
 	if sess.Timeouts, err = toolTimeouts(a.Cfg.ConfigFile, a.cfgText, sel.Set); err != nil {
 		return nil, nil, err
 	}
+	if sess.Checks, err = configChecks(a.Cfg.ConfigFile, a.cfgText); err != nil {
+		return nil, nil, err
+	}
 	p := env.Workspace.Policy()
 	sel.Narrow(ruleSaid(p.Whole(policy.WriteDeny), p.Whole(policy.ReadDeny)), ruleSaid(p.Whole(policy.ReadDeny)))
 	sel.Set = sel.WithLimits(limits.Timeout, limits.Shown)

@@ -15,24 +15,37 @@ import (
 // verifyFlags are a change's check: --verify, --verify-sh and
 // --verify-timeout of apply-patch, edit and write (package verify).
 type verifyFlags struct {
-	Cmd, Sh string
-	Timeout time.Duration
+	Cmd, Sh  string
+	Timeout  time.Duration
+	NoChecks bool // --no-checks: not the configured checks, this once
 }
 
 func (v *verifyFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&v.Cmd, "verify", "", "after the change, run `CMD` (one command, no shell) in exec's sandbox; if it fails, take the whole change back")
+	f.StringVar(&v.Cmd, "verify", "", "after the change, run `CMD` (one command, no shell; \"checks\": the configured checks) in exec's sandbox; if it fails, take the whole change back")
 	f.StringVar(&v.Sh, "verify-sh", "", "as --verify, a shell line run with /bin/sh -c")
 	f.DurationVar(&v.Timeout, "verify-timeout", 0, "stop the check after this long, a failure (default: exec's timeout)")
+	f.BoolVar(&v.NoChecks, "no-checks", false, "do not run the configured checks (checks: in the config) after this change")
 }
 
-// request is the check the flags ask for (nil: none), under exec's policy.
+// request is the check the flags ask for, and the configured checks
+// (nil: none), under exec's policy. --verify checks makes the configured
+// checks the gate.
 func (v *verifyFlags) request(app *App, dryRun bool) (*verify.Request, error) {
+	var checks []verify.Configured
+	if !v.NoChecks && !dryRun {
+		var err error
+		if checks, err = configChecks(app.Cfg.ConfigFile, app.cfgText); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case v.Cmd == "" && v.Sh == "":
 		if v.Timeout != 0 {
 			return nil, result.Usagef("--verify-timeout needs --verify or --verify-sh")
 		}
-		return nil, nil
+		if len(checks) == 0 {
+			return nil, nil
+		}
 	case v.Cmd != "" && v.Sh != "":
 		return nil, result.Usagef("give the check with --verify or with --verify-sh, not both")
 	case dryRun:
@@ -45,8 +58,14 @@ func (v *verifyFlags) request(app *App, dryRun bool) (*verify.Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &verify.Request{Sh: v.Sh, Timeout: v.Timeout, Limits: lim}
-	if v.Cmd != "" {
+	r := &verify.Request{Sh: v.Sh, Timeout: v.Timeout, Limits: lim, Checks: checks}
+	switch {
+	case v.Cmd == "checks":
+		if v.NoChecks {
+			return nil, result.Usagef("--verify checks makes the configured checks the gate, and --no-checks turns them off: give one")
+		}
+		r.Gate = true
+	case v.Cmd != "":
 		if r.Argv, err = verify.Words(v.Cmd); err != nil {
 			return nil, err
 		}

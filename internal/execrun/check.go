@@ -13,4 +13,17 @@ type Check struct {
 	LeftAlone  []string `json:"leftAlone,omitempty" jsonschema:"files changed while the check ran, left as they are (each with how it changed)"`
 	UndoID     string   `json:"undoId,omitempty" jsonschema:"the rollback's id in the history"`
 	Run        *Details `json:"run,omitempty" jsonschema:"the check's run: exit code, each stream's head and tail, outputId for the rest"`
+	// Files and Diagnostics, for a configured check (checks: in the
+	// config): the changed files it ran for, and what it found in them.
+	Files       []string     `json:"files,omitempty" jsonschema:"a configured check: the changed files it ran for"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty" jsonschema:"a configured check: its findings, where its output gives a file and line"`
+}
+
+// Diagnostic is one finding of a configured check, as its output gives
+// it (path:line[:column]: message, Python's File "path", line N).
+type Diagnostic struct {
+	File    string `json:"file" jsonschema:"the file the finding is in"`
+	Line    int    `json:"line,omitempty" jsonschema:"its line (1-based)"`
+	Column  int    `json:"column,omitempty" jsonschema:"its column (1-based)"`
+	Message string `json:"message" jsonschema:"what the check says"`
 }

@@ -31,9 +31,10 @@ type ApplyPatchDetails struct {
 	// Recovered says which model mistakes were recovered from.
 	Recovered []string `json:"recovered,omitempty" jsonschema:"the mistakes of the patch that were recovered from"`
 	// Unwrapped says what the patch was found inside.
-	Unwrapped []string       `json:"unwrapped,omitempty" jsonschema:"what the patch text was found inside (JSON, a shell heredoc), outermost first"`
-	OpID      string         `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
-	Verify    *execrun.Check `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	Unwrapped []string         `json:"unwrapped,omitempty" jsonschema:"what the patch text was found inside (JSON, a shell heredoc), outermost first"`
+	OpID      string           `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
+	Verify    *execrun.Check   `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	Checks    []*execrun.Check `json:"checks,omitempty" jsonschema:"the configured checks (checks: in the config) run for the changed files, and what they found"`
 }
 
 // PatchStatDetails describe a patch without applying it (--stat, --numstat).
@@ -44,24 +45,26 @@ type PatchStatDetails struct {
 
 // WriteDetails are write's facts.
 type WriteDetails struct {
-	Path     string         `json:"path" jsonschema:"the path written"`
-	Bytes    int            `json:"bytes" jsonschema:"bytes written"`
-	Created  bool           `json:"created" jsonschema:"the file is new"`
-	NoOp     bool           `json:"noop" jsonschema:"the file already had this content; nothing was written"`
-	SHA256   string         `json:"sha256" jsonschema:"the new content's SHA-256"`
-	DryRun   bool           `json:"dryRun" jsonschema:"nothing was written"`
-	Previous string         `json:"previousSha256,omitempty" jsonschema:"the replaced content's SHA-256"`
-	Diff     string         `json:"diff,omitempty" jsonschema:"the change as a unified diff (when asked for)"`
-	OpID     string         `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
-	Verify   *execrun.Check `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	Path     string           `json:"path" jsonschema:"the path written"`
+	Bytes    int              `json:"bytes" jsonschema:"bytes written"`
+	Created  bool             `json:"created" jsonschema:"the file is new"`
+	NoOp     bool             `json:"noop" jsonschema:"the file already had this content; nothing was written"`
+	SHA256   string           `json:"sha256" jsonschema:"the new content's SHA-256"`
+	DryRun   bool             `json:"dryRun" jsonschema:"nothing was written"`
+	Previous string           `json:"previousSha256,omitempty" jsonschema:"the replaced content's SHA-256"`
+	Diff     string           `json:"diff,omitempty" jsonschema:"the change as a unified diff (when asked for)"`
+	OpID     string           `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
+	Verify   *execrun.Check   `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	Checks   []*execrun.Check `json:"checks,omitempty" jsonschema:"the configured checks (checks: in the config) run for the changed files, and what they found"`
 }
 
 // EditDetails are edit's and insert's facts.
 type EditDetails struct {
 	edit.Result
-	DryRun bool           `json:"dryRun,omitempty" jsonschema:"nothing was written"`
-	OpID   string         `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
-	Verify *execrun.Check `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	DryRun bool             `json:"dryRun,omitempty" jsonschema:"nothing was written"`
+	OpID   string           `json:"opId,omitempty" jsonschema:"the operation's id in the history (hunk log, hunk undo)"`
+	Verify *execrun.Check   `json:"verify,omitempty" jsonschema:"the change's check (verify) and what it kept"`
+	Checks []*execrun.Check `json:"checks,omitempty" jsonschema:"the configured checks (checks: in the config) run for the changed files, and what they found"`
 }
 
 // ExecDetails are exec's facts (execrun.Details).

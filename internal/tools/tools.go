@@ -25,6 +25,7 @@ import (
 	"github.com/hunk-dev/hunk/internal/history"
 	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
+	"github.com/hunk-dev/hunk/internal/verify"
 	"github.com/hunk-dev/hunk/internal/workspace"
 )
 
@@ -81,6 +82,9 @@ type Session struct {
 	// Timeouts are the longest a call of each tool may run (tools.timeout
 	// in the config; TimeoutTakers says which tools take one).
 	Timeouts map[string]time.Duration
+	// Checks are the configured checks (checks: in the config) run after
+	// a change of apply_patch, write and edit (package verify).
+	Checks []verify.Configured
 }
 
 // TimeoutTaker says a call of t can be given a timeout (tools.timeout):

@@ -13,7 +13,7 @@ import (
 // in the sandbox after the change, as exec runs a command, the change
 // kept only if it exits 0.
 type Check struct {
-	Verify string `json:"verify,omitempty" jsonschema:"a shell command run in the sandbox after the change, as exec runs it (go test ./..., npm test); if it exits other than 0 the whole change is taken back and the result gives the check's output"`
+	Verify string `json:"verify,omitempty" jsonschema:"a shell command run in the sandbox after the change, as exec runs it (go test ./..., npm test), or checks (the checks this server configures); if it exits other than 0 the whole change is taken back and the result gives the check's output"`
 }
 
 // The inputs of the changes a check may follow: the request, and verify.
@@ -48,8 +48,11 @@ func checks[I, R any](tool string, op func(*ops.Env, R) (*ops.Output, error), sp
 		if !dryRun(req) {
 			verify.Settle(s.Env) // a check a killed hunk left: its change goes first
 		}
-		if c.Verify == "" {
+		if c.Verify == "" && (len(s.Checks) == 0 || dryRun(req)) {
 			return change(s.Env)
+		}
+		if c.Verify == "" { // the configured checks, which inform: the person's, not the model's
+			return verify.Run(ctx, s.Env, &verify.Request{Checks: s.Checks, Limits: s.Exec, Exec: s.checkExec()}, change)
 		}
 		if s.Tools != nil && s.Tools.Lookup("exec") == nil { // (nil: every tool)
 			return nil, result.Errorf(result.ToolDisabled, "%s: verify runs a command, and this server does not serve exec", tool).
@@ -58,11 +61,18 @@ func checks[I, R any](tool string, op func(*ops.Env, R) (*ops.Output, error), sp
 		if dryRun(req) {
 			return nil, result.Usagef("%s: dryRun writes nothing, so there is no change to verify", tool)
 		}
-		v := &verify.Request{Sh: c.Verify, Limits: s.Exec,
-			Exec: func(ctx context.Context, env *ops.Env, r ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error) {
-				return s.runExec(ctx, env, ExecInput{Command: r.Sh}, r.ExecLimits)
-			}}
+		v := &verify.Request{Sh: c.Verify, Limits: s.Exec, Checks: s.Checks, Exec: s.checkExec()}
+		if c.Verify == "checks" {
+			v.Sh, v.Gate = "", true
+		}
 		return verify.Run(ctx, s.Env, v, change)
+	}
+}
+
+// checkExec runs a check as the session runs exec.
+func (s *Session) checkExec() func(context.Context, *ops.Env, ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error) {
+	return func(ctx context.Context, env *ops.Env, r ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error) {
+		return s.runExec(ctx, env, ExecInput{Command: r.Sh, Argv: r.Argv}, r.ExecLimits)
 	}
 }
 

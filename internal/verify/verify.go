@@ -26,6 +26,12 @@ type Request struct {
 	Argv    []string      // the command, run without a shell; or
 	Sh      string        // a shell line, run with /bin/sh -c
 	Timeout time.Duration // the check's own (0: exec's)
+	// Checks are the configured checks (checks: in the config), run for
+	// the files the change left; they inform (details.checks, a line in
+	// the text) unless Gate makes them decide as the check does (verify:
+	// checks).
+	Checks []Configured
+	Gate   bool
 	// Limits are the sandbox, as exec's: the caller's policy.
 	Limits ops.ExecLimits
 	// Exec runs the check (nil: ops.ExecDetailed): a tool call's runs
@@ -33,16 +39,21 @@ type Request struct {
 	Exec func(context.Context, *ops.Env, ops.ExecRequest) (*ops.Output, *ops.ExecDetails, error)
 }
 
-// Run makes the change, then runs v's check (nil v: the change alone).
-// The history must be on: the rollback goes through it.
+// gates reports whether the request can take the change back.
+func (v *Request) gates() bool { return v.Sh != "" || len(v.Argv) > 0 || v.Gate }
+
+// Run makes the change, then runs v's check and the configured checks
+// (nil v: the change alone). A check that gates needs the history on: the
+// rollback goes through it.
 func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*ops.Output, error)) (*ops.Output, error) {
-	if v == nil {
+	if v == nil || !v.gates() && len(v.Checks) == 0 {
 		return change(env)
 	}
-	if v.Sh == "" && len(v.Argv) == 0 {
-		return nil, result.Usagef("the check is empty: give a command")
+	if v.Gate && len(v.Checks) == 0 {
+		return nil, result.Usagef("verify: checks makes the configured checks the gate, and none is configured").
+			WithHint("configure them (checks: in the config, by glob), or give a command to verify with")
 	}
-	if !env.Workspace.Records() {
+	if v.gates() && !env.Workspace.Records() {
 		return nil, result.Usagef("a change's check takes a failed change back through the history, which is off here").
 			WithHint("turn the history on (drop --no-history; history: true), or run the check with exec after the change")
 	}
@@ -54,13 +65,13 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 	if err != nil {
 		return nil, err
 	}
-	var ids []string // the change's operations, then the check's writes
+	var ids []string // the change's operations, then the checks' writes
 	for _, r := range recs {
 		if r.ID != "" {
 			ids = append(ids, r.ID)
 		}
 	}
-	if store, err := env.Workspace.History(); err == nil && len(ids) > 0 {
+	if store, err := env.Workspace.History(); err == nil && len(ids) > 0 && v.gates() {
 		// Killed while the check runs, the next run takes the change back.
 		if end, err := store.BeginCheck(ids, v.command()); err == nil {
 			defer end()
@@ -69,7 +80,9 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 		}
 	}
 	lim := v.Limits
-	lim.Record, lim.ReadOnly = true, false // what the check writes is part of the change
+	// What a check that gates writes is part of the change (recorded, so
+	// taken back with it); checks that only inform are not recorded.
+	lim.Record, lim.ReadOnly = v.gates(), false
 	if v.Timeout > 0 {
 		lim.Timeout = v.Timeout
 	}
@@ -77,14 +90,37 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 	if run == nil {
 		run = ops.ExecDetailed
 	}
-	xo, xd, xerr := run(ctx, &e, ops.ExecRequest{Argv: v.Argv, Sh: v.Sh, ExecLimits: lim})
-	c := &execrun.Check{Command: v.command(), Run: xd}
-	if xerr == nil && xo.ExitCode == 0 && xo.Failure == nil {
-		c.Kept = true
-		return withCheck(out, c, fmt.Sprintf("The check passed (%s exited 0): the change is kept.", c.Command), ""), nil
+	o := outcome{passed: true}
+	if v.Sh != "" || len(v.Argv) > 0 {
+		o = v.runCheck(ctx, &e, run, lim)
+		if o.c.Run != nil && o.c.Run.OpID != "" {
+			ids = append(ids, o.c.Run.OpID)
+		}
 	}
-	if xd != nil && xd.OpID != "" {
-		ids = append(ids, xd.OpID)
+	var rs []*execrun.Check
+	if o.passed && len(v.Checks) > 0 {
+		rs = runConfigured(ctx, &e, v.Checks, changedFiles(&e, recs), lim, run)
+		for _, r := range rs {
+			if r.Run != nil && r.Run.OpID != "" {
+				ids = append(ids, r.Run.OpID)
+			}
+		}
+		if d, ok := out.Details.(ops.Checked); ok && len(rs) > 0 {
+			d.SetChecks(rs)
+		}
+		if f := failed(rs); v.Gate && f != nil {
+			o = outcome{c: f, why: fmt.Sprintf("its check (%s) exited %d", f.Command, f.ExitCode), runText: checksText(rs)}
+		} else if len(rs) > 0 {
+			out.Text += "\n" + checksText(rs)
+			out.Message += "\n" + checksText(rs)
+		}
+	}
+	if o.passed {
+		if o.c == nil {
+			return out, nil
+		}
+		o.c.Kept = true
+		return withCheck(out, o.c, fmt.Sprintf("The check passed (%s exited 0): the change is kept.", o.c.Command), ""), nil
 	}
 	if len(ids) > 0 {
 		_, d, err := ops.UndoDetailed(&e, ops.UndoRequest{IDs: ids, Keep: true})
@@ -92,28 +128,45 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 			return nil, result.Wrap(result.As(err).Code, err, "the check failed, and taking the change back failed").
 				WithHint("hunk log lists the change; hunk undo ID takes it back")
 		}
-		c.RolledBack = append(append(append([]string{}, d.Summary.Added...), d.Summary.Modified...), d.Summary.Deleted...)
-		c.LeftAlone, c.UndoID = d.Kept, d.OpID
+		o.c.RolledBack = append(append(append([]string{}, d.Summary.Added...), d.Summary.Modified...), d.Summary.Deleted...)
+		o.c.LeftAlone, o.c.UndoID = d.Kept, d.OpID
 	}
-	var why, runText string
-	if xerr != nil {
-		why = "its check could not run: " + result.As(xerr).Msg
-	} else {
-		c.ExitCode, runText = xo.ExitCode, xo.Text
-		why = fmt.Sprintf("its check (%s) exited %d", c.Command, xo.ExitCode)
-		if xo.Failure != nil {
-			why = fmt.Sprintf("its check (%s) failed: %s", c.Command, xo.Failure.Msg)
-		}
-	}
+	o.c.Kept = false
 	kept := "nothing of it was kept"
-	if len(c.LeftAlone) > 0 {
-		kept = "changed meanwhile and left as they are: " + strings.Join(c.LeftAlone, "; ")
+	if len(o.c.LeftAlone) > 0 {
+		kept = "changed meanwhile and left as they are: " + strings.Join(o.c.LeftAlone, "; ")
 	}
-	out = withCheck(out, c, "The change was taken back: "+why+"; "+kept+".", runText)
-	out.Failure = result.Errorf(result.CheckFailed, "the change was taken back: %s; %s", why, kept).
+	out = withCheck(out, o.c, "The change was taken back: "+o.why+"; "+kept+".", o.runText)
+	out.Failure = result.Errorf(result.CheckFailed, "the change was taken back: %s; %s", o.why, kept).
 		WithHint("the check's output says why; fix the change and send it again")
 	out.ExitCode, out.Diff = 1, ""
 	return out, nil
+}
+
+// outcome is how a check went: passed, or why not and its output.
+type outcome struct {
+	passed       bool
+	c            *execrun.Check
+	why, runText string
+}
+
+// runCheck runs the request's command.
+func (v *Request) runCheck(ctx context.Context, env *ops.Env, run execFunc, lim ops.ExecLimits) outcome {
+	xo, xd, xerr := run(ctx, env, ops.ExecRequest{Argv: v.Argv, Sh: v.Sh, ExecLimits: lim})
+	o := outcome{c: &execrun.Check{Command: v.command(), Run: xd}}
+	switch {
+	case xerr != nil:
+		o.why = "its check could not run: " + result.As(xerr).Msg
+	case xo.ExitCode == 0 && xo.Failure == nil:
+		o.passed = true
+	default:
+		o.c.ExitCode, o.runText = xo.ExitCode, xo.Text
+		o.why = fmt.Sprintf("its check (%s) exited %d", o.c.Command, xo.ExitCode)
+		if xo.Failure != nil {
+			o.why = fmt.Sprintf("its check (%s) failed: %s", o.c.Command, xo.Failure.Msg)
+		}
+	}
+	return o
 }
 
 // withCheck is out with the check's facts and a sentence for it — and,
@@ -137,10 +190,13 @@ func withCheck(out *ops.Output, c *execrun.Check, line, runText string) *ops.Out
 
 // command is the check as a line.
 func (v *Request) command() string {
-	if v.Sh != "" {
+	switch {
+	case v.Sh != "":
 		return v.Sh
+	case len(v.Argv) > 0:
+		return cmdrule.Quote(v.Argv)
 	}
-	return cmdrule.Quote(v.Argv)
+	return "the configured checks"
 }
 
 // Words are a --verify command line's words: one simple command of plain
