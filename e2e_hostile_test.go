@@ -423,7 +423,7 @@ func TestExecForkBombUnderProcessLimit(t *testing.T) {
 			}
 			os.Chmod(ws, 0o777)
 			script := "bomb-" + marker(7, i) + ".sh"
-			if err := os.WriteFile(filepath.Join(ws, script), []byte("b() { b | b & }\nb\nsleep 60\n"), 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(ws, script), []byte("sleep 60 &\nb() { b | b & }\nb\nwait\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command("prlimit", "--nproc=300:300", bin, "-C", ws, "exec", "--driver", driver,
