@@ -191,6 +191,9 @@ func (d *decoder) entryHead() *Entry {
 	if d.lit(`,"undoes":`) {
 		e.Undoes = d.str()
 	}
+	if d.lit(`,"check":`) {
+		e.Check = d.str()
+	}
 	return e
 }
 

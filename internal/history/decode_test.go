@@ -52,7 +52,7 @@ func TestDecodeMatchesJSON(t *testing.T) {
 	for n := 0; n < 3000; n++ {
 		rec := record{Seq: r.Int63n(1 << 50), Commit: r.Intn(4) == 0, Abort: r.Intn(5) == 0}
 		if r.Intn(2) == 0 {
-			e := &Entry{ID: str(), Seq: r.Int63(), Time: time.Unix(r.Int63n(4e9), r.Int63n(1e9)).UTC(), Command: str(), Session: str(), Tool: r.Intn(2) == 0, Undoes: str()}
+			e := &Entry{ID: str(), Seq: r.Int63(), Time: time.Unix(r.Int63n(4e9), r.Int63n(1e9)).UTC(), Command: str(), Session: str(), Tool: r.Intn(2) == 0, Undoes: str(), Check: str()}
 			if r.Intn(5) > 0 {
 				e.Files = []FileChange{}
 				for i := r.Intn(4); i > 0; i-- {

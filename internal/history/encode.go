@@ -57,6 +57,10 @@ func appendEntry(b []byte, e *Entry) []byte {
 		b = append(b, `,"undoes":`...)
 		b = appendString(b, e.Undoes)
 	}
+	if e.Check != "" {
+		b = append(b, `,"check":`...)
+		b = appendString(b, e.Check)
+	}
 	b = append(b, `,"files":`...)
 	if e.Files == nil {
 		return append(b, "null}"...)

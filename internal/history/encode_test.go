@@ -18,7 +18,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 		{Seq: 22, Abort: true},
 		{Seq: 3, Entry: &Entry{ID: "0003ab", Seq: 3, Time: when, Command: "write", Files: nil}},
 		{Seq: 4, Entry: &Entry{ID: "0004cd", Seq: 4, Time: when.In(time.FixedZone("x", 3600)), Command: "apply-patch", Session: "s<1>&\"\\",
-			Undoes: "a,b", Files: []FileChange{
+			Undoes: "a,b", Check: "go test ./...", Files: []FileChange{
 				{Path: "a\tb\nc\x01\u2028é\xff.txt", From: "old", Pre: &Image{Hash: Hash([]byte("x")), Size: 1, Pack: "2:10", Mode: 0o755 | fs.ModeSetuid}},
 				{Path: "l", Post: &Image{Link: "../t"}},
 				{Path: "u", Pre: &Image{Size: 7, Unhashed: "new/4-1", Mode: 0o644}},

@@ -69,14 +69,18 @@ type FileChange struct {
 
 // Entry is one operation.
 type Entry struct {
-	ID      string       `json:"id"`
-	Seq     int64        `json:"seq"`
-	Time    time.Time    `json:"time"`
-	Command string       `json:"command"`           // "apply-patch", "edit", the tool's name, …
-	Session string       `json:"session,omitempty"` // --session, or the MCP session's
-	Tool    bool         `json:"tool,omitempty"`    // made by a tool call (hunk mcp, hunk call): a tool's undo reaches only these
-	Undoes  string       `json:"undoes,omitempty"`  // the entries this one undid, comma-separated
-	Files   []FileChange `json:"files"`
+	ID      string    `json:"id"`
+	Seq     int64     `json:"seq"`
+	Time    time.Time `json:"time"`
+	Command string    `json:"command"`           // "apply-patch", "edit", the tool's name, …
+	Session string    `json:"session,omitempty"` // --session, or the MCP session's
+	Tool    bool      `json:"tool,omitempty"`    // made by a tool call (hunk mcp, hunk call): a tool's undo reaches only these
+	Undoes  string    `json:"undoes,omitempty"`  // the entries this one undid, comma-separated
+	// Check is the check the change was made under (verify): kept, it
+	// passed; an undo with one is the rollback of a change whose check
+	// failed.
+	Check string       `json:"check,omitempty"`
+	Files []FileChange `json:"files"`
 	// head: read without its files (a prune that drops it: parseLog).
 	head bool
 }

@@ -48,8 +48,9 @@ type Env struct {
 	// write.ask rule names (its client's elicitation, its access log).
 	Gate *workspace.CallGate
 	// Recorded, when set, gets every recording made (package verify: what
-	// a failed check takes back).
+	// a failed check takes back); Check is the check they are made under.
 	Recorded *[]*workspace.Recording
+	Check    string
 }
 
 // Limits are the size limits of the configuration (0: none).
@@ -108,7 +109,7 @@ func (e *Env) recording(command string) *workspace.Recording {
 	if e.Tool != "" {
 		command = e.Tool
 	}
-	r := &workspace.Recording{Command: command, Session: e.Session, Tool: e.Agent || e.Tool != "", Warn: e.Warn}
+	r := &workspace.Recording{Command: command, Session: e.Session, Tool: e.Agent || e.Tool != "", Warn: e.Warn, Check: e.Check}
 	if e.Recorded != nil {
 		*e.Recorded = append(*e.Recorded, r)
 	}

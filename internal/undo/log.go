@@ -17,6 +17,7 @@ type Operation struct {
 	Session  string    `json:"session,omitempty"`
 	Undoes   []string  `json:"undoes,omitempty" jsonschema:"the operations this undo took back"`
 	UndoneBy string    `json:"undoneBy,omitempty" jsonschema:"the undo that took this operation back"`
+	Check    string    `json:"check,omitempty" jsonschema:"the check the change was made under (verify); on an undo, the check whose failure took the change back"`
 	Summary  Summary   `json:"summary"`
 }
 
@@ -29,7 +30,7 @@ type Summary struct {
 
 // Describe is e as the log shows it (undoneBy: UndoneBy of the history).
 func Describe(e *history.Entry, undoneBy map[string]string) Operation {
-	op := Operation{ID: e.ID, Seq: e.Seq, Time: e.Time, Command: e.Command, Session: e.Session, UndoneBy: undoneBy[e.ID]}
+	op := Operation{ID: e.ID, Seq: e.Seq, Time: e.Time, Command: e.Command, Session: e.Session, UndoneBy: undoneBy[e.ID], Check: e.Check}
 	if e.Undoes != "" {
 		op.Undoes = strings.Split(e.Undoes, ",")
 	}
@@ -44,8 +45,13 @@ func (op Operation) Line() string {
 	if op.Session != "" {
 		s += "  session " + op.Session
 	}
-	if len(op.Undoes) > 0 {
+	switch {
+	case len(op.Undoes) > 0 && op.Check != "":
+		s += "  (undoes " + strings.Join(op.Undoes, ", ") + ": the check " + op.Check + " failed)"
+	case len(op.Undoes) > 0:
 		s += "  (undoes " + strings.Join(op.Undoes, ", ") + ")"
+	case op.Check != "":
+		s += "  (checked: " + op.Check + ")"
 	}
 	if op.UndoneBy != "" {
 		s += "  (undone by " + op.UndoneBy + ")"

@@ -61,6 +61,9 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 	e := *env
 	var recs []*workspace.Recording
 	e.Recorded = &recs
+	if v.gates() {
+		e.Check = v.command() // (hunk log: the change, and its rollback, name it)
+	}
 	out, err := change(&e)
 	if err != nil {
 		return nil, err

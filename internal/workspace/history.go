@@ -27,6 +27,7 @@ type Recording struct {
 	Session string // --session or the MCP session's id ("" none)
 	Tool    bool   // made by a tool call (hunk mcp, hunk call), not a person's command
 	Undoes  string // the entry an undo takes back
+	Check   string // the check the change is made under (history.Entry.Check)
 	Warn    func(string)
 	// ID is the recorded entry's id, once the operation committed ("" when
 	// nothing was recorded).
@@ -250,7 +251,7 @@ func (t *diskTxn) prepareHistory(before bool) *history.Op {
 		rec.warn("history: this operation is not recorded: " + err.Error())
 		return nil
 	}
-	e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes}
+	e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes, Check: rec.Check}
 	// Each file's images, on the commit's workers (a backup is linked
 	// into the history; a small copy joins the pack under the Op's lock).
 	files := make([]history.FileChange, len(t.ops))
@@ -350,7 +351,7 @@ func (w *Workspace) recordOne(rec *Recording, files []history.FileChange, change
 	}
 	hop, err := store.Begin()
 	if err == nil {
-		e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes, Files: files}
+		e := &history.Entry{Command: rec.Command, Session: rec.Session, Tool: rec.Tool, Undoes: rec.Undoes, Check: rec.Check, Files: files}
 		if err = hop.Prepare(e); err != nil {
 			hop.Abort()
 		} else {
