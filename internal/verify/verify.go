@@ -65,8 +65,8 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 		e.Check = v.command() // (hunk log: the change, and its rollback, name it)
 	}
 	out, err := change(&e)
-	if err != nil {
-		return nil, err
+	if err != nil || out.Failure != nil {
+		return out, err // (--3way's conflicts: written, and a failure already)
 	}
 	var ids []string // the change's operations, then the checks' writes
 	for _, r := range recs {
@@ -136,11 +136,18 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 	}
 	o.c.Kept = false
 	kept := "nothing of it was kept"
-	if len(o.c.LeftAlone) > 0 {
+	switch {
+	case len(ids) == 0:
+		kept = "the change changed nothing, so there was nothing to take back"
+	case len(o.c.LeftAlone) > 0:
 		kept = "changed meanwhile and left as they are: " + strings.Join(o.c.LeftAlone, "; ")
 	}
-	out = withCheck(out, o.c, "The change was taken back: "+o.why+"; "+kept+".", o.runText)
-	out.Failure = result.Errorf(result.CheckFailed, "the change was taken back: %s; %s", o.why, kept).
+	say := "the change was taken back: " + o.why + "; " + kept
+	if len(ids) == 0 {
+		say = "the " + strings.TrimPrefix(o.why, "its ") + "; " + kept
+	}
+	out = withCheck(out, o.c, strings.ToUpper(say[:1])+say[1:]+".", o.runText)
+	out.Failure = result.Errorf(result.CheckFailed, "%s", say).
 		WithHint("the check's output says why; fix the change and send it again")
 	out.ExitCode, out.Diff = 1, ""
 	return out, nil
