@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,3 +55,40 @@ func TestVerifyKilledMidCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyChecksTypeScript: a configured tsc check (the TypeScript of
+// testdata/mcpclient's npm packages) after a write reports tsc's finding
+// with its file, line and column, the change kept; made the gate (verify
+// checks), the same finding takes the change back.
+func TestVerifyChecksTypeScript(t *testing.T) {
+	tsc := filepath.Join(filepath.Dir(mcpClientScript(t, "client.mjs")), "node_modules", "typescript", "bin", "tsc")
+	for _, driver := range []string{"none", "bwrap"} {
+		t.Run(driver, func(t *testing.T) {
+			needDriver(t, driver)
+			dir := t.TempDir()
+			ws := filepath.Join(dir, "ws")
+			os.Mkdir(ws, 0o755)
+			t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+			t.Setenv("HUNK_EXEC_DRIVER", driver)
+			cfg := filepath.Join(dir, "hunk.yaml")
+			os.WriteFile(cfg, []byte("checks:\n  \"**/*.ts\": [node, "+strconvQuote(tsc)+", --noEmit, \"{file}\"]\n"), 0o644)
+			out, err := exec.Command("hunk", "-C", ws, "--config", cfg, "--json", "write", "a.ts", "--content", "const x: number = \"s\";\n").Output()
+			if err != nil {
+				t.Fatalf("write: %v\n%s", err, out)
+			}
+			if want := `"diagnostics":[{"file":"a.ts","line":1,"column":7,"message":"error TS2322: Type 'string' is not assignable to type 'number'."}]`; !strings.Contains(string(out), want) {
+				t.Errorf("the write's result lacks tsc's finding %s:\n%s", want, out)
+			}
+			out, err = exec.Command("hunk", "-C", ws, "--config", cfg, "write", "b.ts", "--content", "let y: string = 1;\n", "--verify", "checks").CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "the change was taken back") {
+				t.Errorf("verify checks: %v, %s; want the change taken back", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "b.ts")); err == nil {
+				t.Error("b.ts is there: the gate kept a change tsc refused")
+			}
+		})
+	}
+}
+
+// strconvQuote is s as a YAML double-quoted string.
+func strconvQuote(s string) string { return strconv.Quote(s) }

@@ -131,10 +131,13 @@ type execFunc func(context.Context, *ops.Env, ops.ExecRequest) (*ops.Output, *op
 var (
 	fileLine = regexp.MustCompile(`^(?:\./)?([^\s:][^:]*):(\d+)(?::(\d+))?:\s*(.*)$`)
 	pyLine   = regexp.MustCompile(`^\s*File "([^"]+)", line (\d+)`)
+	// path(line,col): message — tsc's, MSBuild's.
+	parenLine = regexp.MustCompile(`^(?:\./)?([^\s(][^(]*)\((\d+),(\d+)\):\s*(.*)$`)
 )
 
 // diagnostics are the findings in a check's output: "path:line[:col]:
-// message" lines (compilers, linters, go vet), Python's traceback lines
+// message" lines (compilers, linters, go vet), "path(line,col): message"
+// (tsc), Python's traceback lines
 // (File "path", line N, the message the last line of the traceback).
 // At most 50.
 func diagnostics(out string) []execrun.Diagnostic {
@@ -146,6 +149,12 @@ func diagnostics(out string) []execrun.Diagnostic {
 		}
 		l = strings.TrimRight(l, "\r")
 		if m := fileLine.FindStringSubmatch(l); m != nil && !strings.Contains(m[1], " ") && !strings.HasPrefix(m[1], "/") {
+			n, _ := strconv.Atoi(m[2])
+			c, _ := strconv.Atoi(m[3])
+			ds = append(ds, execrun.Diagnostic{File: m[1], Line: n, Column: c, Message: m[4]})
+			continue
+		}
+		if m := parenLine.FindStringSubmatch(l); m != nil && !strings.Contains(m[1], " ") && !strings.HasPrefix(m[1], "/") {
 			n, _ := strconv.Atoi(m[2])
 			c, _ := strconv.Atoi(m[3])
 			ds = append(ds, execrun.Diagnostic{File: m[1], Line: n, Column: c, Message: m[4]})

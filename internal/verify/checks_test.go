@@ -17,6 +17,8 @@ func TestDiagnostics(t *testing.T) {
 	}{
 		"go vet": {"# example.com/a\n./a.go:5:2: fmt.Printf format %d has arg s of wrong type string\n",
 			[]execrun.Diagnostic{{File: "a.go", Line: 5, Column: 2, Message: "fmt.Printf format %d has arg s of wrong type string"}}},
+		"tsc, not a terminal": {"src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+			[]execrun.Diagnostic{{File: "src/a.ts", Line: 1, Column: 7, Message: "error TS2322: Type 'string' is not assignable to type 'number'."}}},
 		"tsc": {"src/index.ts:3:7: error TS2322: Type 'string' is not assignable to type 'number'.\n",
 			[]execrun.Diagnostic{{File: "src/index.ts", Line: 3, Column: 7, Message: "error TS2322: Type 'string' is not assignable to type 'number'."}}},
 		"python": {"Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n  File \"/usr/lib/python3.11/ast.py\", line 50, in parse\n    return compile(source, filename, mode, flags,\n  File \"b.py\", line 2\n    def f(:\n          ^\nSyntaxError: invalid syntax\n",
