@@ -125,8 +125,14 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 		o.c.Kept = true
 		return withCheck(out, o.c, fmt.Sprintf("The check passed (%s exited 0): the change is kept.", o.c.Command), ""), nil
 	}
+	return fail(&e, out, o, ids)
+}
+
+// fail takes back the operations ids of a change whose check failed (o),
+// leaving the files changed since, and says so in out.
+func fail(e *ops.Env, out *ops.Output, o outcome, ids []string) (*ops.Output, error) {
 	if len(ids) > 0 {
-		_, d, err := ops.UndoDetailed(&e, ops.UndoRequest{IDs: ids, Keep: true})
+		_, d, err := ops.UndoDetailed(e, ops.UndoRequest{IDs: ids, Keep: true})
 		if err != nil {
 			return nil, result.Wrap(result.As(err).Code, err, "the check failed, and taking the change back failed").
 				WithHint("hunk log lists the change; hunk undo ID takes it back")
