@@ -314,6 +314,9 @@ func (lc *locator) locateAll(chunks []*patchparse.Chunk, finalNL bool) ([]replac
 				err = e
 			}
 		}
+		if err == nil && lc.appliedNearer(c, i+1, m) {
+			err = lc.noMatch(p) // (the patch's "already applied" test decides)
+		}
 		if err != nil {
 			fails = append(fails, err)
 			continue

@@ -287,3 +287,30 @@ func fitWord(m *placed) string {
 	}
 	return "by a recovery (" + m.rule + ")"
 }
+
+// appliedNearer reports whether chunk n, found at m away from the line
+// its header names, has its change standing nearer that line — exactly,
+// or as leniently as m was found: the patch applied there before (sent
+// again), m a twin of the lines it changed — which git apply would
+// change, as GNU patch warns ("Reversed (or previously applied) patch
+// detected").
+func (lc *locator) appliedNearer(c *patchparse.Chunk, n int, m *placed) bool {
+	hint := c.OldStart - 1
+	if c.OldStart <= 0 || m.pos == hint || !tellsApplied(c) {
+		return false
+	}
+	q := undone(c, n)
+	if q == nil || nonBlank(q.old) < 2 {
+		return false
+	}
+	pass := Exact
+	if m.inexact() {
+		pass = Unicode
+	}
+	for _, s := range lc.changePlaces(q, pass, 8) {
+		if abs(s.start-hint) < abs(m.pos-hint) {
+			return true
+		}
+	}
+	return false
+}
