@@ -38,6 +38,7 @@ func Hunk(network sandbox.Network) Set {
 			Input:       schemaFor[applyPatchInput](),
 			Output:      output(detailsOf[ops.ApplyPatchDetails]()),
 			Destructive: true,
+			checks:      true,
 			run: checks("apply_patch", ops.ApplyPatch, func(in applyPatchInput) (ops.ApplyPatchRequest, Check) {
 				return in.ApplyPatchRequest, in.Check
 			}, "patch"),
@@ -65,7 +66,8 @@ func Hunk(network sandbox.Network) Set {
 			Input:       schemaFor[writeInput](),
 			Output:      output(detailsOf[ops.WriteDetails]()),
 			Destructive: true, Idempotent: true,
-			run: checks("write", ops.Write, func(in writeInput) (ops.WriteRequest, Check) { return in.WriteRequest, in.Check }, "path", "content"),
+			checks: true,
+			run:    checks("write", ops.Write, func(in writeInput) (ops.WriteRequest, Check) { return in.WriteRequest, in.Check }, "path", "content"),
 		},
 		{
 			Name:  "edit",
@@ -77,6 +79,7 @@ func Hunk(network sandbox.Network) Set {
 			Input:       schemaFor[editInput](),
 			Output:      output(detailsOf[ops.EditDetails]()),
 			Destructive: true,
+			checks:      true,
 			run:         checks("edit", ops.Edit, func(in editInput) (ops.EditRequest, Check) { return in.EditRequest, in.Check }, "path"),
 		},
 		{

@@ -52,7 +52,11 @@ type Tool struct {
 	// stoppable: its call can be stopped part way with nothing half-made
 	// (a search; a command is killed with its process tree).
 	stoppable bool
-	run       func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
+	// checks: the tool runs the configured checks itself (its verify
+	// argument: apply_patch, write, edit of hunk's set); any other that
+	// changes files has them run after it by Call.
+	checks bool
+	run    func(ctx context.Context, s *Session, args json.RawMessage) (*ops.Output, error)
 }
 
 // Session is what calls run against: the operations' environment and the
@@ -151,7 +155,16 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 			defer cancel()
 		}
 	}
-	out, err := t.run(ctx, &cs, args)
+	var out *ops.Output
+	var err error
+	if len(cs.Checks) > 0 && !t.ReadOnly && !t.command && !t.checks {
+		// The configured checks after every change, whatever the tool's
+		// shape (Claude Code's Edit, Gemini's replace, write_file, …).
+		out, err = verify.Run(ctx, cs.Env, &verify.Request{Checks: cs.Checks, Limits: cs.Exec, Exec: cs.checkExec()},
+			func(e *ops.Env) (*ops.Output, error) { c := cs; c.Env = e; return t.run(ctx, &c, args) })
+	} else {
+		out, err = t.run(ctx, &cs, args)
+	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded && !t.command {
 		err = result.Errorf(result.Timeout, "%s: stopped after %s (tools.timeout.%s); nothing was changed", t.Name, s.Timeouts[t.Name], t.Name).
 			WithHint("narrow it (a glob, a path, a plainer pattern), or ask the person to raise tools.timeout." + t.Name)
