@@ -45,7 +45,7 @@ type customOutput struct {
 	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
-func codexApplyPatch(_ context.Context, s *tools.Session, e envelope) (any, bool) {
+func codexApplyPatch(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	if e.Name != "apply_patch" {
 		return customFail(e, result.Errorf(result.InvalidArgument, "custom_tool_call: unknown tool %q (hunk serves apply_patch)", e.Name)), true
 	}
@@ -53,7 +53,9 @@ func codexApplyPatch(_ context.Context, s *tools.Session, e envelope) (any, bool
 	if err := json.Unmarshal(e.Input, &input); err != nil {
 		return customFail(e, result.Errorf(result.InvalidArgument, "custom_tool_call: input must be the patch text (a string)")), true
 	}
-	out, err := ops.ApplyPatch(s.Env, ops.ApplyPatchRequest{Patch: input})
+	out, err := s.Change(ctx, func(env *ops.Env) (*ops.Output, error) {
+		return ops.ApplyPatch(env, ops.ApplyPatchRequest{Patch: input})
+	})
 	if err != nil {
 		return customFail(e, err), true
 	}

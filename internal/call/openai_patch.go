@@ -39,7 +39,7 @@ type applyPatchOutput struct {
 	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
-func openAIApplyPatch(_ context.Context, s *tools.Session, e envelope) (any, bool) {
+func openAIApplyPatch(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	var op applyPatchOp
 	if err := json.Unmarshal(e.Operation, &op); err != nil || op.Path == "" {
 		return applyPatchFail(e, result.Errorf(result.InvalidArgument, "apply_patch_call: operation must be {type, path, diff}")), true
@@ -69,7 +69,9 @@ func openAIApplyPatch(_ context.Context, s *tools.Session, e envelope) (any, boo
 		return applyPatchFail(e, result.Errorf(result.InvalidArgument, "apply_patch_call: unknown operation type %q (create_file, update_file, delete_file)", op.Type)), true
 	}
 	patch.WriteString("*** End Patch\n")
-	out, err := ops.ApplyPatch(s.Env, ops.ApplyPatchRequest{Patch: patch.String()})
+	out, err := s.Change(ctx, func(env *ops.Env) (*ops.Output, error) {
+		return ops.ApplyPatch(env, ops.ApplyPatchRequest{Patch: patch.String()})
+	})
 	if err != nil {
 		return applyPatchFail(e, err), true
 	}

@@ -88,3 +88,14 @@ func dryRun(req any) bool {
 	}
 	return false
 }
+
+// Change makes a change of a call the session answers outside the tool
+// table (Codex's freeform apply_patch, the Responses apply_patch_call),
+// the configured checks after it as after any tool's.
+func (s *Session) Change(ctx context.Context, change func(*ops.Env) (*ops.Output, error)) (*ops.Output, error) {
+	verify.Settle(s.Env)
+	if len(s.Checks) == 0 {
+		return change(s.Env)
+	}
+	return verify.Run(ctx, s.Env, &verify.Request{Checks: s.Checks, Limits: s.Exec, Exec: s.checkExec()}, change)
+}
