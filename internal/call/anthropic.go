@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hunk-dev/hunk/internal/ops"
 	"github.com/hunk-dev/hunk/internal/result"
 	"github.com/hunk-dev/hunk/internal/tools"
 )
@@ -61,7 +62,7 @@ func anthropic(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	case "bash":
 		return bash(ctx, s, e)
 	case "str_replace_based_edit_tool", "str_replace_editor":
-		return editor(s, e)
+		return editor(ctx, s, e)
 	}
 	if r, failed, ok := claudeSearch(ctx, s, e); ok {
 		return r, failed
@@ -113,14 +114,26 @@ func bash(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 
 // editor answers the text editor tool's commands, each in the words its
 // documentation gives (tools.Editor).
-func editor(s *tools.Session, e envelope) (any, bool) {
+func editor(ctx context.Context, s *tools.Session, e envelope) (any, bool) {
 	var in tools.EditorInput
 	if err := json.Unmarshal(e.Input, &in); err != nil {
 		return anthropicFail(e, result.Errorf(result.InvalidArgument, "%s: bad input: %v", e.Name, err)), true
 	}
-	text, err := tools.Editor(s, e.Name, in)
+	run := func(env *ops.Env) (*ops.Output, error) {
+		c := *s
+		c.Env = env
+		text, err := tools.Editor(&c, e.Name, in)
+		return &ops.Output{Text: text, Message: text}, err
+	}
+	var out *ops.Output
+	var err error
+	if in.Command == "view" {
+		out, err = run(s.Env)
+	} else {
+		out, err = s.Change(ctx, run) // (the configured checks after a change)
+	}
 	if err != nil {
 		return anthropicFail(e, err), true
 	}
-	return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: text}, false
+	return toolResult{Type: "tool_result", ToolUseID: e.ID, Content: out.Text}, false
 }
