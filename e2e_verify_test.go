@@ -61,13 +61,21 @@ func TestVerifyKilledMidCheck(t *testing.T) {
 // with its file, line and column, the change kept; made the gate (verify
 // checks), the same finding takes the change back.
 func TestVerifyChecksTypeScript(t *testing.T) {
-	tsc := filepath.Join(filepath.Dir(mcpClientScript(t, "client.mjs")), "node_modules", "typescript", "bin", "tsc")
+	modules := filepath.Join(filepath.Dir(mcpClientScript(t, "client.mjs")), "node_modules")
 	for _, driver := range []string{"none", "bwrap"} {
 		t.Run(driver, func(t *testing.T) {
 			needDriver(t, driver)
 			dir := t.TempDir()
 			ws := filepath.Join(dir, "ws")
-			os.Mkdir(ws, 0o755)
+			// The project's own TypeScript, in the workspace as npm puts it
+			// (the checkout may lie where the sandbox hides: /tmp).
+			os.MkdirAll(filepath.Join(ws, "node_modules"), 0o755)
+			for _, pkg := range []string{"typescript", "@typescript"} {
+				if out, err := exec.Command("cp", "-a", filepath.Join(modules, pkg), filepath.Join(ws, "node_modules")).CombinedOutput(); err != nil {
+					t.Fatalf("copying %s: %v\n%s", pkg, err, out)
+				}
+			}
+			tsc := "node_modules/typescript/bin/tsc"
 			t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 			t.Setenv("HUNK_EXEC_DRIVER", driver)
 			cfg := filepath.Join(dir, "hunk.yaml")
