@@ -176,9 +176,11 @@ func TestStartIntoV1CgroupLeaves(t *testing.T) {
 		_, err := supervise(ctx, Spec{}, p, cg, st, superviseOpts{})
 		done <- err
 	}()
-	// Looked at until the command is in the cgroup and no thread of hunk
-	// is (however slow the machine: the start thread leaves once it has
-	// forked), then the command is stopped.
+	// Looked at until the command is in the cgroup, no thread of hunk is
+	// (however slow the machine: the start thread leaves once it has
+	// forked) and the command has said where it is (stopped before its
+	// cat ran, it says nothing: a loaded CI run found so), then it is
+	// stopped.
 	var procs []int
 	var tasks []byte
 	var inside []string
@@ -194,7 +196,7 @@ func TestStartIntoV1CgroupLeaves(t *testing.T) {
 				inside = append(inside, th.Name())
 			}
 		}
-		if len(procs) > 0 && len(inside) == 0 {
+		if len(procs) > 0 && len(inside) == 0 && bytes.Contains(st.Stdout.Bytes(), []byte("\n")) {
 			break
 		}
 		select {
