@@ -160,6 +160,7 @@ func (t *Tool) Call(ctx context.Context, s *Session, args json.RawMessage) resul
 	if len(cs.Checks) > 0 && !t.ReadOnly && !t.command && !t.checks {
 		// The configured checks after every change, whatever the tool's
 		// shape (Claude Code's Edit, Gemini's replace, write_file, …).
+		verify.Settle(cs.Env)
 		out, err = verify.Run(ctx, cs.Env, &verify.Request{Checks: cs.Checks, Limits: cs.Exec, Exec: cs.checkExec()},
 			func(e *ops.Env) (*ops.Output, error) { c := cs; c.Env = e; return t.run(ctx, &c, args) })
 	} else {

@@ -44,7 +44,8 @@ func (v *Request) gates() bool { return v.Sh != "" || len(v.Argv) > 0 || v.Gate 
 
 // Run makes the change, then runs v's check and the configured checks
 // (nil v: the change alone). A check that gates needs the history on: the
-// rollback goes through it.
+// rollback goes through it. The caller settles killed checks first
+// (Settle), with or without a check of its own.
 func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*ops.Output, error)) (*ops.Output, error) {
 	if v == nil || !v.gates() && len(v.Checks) == 0 {
 		return change(env)
@@ -57,7 +58,6 @@ func Run(ctx context.Context, env *ops.Env, v *Request, change func(*ops.Env) (*
 		return nil, result.Usagef("a change's check takes a failed change back through the history, which is off here").
 			WithHint("turn the history on (drop --no-history; history: true), or run the check with exec after the change")
 	}
-	Settle(env)
 	e := *env
 	var recs []*workspace.Recording
 	e.Recorded = &recs
